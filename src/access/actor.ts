@@ -1,0 +1,32 @@
+import type { Permission } from './permissions.js'
+
+/** Who is calling: resolved once per request from the Authorization header (http/auth.ts). */
+export type Actor = UserActor | ApiKeyActor
+
+export interface UserActor {
+  kind: 'user'
+  /** The id written to createdBy/updatedBy. */
+  principalId: string
+  userId: string
+  email: string
+  platformRoleId: string
+  /** Permissions of the platform role; they apply in every tenant. */
+  platformPermissions: ReadonlySet<Permission>
+}
+
+export interface ApiKeyActor {
+  kind: 'api_key'
+  principalId: string
+  keyId: string
+  /** The key acts in this tenant and its descendants only. */
+  tenantId: string
+  roleId: string
+  permissions: ReadonlySet<Permission>
+  /** The user who created the key: the default admin of tenants the key creates. */
+  createdBy: string
+}
+
+/** The user an action is attributed to where a user id is required (e.g. a tenant's admin). */
+export function actingUserId(actor: Actor): string {
+  return actor.kind === 'user' ? actor.userId : actor.createdBy
+}

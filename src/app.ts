@@ -1,0 +1,123 @@
+import { randomUUID } from 'node:crypto'
+import swagger from '@fastify/swagger'
+import swaggerUi from '@fastify/swagger-ui'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import type { Kysely } from 'kysely'
+import type { Logger } from 'pino'
+import { AccessControl } from './access/effective.js'
+import type { Clock } from './clock.js'
+import type { Config } from './config.js'
+import type { Platform, ServiceContext } from './context.js'
+import type { Keys } from './crypto/keys.js'
+import { TokenSigner } from './crypto/tokens.js'
+import type { Database } from './db/schema.js'
+import { registerAuthentication } from './http/auth.js'
+import { registerErrorHandling } from './http/error-handler.js'
+import { ERROR_REASONS } from './http/errors.js'
+import { registerJsonParser } from './http/json-body.js'
+import { ErrorBodySchema } from './http/schemas.js'
+import type { RouteModule, TypedApp } from './http/typed-app.js'
+import { validatorCompiler } from './http/validation.js'
+import { Authenticator } from './modules/auth/authenticator.js'
+import { authRoutes } from './modules/auth/auth.routes.js'
+import { healthRoutes } from './modules/health/health.routes.js'
+import { regionRoutes } from './modules/regions/regions.routes.js'
+import { tenantRoutes } from './modules/tenants/tenants.routes.js'
+
+export interface AppDeps {
+  db: Kysely<Database>
+  config: Config
+  clock: Clock
+  keys: Keys
+  logger: Logger
+  platform: Platform
+}
+
+export interface App {
+  app: FastifyInstance
+  ctx: ServiceContext
+}
+
+/** The features, each a folder under modules/, registered under /v1. */
+const ROUTE_MODULES: RouteModule[] = [authRoutes, regionRoutes, tenantRoutes]
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
+
+/** The one factory of the HTTP application, used by the server, the tests and the benchmarks. */
+export async function buildApp(deps: AppDeps): Promise<App> {
+  const app = Fastify({
+    loggerInstance: deps.logger as FastifyBaseLogger,
+    bodyLimit: 1024 * 1024,
+    // Echo a well-formed incoming request id; otherwise make one.
+    genReqId: (req) => {
+      const incoming = req.headers['x-request-id']
+      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID()
+    },
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    routerOptions: { ignoreTrailingSlash: true },
+  }).withTypeProvider<TypeBoxTypeProvider>()
+
+  const access = new AccessControl(deps.db)
+  const ctx: ServiceContext = { ...deps, access }
+  const authenticator = new Authenticator(deps.db, deps.clock, new TokenSigner(deps.keys.tokenSecret), access)
+
+  app.setValidatorCompiler(validatorCompiler)
+  const root = app as unknown as FastifyInstance
+  registerJsonParser(root)
+  registerErrorHandling(root)
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id)
+  })
+  app.addSchema(ErrorBodySchema)
+  // Every route documents the error envelope for its failures.
+  app.addHook('onRoute', (route) => {
+    if (route.schema?.hide) return
+    route.schema = {
+      ...route.schema,
+      response: { ...(route.schema?.response as object), '4xx': { $ref: 'ErrorBody#' }, '5xx': { $ref: 'ErrorBody#' } },
+    }
+  })
+  app.decorate('authenticator', authenticator)
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Tenantry',
+        version: '1',
+        description:
+          'Provisioning of tenants, platform users, tenant invitations and integrations. ' +
+          `Error reasons: ${Object.keys(ERROR_REASONS).join(', ')}.`,
+      },
+      components: {
+        securitySchemes: {
+          token: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+          basic: { type: 'http', scheme: 'basic' },
+        },
+      },
+      security: [{ token: [] }, { basic: [] }],
+    },
+    refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  })
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } })
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+
+  await app.register(async (health) => healthRoutes(health as TypedApp, ctx))
+  await app.register(
+    async (v1) => {
+      // Everything under /v1 needs credentials unless its route says otherwise; health and docs do not.
+      registerAuthentication(v1 as unknown as FastifyInstance, authenticator)
+      for (const routes of ROUTE_MODULES) await routes(v1 as TypedApp, ctx)
+    },
+    { prefix: '/v1' },
+  )
+  return { app: app as unknown as FastifyInstance, ctx }
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    authenticator: Authenticator
+  }
+}

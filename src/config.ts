@@ -1,0 +1,139 @@
+import { isSupportedDatabaseUrl } from './db/database.js'
+
+/** Typed, frozen configuration read once from the environment (API.md §9). */
+export interface Config {
+  port: number
+  host: string
+  dataDir: string
+  /** undefined → embedded database in dataDir. */
+  databaseUrl: string | undefined
+  publicUrl: string
+  smtpUrl: string | undefined
+  mailFrom: string
+  /** 32 bytes, or undefined when it must be generated (embedded) — see crypto/keys.ts. */
+  secretKey: Buffer | undefined
+  tokenSecret: string | undefined
+  adminEmail: string
+  adminPassword: string | undefined
+  invitationTtlSeconds: number
+  logLevel: LogLevel
+  /** Run the outbox worker inside the server process (default) or leave it to `tenantry worker`. */
+  inProcessWorker: boolean
+  /** Authenticated requests per minute per credential; 0 turns the limit off (the default). */
+  apiRateLimitPerMinute: number
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+export type LogLevel = (typeof LOG_LEVELS)[number]
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`)
+    this.name = 'ConfigError'
+  }
+}
+
+type Env = Record<string, string | undefined>
+
+/** Reads every setting, collects every problem, and throws them all at once. */
+export function loadConfig(env: Env = process.env): Config {
+  const problems: string[] = []
+  const read = (name: string) => {
+    const value = env[name]
+    return value === undefined || value.trim() === '' ? undefined : value.trim()
+  }
+  const integer = (name: string, fallback: number, min: number, max: number) => {
+    const raw = read(name)
+    if (raw === undefined) return fallback
+    const value = Number(raw)
+    if (!Number.isInteger(value) || value < min || value > max) {
+      problems.push(`${name} must be an integer from ${min} to ${max} (got "${raw}")`)
+      return fallback
+    }
+    return value
+  }
+
+  const port = integer('PORT', 8080, 0, 65535)
+  const host = read('HOST') ?? '0.0.0.0'
+  const dataDir = read('TENANTRY_DATA_DIR') ?? './data'
+
+  const databaseUrl = read('DATABASE_URL')
+  if (databaseUrl !== undefined && !isSupportedDatabaseUrl(databaseUrl)) {
+    problems.push('DATABASE_URL must be memory:// or a postgres:// URL (unset: the embedded database)')
+  }
+
+  const publicUrl = (read('TENANTRY_PUBLIC_URL') ?? `http://localhost:${port}`).replace(/\/+$/, '')
+  if (!isHttpUrl(publicUrl)) problems.push('TENANTRY_PUBLIC_URL must be an http(s) URL')
+
+  const smtpUrl = read('TENANTRY_SMTP_URL')
+  if (smtpUrl !== undefined && !/^smtps?:\/\//.test(smtpUrl)) {
+    problems.push('TENANTRY_SMTP_URL must be an smtp:// or smtps:// URL')
+  }
+  const mailFrom = read('TENANTRY_MAIL_FROM') ?? 'Tenantry <no-reply@tenantry.local>'
+
+  let secretKey: Buffer | undefined
+  const rawKey = read('TENANTRY_SECRET_KEY')
+  if (rawKey !== undefined) {
+    secretKey = Buffer.from(rawKey, 'base64')
+    if (secretKey.length !== 32) {
+      problems.push('TENANTRY_SECRET_KEY must be 32 bytes, base64-encoded (try: openssl rand -base64 32)')
+    }
+  } else if (databaseUrl !== undefined && databaseUrl !== 'memory://') {
+    problems.push(
+      'TENANTRY_SECRET_KEY is required with a server database (every process must share it); ' +
+        'generate one with: openssl rand -base64 32',
+    )
+  }
+
+  const tokenSecret = read('TENANTRY_TOKEN_SECRET')
+  if (tokenSecret !== undefined && tokenSecret.length < 32) {
+    problems.push('TENANTRY_TOKEN_SECRET must be at least 32 characters')
+  }
+
+  const adminEmail = (read('TENANTRY_ADMIN_EMAIL') ?? 'admin@tenantry.local').toLowerCase()
+  if (!/^[^\s@]+@[^\s@]+$/.test(adminEmail)) problems.push('TENANTRY_ADMIN_EMAIL must be an e-mail address')
+  const adminPassword = read('TENANTRY_ADMIN_PASSWORD')
+  if (adminPassword !== undefined && adminPassword.length < 8) {
+    problems.push('TENANTRY_ADMIN_PASSWORD must be at least 8 characters')
+  }
+
+  const invitationTtlSeconds = integer('TENANTRY_INVITATION_TTL', 86_400, 60, 30 * 86_400)
+
+  const rawLevel = read('LOG_LEVEL') ?? 'info'
+  const logLevel = (LOG_LEVELS as readonly string[]).includes(rawLevel) ? (rawLevel as LogLevel) : 'info'
+  if (logLevel !== rawLevel) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`)
+
+  const rawWorker = read('TENANTRY_WORKER') ?? 'in-process'
+  if (rawWorker !== 'in-process' && rawWorker !== 'off') {
+    problems.push('TENANTRY_WORKER must be in-process or off')
+  }
+  const apiRateLimitPerMinute = integer('TENANTRY_API_RATE_LIMIT', 0, 0, 1_000_000)
+
+  if (problems.length > 0) throw new ConfigError(problems)
+  return Object.freeze({
+    port,
+    host,
+    dataDir,
+    databaseUrl,
+    publicUrl,
+    smtpUrl,
+    mailFrom,
+    secretKey,
+    tokenSecret,
+    adminEmail,
+    adminPassword,
+    invitationTtlSeconds,
+    logLevel,
+    inProcessWorker: rawWorker === 'in-process',
+    apiRateLimitPerMinute,
+  })
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value)
+    return url.protocol === 'http:' || url.protocol === 'https:'
+  } catch {
+    return false
+  }
+}

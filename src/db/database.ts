@@ -1,0 +1,53 @@
+import { mkdirSync } from 'node:fs'
+import { PGlite } from '@electric-sql/pglite'
+import { Kysely, PostgresDialect } from 'kysely'
+import pg from 'pg'
+import { PGliteDialect } from './pglite-dialect.js'
+import type { Database } from './schema.js'
+
+export type DatabaseKind = 'embedded' | 'memory' | 'postgres'
+
+export interface DatabaseHandle {
+  db: Kysely<Database>
+  kind: DatabaseKind
+  /** The embedded engine, when there is one (tests dump and load it). */
+  pglite?: PGlite
+  close(): Promise<void>
+}
+
+export interface OpenDatabaseOptions {
+  /** `undefined` → embedded in dataDir; `memory://` → throw-away embedded; `postgres://…` → server. */
+  url: string | undefined
+  dataDir: string
+  /** Server pool size. On 2 cores a bigger pool does not help (STACK.md). */
+  poolSize?: number
+  /** Start the embedded engine from a dumped data folder instead of running initdb (tests). */
+  loadDataDir?: Blob
+}
+
+const INT8_OID = 20
+
+// Identity columns are bigints and the API carries them as strings. `pg` already returns int8 as a
+// string; the embedded engine is told to do the same below.
+
+export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
+  const { url } = options
+  if (url?.startsWith('postgres://') || url?.startsWith('postgresql://')) {
+    const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 })
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+    return { db, kind: 'postgres', close: () => db.destroy() }
+  }
+  const memory = url === 'memory://'
+  if (!memory) mkdirSync(options.dataDir, { recursive: true })
+  const pglite = await PGlite.create({
+    ...(memory ? {} : { dataDir: `${options.dataDir}/pgdata` }),
+    ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+    parsers: { [INT8_OID]: (value: string) => value },
+  })
+  const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) })
+  return { db, kind: memory ? 'memory' : 'embedded', pglite, close: () => db.destroy() }
+}
+
+export function isSupportedDatabaseUrl(url: string): boolean {
+  return url === 'memory://' || url.startsWith('postgres://') || url.startsWith('postgresql://')
+}

@@ -1,0 +1,31 @@
+import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely'
+import * as m0001 from './migrations/0001_initial.js'
+
+/** Every migration, in order. Listed statically so that the compiled build needs no file scanning. */
+const migrations: Record<string, Migration> = {
+  '0001_initial': m0001,
+}
+
+class StaticMigrationProvider implements MigrationProvider {
+  async getMigrations() {
+    return migrations
+  }
+}
+
+export interface MigrationOutcome {
+  applied: string[]
+}
+
+/** Brings the database to the latest schema; applied migrations are recorded by Kysely's migrator. */
+// biome-ignore lint/suspicious/noExplicitAny: the migrator works on any schema
+export async function migrateToLatest(db: Kysely<any>): Promise<MigrationOutcome> {
+  const migrator = new Migrator({ db, provider: new StaticMigrationProvider() })
+  const { error, results } = await migrator.migrateToLatest()
+  if (error) {
+    const failed = results?.find((result) => result.status === 'Error')?.migrationName
+    throw new Error(`migration ${failed ?? '(unknown)'} failed: ${(error as Error).message ?? error}`, {
+      cause: error,
+    })
+  }
+  return { applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName) }
+}

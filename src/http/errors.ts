@@ -1,0 +1,82 @@
+/**
+ * The closed list of error reasons (API.md §1). Every failure the service answers names one of these;
+ * the OpenAPI document publishes the list. Add a reason here, nowhere else.
+ */
+export const ERROR_REASONS = {
+  validation_failed: 400,
+  invalid_json: 400,
+  unauthorized: 401,
+  permission_denied: 403,
+  role_exceeds_caller: 403,
+  not_found: 404,
+  tenant_not_found: 404,
+  user_not_found: 404,
+  role_not_found: 404,
+  region_not_found: 404,
+  integration_not_found: 404,
+  api_key_not_found: 404,
+  invitation_not_found: 404,
+  method_not_allowed: 405,
+  tenant_name_taken: 409,
+  email_taken: 409,
+  already_member: 409,
+  integration_exists: 409,
+  integration_name_taken: 409,
+  idempotency_key_reused: 409,
+  invalid_state_transition: 409,
+  invitation_expired: 410,
+  precondition_failed: 412,
+  payload_too_large: 413,
+  too_many_items: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  internal: 500,
+  service_unavailable: 503,
+} as const
+
+export type ErrorReason = keyof typeof ERROR_REASONS
+
+/** Field name → what is wrong with it. */
+export type Attribute = Record<string, string>
+
+export interface ErrorBody {
+  error: {
+    code: number
+    reason: ErrorReason
+    message: string
+    attribute?: Attribute
+    requestId?: string
+  }
+}
+
+export class AppError extends Error {
+  readonly statusCode: number
+  constructor(
+    readonly reason: ErrorReason,
+    message: string,
+    readonly attribute?: Attribute,
+    /** Extra response headers, e.g. Retry-After. */
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message)
+    this.name = 'AppError'
+    this.statusCode = ERROR_REASONS[reason]
+  }
+}
+
+/** 400 for one field: the most common failure, spelt once. */
+export function invalidField(field: string, problem: string, message?: string): AppError {
+  return new AppError('validation_failed', message ?? `${field} ${problem}`, { [field]: problem })
+}
+
+export function errorBody(error: AppError, requestId?: string): ErrorBody {
+  return {
+    error: {
+      code: error.statusCode,
+      reason: error.reason,
+      message: error.message,
+      ...(error.attribute ? { attribute: error.attribute } : {}),
+      ...(requestId ? { requestId } : {}),
+    },
+  }
+}

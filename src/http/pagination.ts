@@ -1,0 +1,35 @@
+import { invalidField } from './errors.js'
+
+/**
+ * Keyset pagination (API.md §1): lists return everything unless `?limit=N`; then the response gains
+ * `nextCursor`, an opaque token for `?cursor=`. Rows are ordered by id — time-ordered UUIDs, so creation
+ * order — and the cursor is the last id seen.
+ */
+export interface PageRequest {
+  limit?: number | undefined
+  cursor?: string | undefined
+}
+
+export interface Page<T> {
+  items: T[]
+  nextCursor: string | undefined
+}
+
+export function decodeCursor(cursor: string | undefined): string | undefined {
+  if (cursor === undefined) return undefined
+  const id = Buffer.from(cursor, 'base64url').toString('utf8')
+  if (!/^[0-9a-f-]{36}$/i.test(id)) throw invalidField('cursor', 'is not a cursor from this list')
+  return id
+}
+
+export function encodeCursor(id: string): string {
+  return Buffer.from(id, 'utf8').toString('base64url')
+}
+
+/** Given up to limit+1 rows fetched after the cursor, the page and the next cursor. */
+export function toPage<T>(rows: T[], limit: number | undefined, idOf: (row: T) => string): Page<T> {
+  if (limit === undefined || rows.length <= limit) return { items: rows, nextCursor: undefined }
+  const items = rows.slice(0, limit)
+  const last = items[items.length - 1]
+  return { items, nextCursor: last === undefined ? undefined : encodeCursor(idOf(last)) }
+}

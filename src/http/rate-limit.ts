@@ -1,0 +1,44 @@
+import { AppError } from './errors.js'
+
+/**
+ * Fixed-window counters in memory, for what an attacker can do without credentials: failed logins per
+ * username and per address, token look-ups. Hand-written because the limits count failures under our
+ * own keys (a username), which route-level rate-limit plugins do not model. One process's counters;
+ * docs/scaling.md says where they move for many processes.
+ */
+export class FailureLimiter {
+  readonly #windows = new Map<string, { count: number; resetAt: number }>()
+  constructor(
+    private readonly limit: number,
+    private readonly windowMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Throws 429 when `key` has already failed `limit` times in the current window. */
+  check(key: string): void {
+    const window = this.#windows.get(key)
+    const now = this.now()
+    if (!window || window.resetAt <= now) return
+    if (window.count >= this.limit) {
+      const retryAfter = Math.max(1, Math.ceil((window.resetAt - now) / 1000))
+      throw new AppError('rate_limited', 'Too many failed attempts; try again later', undefined, {
+        'retry-after': String(retryAfter),
+      })
+    }
+  }
+
+  fail(key: string): void {
+    const now = this.now()
+    const window = this.#windows.get(key)
+    if (!window || window.resetAt <= now) {
+      if (this.#windows.size > 100_000) this.#sweep(now)
+      this.#windows.set(key, { count: 1, resetAt: now + this.windowMs })
+    } else {
+      window.count += 1
+    }
+  }
+
+  #sweep(now: number): void {
+    for (const [key, window] of this.#windows) if (window.resetAt <= now) this.#windows.delete(key)
+  }
+}

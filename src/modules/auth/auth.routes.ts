@@ -1,0 +1,40 @@
+import type { RouteModule } from '../../http/typed-app.js'
+import { Result } from '../../http/schemas.js'
+import { LoginSchema, TOKEN_TTL, TokenRequestBody, TokenResponse } from './auth.schemas.js'
+import { describeLogin } from './auth.service.js'
+
+const tags = ['auth']
+
+/** Tokens and login (API.md §2). */
+export const authRoutes: RouteModule = async (app, ctx) => {
+  app.post(
+    '/tokens',
+    {
+      config: { auth: 'public' },
+      schema: {
+        tags,
+        summary: 'Exchange a username and password (or API key id and secret) for a token',
+        security: [],
+        body: TokenRequestBody,
+        response: { 200: TokenResponse },
+      },
+    },
+    async (request) => {
+      const { username, password, ttl = TOKEN_TTL.default } = request.body
+      const actor = await app.authenticator.login(username, password, request.ip)
+      return { token: await app.authenticator.issueToken(actor, ttl), ttl }
+    },
+  )
+
+  app.post(
+    '/login',
+    {
+      schema: {
+        tags,
+        summary: "The caller's identity, tenants and effective permissions",
+        response: { 200: Result(LoginSchema) },
+      },
+    },
+    async (request) => ({ result: await describeLogin(ctx, request.actor) }),
+  )
+}

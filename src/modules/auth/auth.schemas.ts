@@ -1,0 +1,43 @@
+import { type Static, Type } from 'typebox'
+import { PERMISSIONS } from '../../access/permissions.js'
+import { Body, Uuid } from '../../http/schemas.js'
+
+export const TOKEN_TTL = { default: 86_400, max: 7 * 86_400, min: 60 } as const
+
+export const TokenRequestBody = Body({
+  username: Type.String({ minLength: 1, maxLength: 254, description: 'An e-mail, or an API key id' }),
+  password: Type.String({ minLength: 1, maxLength: 1024, description: 'The password, or the API key secret' }),
+  ttl: Type.Optional(
+    Type.Integer({
+      minimum: TOKEN_TTL.min,
+      maximum: TOKEN_TTL.max,
+      description: `Lifetime in seconds; default ${TOKEN_TTL.default}, at most 7 days`,
+    }),
+  ),
+})
+export type TokenRequest = Static<typeof TokenRequestBody>
+
+export const TokenResponse = Type.Object({ token: Type.String(), ttl: Type.Integer() })
+
+const PermissionName = Type.Enum(PERMISSIONS, { type: 'string' })
+
+export const LoginSchema = Type.Object({
+  userId: Uuid(),
+  username: Type.String(),
+  firstName: Type.String(),
+  lastName: Type.String(),
+  platformRoleId: Uuid(),
+  platformRoleName: Type.String(),
+  platformPermissions: Type.Array(PermissionName),
+  tenants: Type.Array(
+    Type.Object({
+      tenantId: Uuid(),
+      tenantName: Type.String(),
+      tenantActive: Type.Boolean(),
+      roleId: Uuid(),
+      roleName: Type.String(),
+      tenantPermissions: Type.Array(PermissionName),
+    }),
+  ),
+})
+export type Login = Static<typeof LoginSchema>

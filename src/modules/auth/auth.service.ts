@@ -1,0 +1,58 @@
+import type { Actor } from '../../access/actor.js'
+import { isPermission, PERMISSIONS, type Permission } from '../../access/permissions.js'
+import type { ServiceContext } from '../../context.js'
+import { AppError } from '../../http/errors.js'
+import type { Login } from './auth.schemas.js'
+
+/**
+ * The caller's identity and effective permissions (API.md §2, `POST /v1/login`). A tenant's permissions
+ * include those inherited from memberships in its ancestors and the platform role's.
+ */
+export async function describeLogin(ctx: ServiceContext, actor: Actor): Promise<Login> {
+  if (actor.kind !== 'user') {
+    throw new AppError('permission_denied', 'POST /v1/login describes a user; an API key has no login')
+  }
+  const user = await ctx.db
+    .selectFrom('users as u')
+    .innerJoin('roles as r', 'r.id', 'u.role_id')
+    .select(['u.id', 'u.email', 'u.first_name', 'u.last_name', 'u.role_id', 'r.name as role_name', 'r.permissions'])
+    .where('u.id', '=', actor.userId)
+    .executeTakeFirstOrThrow()
+  const memberships = await ctx.db
+    .selectFrom('tenant_users as tu')
+    .innerJoin('tenants as t', 't.id', 'tu.tenant_id')
+    .innerJoin('roles as r', 'r.id', 'tu.role_id')
+    .select(['t.id as tenant_id', 't.name as tenant_name', 't.active', 'r.id as role_id', 'r.name as role_name'])
+    .where('tu.user_id', '=', actor.userId)
+    .where('tu.status', '=', 'accepted')
+    .orderBy('t.name')
+    .execute()
+
+  const tenants = []
+  for (const m of memberships) {
+    const access = await ctx.access.inTenant(actor, m.tenant_id)
+    tenants.push({
+      tenantId: m.tenant_id,
+      tenantName: m.tenant_name,
+      tenantActive: m.active,
+      roleId: m.role_id,
+      roleName: m.role_name,
+      tenantPermissions: ordered(access?.permissions ?? new Set()),
+    })
+  }
+  return {
+    userId: user.id,
+    username: user.email,
+    firstName: user.first_name,
+    lastName: user.last_name,
+    platformRoleId: user.role_id,
+    platformRoleName: user.role_name,
+    platformPermissions: ordered(new Set(user.permissions.filter(isPermission))),
+    tenants,
+  }
+}
+
+/** Permissions in catalogue order, so responses are stable. */
+function ordered(permissions: ReadonlySet<Permission>): Permission[] {
+  return PERMISSIONS.filter((p) => permissions.has(p))
+}

@@ -1,0 +1,214 @@
+import type { Kysely } from 'kysely'
+import type { Actor, ApiKeyActor, UserActor } from '../../access/actor.js'
+import { TtlCache } from '../../access/cache.js'
+import type { AccessControl } from '../../access/effective.js'
+import { isPermission, type Permission } from '../../access/permissions.js'
+import type { Clock } from '../../clock.js'
+import { decoyPasswordHash, verifyPassword } from '../../crypto/passwords.js'
+import { looksLikeJwt, safeEqual, sha256, type TokenSigner } from '../../crypto/tokens.js'
+import type { Database } from '../../db/schema.js'
+import { AppError } from '../../http/errors.js'
+import { FailureLimiter } from '../../http/rate-limit.js'
+import { findApiKeyCredentials, findUserCredentials } from './principals.repository.js'
+
+export const WWW_AUTHENTICATE = 'Bearer realm="tenantry", Basic realm="tenantry", charset="UTF-8"'
+
+/** An `Authorization: Token <value>` whose value is not a JWT: an invitation token (API.md §4.4). */
+export interface InvitationCredential {
+  kind: 'invitation'
+  token: string
+}
+
+export function unauthorized(message = 'Missing or invalid credentials'): AppError {
+  return new AppError('unauthorized', message, undefined, { 'www-authenticate': WWW_AUTHENTICATE })
+}
+
+interface UserPrincipal extends UserActor {
+  status: string
+  passwordChangedAtMs: number
+}
+
+interface ApiKeyPrincipal extends ApiKeyActor {
+  status: string
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/**
+ * Authorization header → Actor (API.md §2). Tokens are verified by signature alone; the caller's standing
+ * (disabled? password changed since the token was issued? key disabled?) comes from a short-lived cache
+ * that in-process writes clear, so a request usually costs no database round trip for authentication.
+ * Successful Basic password checks are cached by a hash of the credentials for the same reason: argon2
+ * costs ~20 ms.
+ */
+export class Authenticator {
+  readonly #users = new TtlCache<string, UserPrincipal | null>(5_000)
+  readonly #keys = new TtlCache<string, ApiKeyPrincipal | null>(5_000)
+  readonly #verifiedPasswords = new TtlCache<string, { userId: string; at: number }>(60_000)
+  readonly #failuresByName = new FailureLimiter(10, 60_000)
+  readonly #failuresByAddress = new FailureLimiter(100, 60_000)
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly clock: Clock,
+    private readonly signer: TokenSigner,
+    access: AccessControl,
+  ) {
+    access.onInvalidate(() => {
+      this.#users.clear()
+      this.#keys.clear()
+      this.#verifiedPasswords.clear()
+    })
+  }
+
+  /** The actor behind an Authorization header; 401 for anything missing, malformed or wrong. */
+  async authenticate(header: string | undefined, address: string): Promise<Actor | InvitationCredential> {
+    if (!header) throw unauthorized('Credentials are required')
+    const space = header.indexOf(' ')
+    const scheme = space < 0 ? header : header.slice(0, space)
+    const value = space < 0 ? '' : header.slice(space + 1).trim()
+    switch (scheme.toLowerCase()) {
+      case 'bearer':
+      case 'token':
+        if (looksLikeJwt(value)) return this.#fromToken(value)
+        if (scheme.toLowerCase() === 'token' && /^[A-Za-z0-9_-]{20,200}$/.test(value)) {
+          return { kind: 'invitation', token: value }
+        }
+        throw unauthorized('Malformed token')
+      case 'basic': {
+        const decoded = Buffer.from(value, 'base64').toString('utf8')
+        const colon = decoded.indexOf(':')
+        if (colon < 1) throw unauthorized('Malformed Basic credentials')
+        return this.login(decoded.slice(0, colon), decoded.slice(colon + 1), address)
+      }
+      default:
+        throw unauthorized('Unsupported authorization scheme')
+    }
+  }
+
+  /** Username (e-mail or API key id) and password/secret → actor; failures are rate limited. */
+  async login(username: string, password: string, address: string): Promise<Actor> {
+    const name = username.trim().toLowerCase()
+    this.#failuresByName.check(name)
+    this.#failuresByAddress.check(address)
+    const actor = UUID.test(name) ? await this.#apiKeyLogin(name, password) : await this.#passwordLogin(name, password)
+    if (!actor) {
+      this.#failuresByName.fail(name)
+      this.#failuresByAddress.fail(address)
+      throw unauthorized('Invalid username or password')
+    }
+    return actor
+  }
+
+  async issueToken(actor: Actor, ttlSeconds: number): Promise<string> {
+    return actor.kind === 'user'
+      ? this.signer.sign(actor.userId, 'user', this.clock.now(), ttlSeconds)
+      : this.signer.sign(actor.keyId, 'api_key', this.clock.now(), ttlSeconds)
+  }
+
+  async #fromToken(token: string): Promise<Actor> {
+    const claims = await this.signer.verify(token, this.clock.now())
+    if (!claims) throw unauthorized('Invalid or expired token')
+    if (claims.typ === 'api_key') {
+      const key = await this.#apiKey(claims.sub)
+      if (!key || key.status !== 'enabled') throw unauthorized('This API key is disabled or gone')
+      return toApiKeyActor(key)
+    }
+    const user = await this.#user(claims.sub)
+    if (!user || user.status === 'disabled') throw unauthorized('This user is disabled or gone')
+    if (claims.iatMs < user.passwordChangedAtMs) throw unauthorized('Token issued before the last password change')
+    return toUserActor(user)
+  }
+
+  async #passwordLogin(email: string, password: string): Promise<Actor | undefined> {
+    const cacheKey = sha256(`${email}\u0000${password}`)
+    const verified = this.#verifiedPasswords.get(cacheKey)
+    if (verified) {
+      const user = await this.#user(verified.userId)
+      if (user && user.status !== 'disabled' && user.passwordChangedAtMs <= verified.at) return toUserActor(user)
+      this.#verifiedPasswords.delete(cacheKey)
+    }
+    const row = await findUserCredentials(this.db, { email })
+    if (!row?.password_hash) {
+      await verifyPassword(await decoyPasswordHash(), password)
+      return undefined
+    }
+    if (!(await verifyPassword(row.password_hash, password))) return undefined
+    const user = await this.#user(row.id)
+    if (!user || user.status === 'disabled') return undefined
+    this.#verifiedPasswords.set(cacheKey, { userId: row.id, at: this.clock.now().getTime() })
+    return toUserActor(user)
+  }
+
+  async #apiKeyLogin(keyId: string, secret: string): Promise<Actor | undefined> {
+    const row = await findApiKeyCredentials(this.db, keyId)
+    if (!row || row.status !== 'enabled' || !safeEqual(row.secret_hash, sha256(secret))) return undefined
+    const key = await this.#apiKey(keyId)
+    return key ? toApiKeyActor(key) : undefined
+  }
+
+  async #user(userId: string): Promise<UserPrincipal | undefined> {
+    if (!UUID.test(userId)) return undefined
+    const principal = await this.#users.getOrLoad(userId, async () => {
+      const row = await findUserCredentials(this.db, { id: userId })
+      if (!row) return null
+      return {
+        kind: 'user' as const,
+        principalId: row.id,
+        userId: row.id,
+        email: row.email,
+        platformRoleId: row.role_id,
+        platformPermissions: permissionSet(row.role_permissions),
+        status: row.status,
+        passwordChangedAtMs: row.password_changed_at?.getTime() ?? 0,
+      }
+    })
+    return principal ?? undefined
+  }
+
+  async #apiKey(keyId: string): Promise<ApiKeyPrincipal | undefined> {
+    if (!UUID.test(keyId)) return undefined
+    const principal = await this.#keys.getOrLoad(keyId, async () => {
+      const row = await findApiKeyCredentials(this.db, keyId)
+      if (!row) return null
+      return {
+        kind: 'api_key' as const,
+        principalId: row.id,
+        keyId: row.id,
+        tenantId: row.tenant_id,
+        roleId: row.role_id,
+        permissions: permissionSet(row.role_permissions),
+        createdBy: row.created_by,
+        status: row.status,
+      }
+    })
+    return principal ?? undefined
+  }
+}
+
+function permissionSet(names: string[]): ReadonlySet<Permission> {
+  return new Set(names.filter(isPermission))
+}
+
+function toUserActor(p: UserPrincipal): UserActor {
+  return {
+    kind: 'user',
+    principalId: p.principalId,
+    userId: p.userId,
+    email: p.email,
+    platformRoleId: p.platformRoleId,
+    platformPermissions: p.platformPermissions,
+  }
+}
+
+function toApiKeyActor(p: ApiKeyPrincipal): ApiKeyActor {
+  return {
+    kind: 'api_key',
+    principalId: p.principalId,
+    keyId: p.keyId,
+    tenantId: p.tenantId,
+    roleId: p.roleId,
+    permissions: p.permissions,
+    createdBy: p.createdBy,
+  }
+}

@@ -1,0 +1,38 @@
+import type { Kysely } from 'kysely'
+import type { Database } from '../../db/schema.js'
+
+/** The reads authentication needs: a user or an API key, by the name the caller gives. */
+
+export async function findUserCredentials(db: Kysely<Database>, by: { id: string } | { email: string }) {
+  let query = db
+    .selectFrom('users as u')
+    .innerJoin('roles as r', 'r.id', 'u.role_id')
+    .select([
+      'u.id',
+      'u.email',
+      'u.status',
+      'u.role_id',
+      'u.password_hash',
+      'u.password_changed_at',
+      'r.permissions as role_permissions',
+    ])
+  query = 'id' in by ? query.where('u.id', '=', by.id) : query.where('u.email', '=', by.email)
+  return query.executeTakeFirst()
+}
+
+export async function findApiKeyCredentials(db: Kysely<Database>, keyId: string) {
+  return db
+    .selectFrom('api_keys as k')
+    .innerJoin('roles as r', 'r.id', 'k.role_id')
+    .select([
+      'k.id',
+      'k.tenant_id',
+      'k.role_id',
+      'k.status',
+      'k.secret_hash',
+      'k.created_by',
+      'r.permissions as role_permissions',
+    ])
+    .where('k.id', '=', keyId)
+    .executeTakeFirst()
+}

@@ -1,0 +1,67 @@
+import { type Static, Type } from 'typebox'
+import { Body, Description, Name, Nullable, PageQuery, ShortText, Timestamp, Uuid } from '../../http/schemas.js'
+
+/** Tenant shapes (SPEC §2.1, API.md §4.2). */
+
+export const IDENTITY_PROVIDER_STATES = ['enabled', 'disabled', 'denied'] as const
+export const CLIENT_LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'fatal'] as const
+
+const Timezone = Type.String({
+  maxLength: 64,
+  description: 'IANA time zone (area/city), e.g. America/New_York; links such as US/Eastern are accepted',
+})
+const ClientLogLevel = Nullable(Type.Enum(CLIENT_LOG_LEVELS, { type: 'string' }))
+const IdentityProviderState = Type.Enum(IDENTITY_PROVIDER_STATES, { type: 'string' })
+
+export const TenantSchema = Type.Object(
+  {
+    id: Uuid(),
+    name: Type.String(),
+    description: Type.String(),
+    regionId: Uuid(),
+    parentId: Uuid({ description: 'The parent tenant, or the platform id for a root tenant' }),
+    parentIds: Type.Array(Uuid(), { description: 'Every ancestor from the platform down to the parent' }),
+    parent: Type.Object({ id: Uuid(), name: Type.String() }),
+    childIds: Type.Array(Uuid()),
+    adminUserId: Uuid(),
+    createdBy: Uuid(),
+    updatedBy: Uuid(),
+    created: Timestamp(),
+    updated: Timestamp(),
+    active: Type.Boolean(),
+    timezone: Type.String(),
+    defaultIdentityProvider: Nullable(Type.String()),
+    cxengageIdentityProvider: Type.String(),
+    clientLogLevel: Nullable(Type.String()),
+    outboundIntegrationId: Nullable(Type.String()),
+    capacityRuleId: Nullable(Uuid()),
+  },
+)
+export type Tenant = Static<typeof TenantSchema>
+
+export const CreateTenantBody = Body({
+  name: Name({ description: 'Unique across all tenants and regions (compared ignoring case and spacing)' }),
+  regionId: Uuid(),
+  description: Type.Optional(Description()),
+  parentId: Type.Optional(Uuid({ description: 'Makes the new tenant a child of this tenant' })),
+  adminUserId: Type.Optional(Uuid({ description: 'Default: the caller' })),
+  active: Type.Optional(Type.Boolean({ description: 'Default true' })),
+  timezone: Type.Optional(Timezone),
+})
+export type CreateTenantInput = Static<typeof CreateTenantBody>
+
+export const UpdateTenantBody = Body({
+  name: Type.Optional(Name()),
+  description: Type.Optional(Description()),
+  active: Type.Optional(Type.Boolean()),
+  adminUserId: Type.Optional(Uuid()),
+  timezone: Type.Optional(Timezone),
+  cxengageIdentityProvider: Type.Optional(IdentityProviderState),
+  defaultIdentityProvider: Type.Optional(Nullable(ShortText())),
+  outboundIntegrationId: Type.Optional(Nullable(ShortText())),
+  clientLogLevel: Type.Optional(ClientLogLevel),
+})
+export type UpdateTenantInput = Static<typeof UpdateTenantBody>
+
+export const ListTenantsQuery = Type.Object({ regionId: Type.Optional(Uuid()), ...PageQuery })
+export type ListTenantsQuery = Static<typeof ListTenantsQuery>

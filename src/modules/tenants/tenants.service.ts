@@ -1,0 +1,161 @@
+import { uuidv7 } from 'uuidv7'
+import { type Actor, actingUserId } from '../../access/actor.js'
+import { canSee } from '../../access/effective.js'
+import type { Permission } from '../../access/permissions.js'
+import type { ServiceContext } from '../../context.js'
+import { withConstraintErrors } from '../../db/constraint-errors.js'
+import type { TenantRow, TenantUpdate } from '../../db/schema.js'
+import { AppError, invalidField } from '../../http/errors.js'
+import { decodeCursor, type Page, toPage } from '../../http/pagination.js'
+import { isTimezone } from '../regions/timezones.js'
+import { displayName, tenantNameKey } from './tenant-name.js'
+import { findTenant, insertTenant, listTenants, type TenantRecordRow, updateTenant } from './tenants.repository.js'
+import type { CreateTenantInput, ListTenantsQuery, Tenant, UpdateTenantInput } from './tenants.schemas.js'
+
+export function tenantNotFound(): AppError {
+  return new AppError('tenant_not_found', 'Tenant not found')
+}
+
+function permissionDenied(permission: Permission, where: string): AppError {
+  return new AppError('permission_denied', `${permission} is required ${where}`)
+}
+
+function checkTimezone(timezone: string | undefined): void {
+  if (timezone !== undefined && !isTimezone(timezone)) {
+    throw invalidField('timezone', 'must be an IANA time zone such as America/New_York')
+  }
+}
+
+/** Create a tenant (SPEC §4.1, API.md §4.2). */
+export async function createTenant(ctx: ServiceContext, actor: Actor, input: CreateTenantInput): Promise<Tenant> {
+  checkTimezone(input.timezone)
+  let parent: { id: string; name: string; parentIds: string[] }
+  if (input.parentId === undefined) {
+    if (actor.kind !== 'user' || !actor.platformPermissions.has('MANAGE_TENANT')) {
+      throw permissionDenied('MANAGE_TENANT', 'in the platform role to create a root tenant')
+    }
+    parent = { id: ctx.platform.id, name: ctx.platform.name, parentIds: [] }
+  } else {
+    const access = await ctx.access.inTenant(actor, input.parentId)
+    // A parent the caller cannot see is reported like a missing one: ids do not leak.
+    if (!canSee(access)) throw invalidField('parentId', 'does not exist', 'parentId does not name a tenant')
+    if (!access.permissions.has('MANAGE_TENANT')) throw permissionDenied('MANAGE_TENANT', 'in the parent tenant')
+    parent = access.tenant
+  }
+
+  const now = ctx.clock.now()
+  const name = displayName(input.name)
+  const row: TenantRow = {
+    id: uuidv7(),
+    name,
+    name_key: tenantNameKey(name),
+    description: input.description ?? '',
+    region_id: input.regionId,
+    parent_id: parent.id,
+    parent_ids: [...parent.parentIds, parent.id],
+    admin_user_id: input.adminUserId ?? actingUserId(actor),
+    active: input.active ?? true,
+    timezone: input.timezone ?? 'UTC',
+    default_identity_provider: null,
+    cxengage_identity_provider: 'enabled',
+    client_log_level: null,
+    outbound_integration_id: null,
+    capacity_rule_id: null,
+    created: now,
+    created_by: actor.principalId,
+    updated: now,
+    updated_by: actor.principalId,
+  }
+  await withConstraintErrors(() => insertTenant(ctx.db, row), { name })
+  // A new tenant has no children; its parent's childIds is derived, so it lists the new id already.
+  return toTenant({ ...row, parent_name: parent.name, child_ids: [] }, ctx)
+}
+
+export async function getTenant(ctx: ServiceContext, actor: Actor, tenantId: string): Promise<Tenant> {
+  if (!canSee(await ctx.access.inTenant(actor, tenantId))) throw tenantNotFound()
+  const row = await findTenant(ctx.db, tenantId)
+  if (!row) throw tenantNotFound()
+  return toTenant(row, ctx)
+}
+
+/** The tenants the caller can read: all of them with a platform permission, else its subtrees. */
+export async function listVisibleTenants(
+  ctx: ServiceContext,
+  actor: Actor,
+  query: ListTenantsQuery,
+): Promise<Page<Tenant>> {
+  let subtreesOf: string[] | undefined
+  if (actor.kind === 'api_key') subtreesOf = [actor.tenantId]
+  else if (actor.platformPermissions.size === 0) {
+    subtreesOf = (await ctx.access.grantingMemberships(actor.userId)).map((m) => m.tenantId)
+  }
+  const rows = await listTenants(ctx.db, {
+    regionId: query.regionId,
+    subtreesOf,
+    afterId: decodeCursor(query.cursor),
+    limit: query.limit,
+  })
+  const page = toPage(rows, query.limit, (row) => row.id)
+  return { items: page.items.map((row) => toTenant(row, ctx)), nextCursor: page.nextCursor }
+}
+
+export async function updateTenantById(
+  ctx: ServiceContext,
+  actor: Actor,
+  tenantId: string,
+  input: UpdateTenantInput,
+): Promise<Tenant> {
+  const access = await ctx.access.inTenant(actor, tenantId)
+  if (!canSee(access)) throw tenantNotFound()
+  if (!access.permissions.has('MANAGE_TENANT')) throw permissionDenied('MANAGE_TENANT', 'in this tenant')
+  checkTimezone(input.timezone)
+
+  const changes: TenantUpdate = { updated: ctx.clock.now(), updated_by: actor.principalId }
+  if (input.name !== undefined) {
+    changes.name = displayName(input.name)
+    changes.name_key = tenantNameKey(input.name)
+  }
+  if (input.description !== undefined) changes.description = input.description
+  if (input.active !== undefined) changes.active = input.active
+  if (input.adminUserId !== undefined) changes.admin_user_id = input.adminUserId
+  if (input.timezone !== undefined) changes.timezone = input.timezone
+  if (input.cxengageIdentityProvider !== undefined) changes.cxengage_identity_provider = input.cxengageIdentityProvider
+  if (input.defaultIdentityProvider !== undefined) changes.default_identity_provider = input.defaultIdentityProvider
+  if (input.outboundIntegrationId !== undefined) changes.outbound_integration_id = input.outboundIntegrationId
+  if (input.clientLogLevel !== undefined) changes.client_log_level = input.clientLogLevel
+
+  const updated = await withConstraintErrors(() => updateTenant(ctx.db, tenantId, changes), { name: changes.name })
+  if (!updated) throw tenantNotFound()
+  // `active` and the name feed permission look-ups and parent names.
+  ctx.access.invalidate()
+  return getTenant(ctx, actor, tenantId)
+}
+
+function iso(date: Date): string {
+  return date.toISOString()
+}
+
+export function toTenant(row: TenantRecordRow, ctx: Pick<ServiceContext, 'platform'>): Tenant {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    regionId: row.region_id,
+    parentId: row.parent_id,
+    parentIds: row.parent_ids,
+    parent: { id: row.parent_id, name: row.parent_name ?? ctx.platform.name },
+    childIds: row.child_ids,
+    adminUserId: row.admin_user_id,
+    createdBy: row.created_by,
+    updatedBy: row.updated_by,
+    created: iso(row.created),
+    updated: iso(row.updated),
+    active: row.active,
+    timezone: row.timezone,
+    defaultIdentityProvider: row.default_identity_provider,
+    cxengageIdentityProvider: row.cxengage_identity_provider,
+    clientLogLevel: row.client_log_level,
+    outboundIntegrationId: row.outbound_integration_id,
+    capacityRuleId: row.capacity_rule_id,
+  }
+}

@@ -1,0 +1,67 @@
+import type { FastifyInstance } from 'fastify'
+import type { Logger } from 'pino'
+import { buildApp } from './app.js'
+import { bootstrap } from './bootstrap.js'
+import { type Clock, systemClock } from './clock.js'
+import type { Config } from './config.js'
+import { resolveKeys } from './crypto/keys.js'
+import { type DatabaseHandle, openDatabase } from './db/database.js'
+import { migrateToLatest } from './db/migrate.js'
+import { startBackgroundWork } from './background.js'
+
+export interface RunningServer {
+  app: FastifyInstance
+  url: string
+  database: DatabaseHandle
+  close(): Promise<void>
+}
+
+/**
+ * start(config): open the database, migrate, bootstrap, build the app, listen, start the in-process
+ * outbox worker. `close()` stops accepting, lets in-flight requests finish, stops the worker and closes
+ * the database.
+ */
+export async function start(config: Config, logger: Logger, clock: Clock = systemClock): Promise<RunningServer> {
+  const keys = resolveKeys(config, logger)
+  const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir })
+  try {
+    const { applied } = await migrateToLatest(database.db)
+    if (applied.length > 0) logger.info({ applied }, 'database migrated')
+    const { platform, admin } = await bootstrap(database.db, clock, {
+      email: config.adminEmail,
+      password: config.adminPassword,
+    })
+    const { app, ctx } = await buildApp({ db: database.db, config, clock, keys, logger, platform })
+    await app.listen({ port: config.port, host: config.host })
+    const address = app.server.address()
+    const port = typeof address === 'object' && address ? address.port : config.port
+    const url = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port}`
+    const background = startBackgroundWork(ctx, config)
+
+    const where = config.databaseUrl ?? `embedded database in ${config.dataDir}`
+    logger.info({ url, database: where.replace(/\/\/[^@]*@/, '//***@') }, `Tenantry listening on ${url}`)
+    if (admin) {
+      logger.info(
+        { email: admin.email },
+        admin.generated
+          ? `First start: log in as ${admin.email} with password ${admin.password} (shown once; set TENANTRY_ADMIN_PASSWORD to choose it)`
+          : `First start: log in as ${admin.email} with the password from TENANTRY_ADMIN_PASSWORD`,
+      )
+    }
+    logger.info(`API reference: ${url}/docs — get a token: curl -X POST ${url}/v1/tokens -H 'Content-Type: application/json' -d '{"username":"…","password":"…"}'`)
+
+    let closing: Promise<void> | undefined
+    const close = () => {
+      closing ??= (async () => {
+        await app.close()
+        await background.stop()
+        await database.close()
+      })()
+      return closing
+    }
+    return { app, url, database, close }
+  } catch (error) {
+    await database.close().catch(() => {})
+    throw error
+  }
+}
