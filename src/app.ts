@@ -19,8 +19,8 @@ import { registerJsonParser } from './http/json-body.js'
 import { ErrorBodySchema } from './http/schemas.js'
 import type { RouteModule, TypedApp } from './http/typed-app.js'
 import { validatorCompiler } from './http/validation.js'
-import { Authenticator } from './modules/auth/authenticator.js'
 import { authRoutes } from './modules/auth/auth.routes.js'
+import { Authenticator } from './modules/auth/authenticator.js'
 import { healthRoutes } from './modules/health/health.routes.js'
 import { regionRoutes } from './modules/regions/regions.routes.js'
 import { tenantRoutes } from './modules/tenants/tenants.routes.js'
@@ -76,7 +76,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     if (route.schema?.hide) return
     route.schema = {
       ...route.schema,
-      response: { ...(route.schema?.response as object), '4xx': { $ref: 'ErrorBody#' }, '5xx': { $ref: 'ErrorBody#' } },
+      response: {
+        ...(route.schema?.response as object),
+        '4xx': { $ref: 'ErrorBody#' },
+        '5xx': { $ref: 'ErrorBody#' },
+      },
     }
   })
   app.decorate('authenticator', authenticator)

@@ -63,7 +63,10 @@ export async function bootstrap(
     if (platform || !passwordHash) return { platform: platform ?? (existing as Platform) }
 
     const created: Platform = { id: uuidv7(), name: PLATFORM_NAME }
-    await tx.insertInto('platform').values({ ...created, created: now }).execute()
+    await tx
+      .insertInto('platform')
+      .values({ ...created, created: now })
+      .execute()
     await tx
       .insertInto('users')
       .values({
@@ -79,6 +82,9 @@ export async function bootstrap(
         updated: now,
       })
       .execute()
-    return { platform: created, admin: { email: admin.email, password, generated: admin.password === undefined } }
+    return {
+      platform: created,
+      admin: { email: admin.email, password, generated: admin.password === undefined },
+    }
   })
 }

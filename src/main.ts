@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { loadConfig, ConfigError } from './config.js'
+import { ConfigError, loadConfig } from './config.js'
 import { createLogger } from './logger.js'
 
 /** The `tenantry` command: serve (default) | migrate | worker | users import. */

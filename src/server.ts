@@ -1,13 +1,13 @@
 import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import { buildApp } from './app.js'
+import { startBackgroundWork } from './background.js'
 import { bootstrap } from './bootstrap.js'
 import { type Clock, systemClock } from './clock.js'
 import type { Config } from './config.js'
 import { resolveKeys } from './crypto/keys.js'
 import { type DatabaseHandle, openDatabase } from './db/database.js'
 import { migrateToLatest } from './db/migrate.js'
-import { startBackgroundWork } from './background.js'
 
 export interface RunningServer {
   app: FastifyInstance
@@ -21,7 +21,11 @@ export interface RunningServer {
  * outbox worker. `close()` stops accepting, lets in-flight requests finish, stops the worker and closes
  * the database.
  */
-export async function start(config: Config, logger: Logger, clock: Clock = systemClock): Promise<RunningServer> {
+export async function start(
+  config: Config,
+  logger: Logger,
+  clock: Clock = systemClock,
+): Promise<RunningServer> {
   const keys = resolveKeys(config, logger)
   const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir })
   try {
@@ -48,7 +52,9 @@ export async function start(config: Config, logger: Logger, clock: Clock = syste
           : `First start: log in as ${admin.email} with the password from TENANTRY_ADMIN_PASSWORD`,
       )
     }
-    logger.info(`API reference: ${url}/docs — get a token: curl -X POST ${url}/v1/tokens -H 'Content-Type: application/json' -d '{"username":"…","password":"…"}'`)
+    logger.info(
+      `API reference: ${url}/docs — get a token: curl -X POST ${url}/v1/tokens -H 'Content-Type: application/json' -d '{"username":"…","password":"…"}'`,
+    )
 
     let closing: Promise<void> | undefined
     const close = () => {

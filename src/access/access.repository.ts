@@ -15,7 +15,10 @@ export interface AcceptedMembership {
   roleId: string
 }
 
-export async function findTenantPlacement(db: Kysely<Database>, tenantId: string): Promise<TenantPlacement | undefined> {
+export async function findTenantPlacement(
+  db: Kysely<Database>,
+  tenantId: string,
+): Promise<TenantPlacement | undefined> {
   const row = await db
     .selectFrom('tenants')
     .select(['id', 'name', 'parent_ids', 'active'])
@@ -25,7 +28,10 @@ export async function findTenantPlacement(db: Kysely<Database>, tenantId: string
 }
 
 /** A user's accepted memberships in active tenants: the ones that grant permissions. */
-export async function listGrantingMemberships(db: Kysely<Database>, userId: string): Promise<AcceptedMembership[]> {
+export async function listGrantingMemberships(
+  db: Kysely<Database>,
+  userId: string,
+): Promise<AcceptedMembership[]> {
   const rows = await db
     .selectFrom('tenant_users as tu')
     .innerJoin('tenants as t', 't.id', 'tu.tenant_id')
@@ -37,7 +43,10 @@ export async function listGrantingMemberships(db: Kysely<Database>, userId: stri
   return rows.map((row) => ({ tenantId: row.tenant_id, roleId: row.role_id }))
 }
 
-export async function findRolePermissions(db: Kysely<Database>, roleId: string): Promise<string[] | undefined> {
+export async function findRolePermissions(
+  db: Kysely<Database>,
+  roleId: string,
+): Promise<string[] | undefined> {
   const row = await db.selectFrom('roles').select('permissions').where('id', '=', roleId).executeTakeFirst()
   return row?.permissions
 }

@@ -93,7 +93,8 @@ export class AccessControl {
     for (const membership of await this.grantingMemberships(actor.userId)) {
       if (!lineage.has(membership.tenantId)) continue
       if (membership.tenantId === tenant.id) member = true
-      for (const permission of (await this.rolePermissions(membership.roleId)) ?? NONE) permissions.add(permission)
+      for (const permission of (await this.rolePermissions(membership.roleId)) ?? NONE)
+        permissions.add(permission)
     }
     return { tenant, permissions, member }
   }

@@ -79,7 +79,13 @@ export const BUILT_IN_ROLES: readonly BuiltInRole[] = [
     scope: 'tenant',
     name: 'Supervisor',
     description: 'Manages the users of the tenant',
-    permissions: ['VIEW_ALL_USERS', 'MANAGE_ALL_USERS', 'MANAGE_TENANT_ENROLLMENT', 'VIEW_ALL_PROVIDERS', 'VIEW_ALL_ROLES'],
+    permissions: [
+      'VIEW_ALL_USERS',
+      'MANAGE_ALL_USERS',
+      'MANAGE_TENANT_ENROLLMENT',
+      'VIEW_ALL_PROVIDERS',
+      'VIEW_ALL_ROLES',
+    ],
   },
   {
     id: ROLE_IDS.agent,
@@ -102,7 +108,11 @@ export const REGIONS: readonly SeedRegion[] = [
   { id: '475f9356-cd7c-47c5-8d89-7c19b4611f1f', name: 'ca-central-1', description: 'Canada (Central)' },
   { id: '087ad6a8-bec5-4561-a652-eca12e218912', name: 'eu-west-1', description: 'Europe (Ireland)' },
   { id: '759b5787-0235-435c-8c73-6b7b95e1424d', name: 'eu-central-1', description: 'Europe (Frankfurt)' },
-  { id: '02ad9706-dd51-4c6d-b519-27916e163eba', name: 'ap-southeast-2', description: 'Asia Pacific (Sydney)' },
+  {
+    id: '02ad9706-dd51-4c6d-b519-27916e163eba',
+    name: 'ap-southeast-2',
+    description: 'Asia Pacific (Sydney)',
+  },
 ]
 
 export const PLATFORM_NAME = 'Platform'

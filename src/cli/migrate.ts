@@ -8,7 +8,10 @@ export async function runMigrateCommand(config: Config, logger: Logger): Promise
   const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir })
   try {
     const { applied } = await migrateToLatest(database.db)
-    logger.info({ applied }, applied.length ? `applied ${applied.length} migration(s)` : 'schema is up to date')
+    logger.info(
+      { applied },
+      applied.length ? `applied ${applied.length} migration(s)` : 'schema is up to date',
+    )
     return 0
   } catch (error) {
     logger.error({ err: error }, 'migration failed')

@@ -1,6 +1,6 @@
+import { hkdfSync, randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { hkdfSync, randomBytes } from 'node:crypto'
 import type { Logger } from 'pino'
 import type { Config } from '../config.js'
 

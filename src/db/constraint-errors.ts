@@ -17,7 +17,9 @@ const CONSTRAINT_ERRORS: Record<string, (ctx: Context) => AppError> = {
   users_email_key: (ctx) =>
     new AppError(
       'email_taken',
-      ctx.email ? `A user with e-mail "${ctx.email}" already exists` : 'A user with this e-mail already exists',
+      ctx.email
+        ? `A user with e-mail "${ctx.email}" already exists`
+        : 'A user with this e-mail already exists',
       { email: 'already exists' },
     ),
   tenant_users_pkey: () =>
@@ -37,8 +39,11 @@ const CONSTRAINT_ERRORS: Record<string, (ctx: Context) => AppError> = {
   tenants_region_id_fkey: () =>
     new AppError('validation_failed', 'regionId does not name a region', { regionId: 'does not exist' }),
   tenants_admin_user_id_fkey: () =>
-    new AppError('validation_failed', 'adminUserId does not name a platform user', { adminUserId: 'does not exist' }),
-  api_keys_id_key: () => new AppError('validation_failed', 'API key id collision; retry', { id: 'already exists' }),
+    new AppError('validation_failed', 'adminUserId does not name a platform user', {
+      adminUserId: 'does not exist',
+    }),
+  api_keys_id_key: () =>
+    new AppError('validation_failed', 'API key id collision; retry', { id: 'already exists' }),
 }
 
 interface PgError {

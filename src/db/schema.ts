@@ -94,20 +94,20 @@ export interface TenantUsersTable {
   user_id: string
   role_id: string
   status: MembershipStatus
-  state: 'offline' | 'online'
+  state: Defaulted<'offline' | 'online'>
   no_password: boolean | null
   default_identity_provider: string | null
   invitation_expiry_date: Timestamp | null
   invitation_token_hash: string | null
   invited_by: string | null
-  extension: string
-  extensions: Json<Extension[]>
-  active_extension: Json<Extension | null>
+  extension: Defaulted<string>
+  extensions: ColumnType<Extension[], string | undefined, string>
+  active_extension: ColumnType<Extension | null, string | null | undefined, string | null>
   supervisor_id: string | null
   capacity_rule_id: string | null
   session_started: Timestamp | null
   session_reason: string | null
-  work_station_id: string
+  work_station_id: Defaulted<string>
   client_log_level: string | null
   created: Timestamp
   created_by: string

@@ -8,7 +8,10 @@ const FASTIFY_CODES: Record<string, { reason: ErrorReason; message: string }> = 
     reason: 'unsupported_media_type',
     message: 'The request body must be JSON (Content-Type: application/json)',
   },
-  FST_ERR_CTP_BODY_TOO_LARGE: { reason: 'payload_too_large', message: 'The request body is larger than 1 MiB' },
+  FST_ERR_CTP_BODY_TOO_LARGE: {
+    reason: 'payload_too_large',
+    message: 'The request body is larger than 1 MiB',
+  },
   FST_ERR_CTP_INVALID_JSON_BODY: { reason: 'invalid_json', message: 'The request body is not valid JSON' },
   FST_ERR_CTP_EMPTY_JSON_BODY: { reason: 'invalid_json', message: 'The request body is empty' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: {
@@ -43,16 +46,23 @@ export function registerErrorHandling(app: FastifyInstance): void {
     const status = error.statusCode
     if (status !== undefined && status >= 400 && status < 500) {
       // A client error Fastify raised that we have not named: keep its status, use the nearest reason.
-      const reason: ErrorReason = status === 404 ? 'not_found' : status === 413 ? 'payload_too_large' : 'validation_failed'
+      const reason: ErrorReason =
+        status === 404 ? 'not_found' : status === 413 ? 'payload_too_large' : 'validation_failed'
       return reply.code(status).send(errorBody(new AppError(reason, error.message), request.id))
     }
     request.log.error({ err: error }, 'request failed')
-    const internal = new AppError('internal', 'An internal error occurred; quote the request id when reporting it')
+    const internal = new AppError(
+      'internal',
+      'An internal error occurred; quote the request id when reporting it',
+    )
     return reply.code(500).send(errorBody(internal, request.id))
   })
 
   app.setNotFoundHandler((request, reply) => {
-    const notFound = new AppError('not_found', `Route ${request.method} ${request.url.split('?')[0]} not found`)
+    const notFound = new AppError(
+      'not_found',
+      `Route ${request.method} ${request.url.split('?')[0]} not found`,
+    )
     return reply.code(404).send(errorBody(notFound, request.id))
   })
 }

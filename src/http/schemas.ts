@@ -58,7 +58,8 @@ export const Email = (options: { description?: string } = {}) =>
   Type.String({
     maxLength: LIMITS.email,
     // One @, a dotted domain, no spaces or control characters: what a mail server will accept.
-    pattern: '^[^\\s@\\u0000-\\u001F\\u007F]+@[^\\s@\\u0000-\\u001F\\u007F]+\\.[^\\s@\\u0000-\\u001F\\u007F]+$',
+    pattern:
+      '^[^\\s@\\u0000-\\u001F\\u007F]+@[^\\s@\\u0000-\\u001F\\u007F]+\\.[^\\s@\\u0000-\\u001F\\u007F]+$',
     errorMessage: `must be an e-mail address of at most ${LIMITS.email} characters`,
     ...options,
   })
@@ -100,4 +101,3 @@ export const PageQuery = {
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: LIMITS.listPage })),
   cursor: Type.Optional(Type.String({ maxLength: 512 })),
 }
-

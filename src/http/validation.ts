@@ -1,6 +1,6 @@
-import type { FastifySchemaCompiler } from 'fastify'
 import { Ajv, type ErrorObject } from 'ajv'
 import addFormats from 'ajv-formats'
+import type { FastifySchemaCompiler } from 'fastify'
 import { AppError, type Attribute } from './errors.js'
 
 /**
@@ -35,6 +35,16 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
   }
 }
 
+/**
+ * A validator for one body schema, for input that does not arrive as a whole request body (bulk rows,
+ * NDJSON lines). Same rules as request validation; returns the 400 or undefined. Defaults are applied and
+ * unknown fields dropped in place, as for a body.
+ */
+export function compileBodyValidator(schema: object): (data: unknown) => AppError | undefined {
+  const validate = bodyAjv.compile(schema)
+  return (data) => (validate(data) ? undefined : validationError(validate.errors ?? [], 'body'))
+}
+
 /** Turns Ajv's errors into one 400 naming every field and what is wrong with it. */
 export function validationError(errors: ErrorObject[], httpPart = 'body'): AppError {
   const attribute: Attribute = {}
@@ -60,7 +70,10 @@ function fieldOf(error: ErrorObject): string {
   if (error.keyword === 'required') path.push(String(error.params.missingProperty))
   if (error.keyword === 'additionalProperties') path.push(String(error.params.additionalProperty))
   // Arrays read as items[3].email; objects as attributes.properties.token.
-  return path.reduce((acc, segment) => (/^\d+$/.test(segment) ? `${acc}[${segment}]` : acc ? `${acc}.${segment}` : segment), '')
+  return path.reduce(
+    (acc, segment) => (/^\d+$/.test(segment) ? `${acc}[${segment}]` : acc ? `${acc}.${segment}` : segment),
+    '',
+  )
 }
 
 function describe(error: ErrorObject): string {
@@ -80,11 +93,13 @@ function describe(error: ErrorObject): string {
     case 'oneOf':
       return custom ?? 'has an invalid value'
     default:
-      return custom ?? (error.message ?? 'is invalid')
+      return custom ?? error.message ?? 'is invalid'
   }
 }
 
 function article(type: string): string {
-  const words = type.split(',').map((t) => (t === 'null' ? 'null' : /^[aeiou]/.test(t) ? `an ${t}` : `a ${t}`))
+  const words = type
+    .split(',')
+    .map((t) => (t === 'null' ? 'null' : /^[aeiou]/.test(t) ? `an ${t}` : `a ${t}`))
   return words.join(' or ')
 }

@@ -1,5 +1,5 @@
-import type { RouteModule } from '../../http/typed-app.js'
 import { Result } from '../../http/schemas.js'
+import type { RouteModule } from '../../http/typed-app.js'
 import { LoginSchema, TOKEN_TTL, TokenRequestBody, TokenResponse } from './auth.schemas.js'
 import { describeLogin } from './auth.service.js'
 

@@ -6,7 +6,11 @@ export const TOKEN_TTL = { default: 86_400, max: 7 * 86_400, min: 60 } as const
 
 export const TokenRequestBody = Body({
   username: Type.String({ minLength: 1, maxLength: 254, description: 'An e-mail, or an API key id' }),
-  password: Type.String({ minLength: 1, maxLength: 1024, description: 'The password, or the API key secret' }),
+  password: Type.String({
+    minLength: 1,
+    maxLength: 1024,
+    description: 'The password, or the API key secret',
+  }),
   ttl: Type.Optional(
     Type.Integer({
       minimum: TOKEN_TTL.min,

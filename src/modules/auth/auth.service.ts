@@ -15,14 +15,28 @@ export async function describeLogin(ctx: ServiceContext, actor: Actor): Promise<
   const user = await ctx.db
     .selectFrom('users as u')
     .innerJoin('roles as r', 'r.id', 'u.role_id')
-    .select(['u.id', 'u.email', 'u.first_name', 'u.last_name', 'u.role_id', 'r.name as role_name', 'r.permissions'])
+    .select([
+      'u.id',
+      'u.email',
+      'u.first_name',
+      'u.last_name',
+      'u.role_id',
+      'r.name as role_name',
+      'r.permissions',
+    ])
     .where('u.id', '=', actor.userId)
     .executeTakeFirstOrThrow()
   const memberships = await ctx.db
     .selectFrom('tenant_users as tu')
     .innerJoin('tenants as t', 't.id', 'tu.tenant_id')
     .innerJoin('roles as r', 'r.id', 'tu.role_id')
-    .select(['t.id as tenant_id', 't.name as tenant_name', 't.active', 'r.id as role_id', 'r.name as role_name'])
+    .select([
+      't.id as tenant_id',
+      't.name as tenant_name',
+      't.active',
+      'r.id as role_id',
+      'r.name as role_name',
+    ])
     .where('tu.user_id', '=', actor.userId)
     .where('tu.status', '=', 'accepted')
     .orderBy('t.name')

@@ -91,7 +91,9 @@ export class Authenticator {
     const name = username.trim().toLowerCase()
     this.#failuresByName.check(name)
     this.#failuresByAddress.check(address)
-    const actor = UUID.test(name) ? await this.#apiKeyLogin(name, password) : await this.#passwordLogin(name, password)
+    const actor = UUID.test(name)
+      ? await this.#apiKeyLogin(name, password)
+      : await this.#passwordLogin(name, password)
     if (!actor) {
       this.#failuresByName.fail(name)
       this.#failuresByAddress.fail(address)
@@ -116,7 +118,8 @@ export class Authenticator {
     }
     const user = await this.#user(claims.sub)
     if (!user || user.status === 'disabled') throw unauthorized('This user is disabled or gone')
-    if (claims.iatMs < user.passwordChangedAtMs) throw unauthorized('Token issued before the last password change')
+    if (claims.iatMs < user.passwordChangedAtMs)
+      throw unauthorized('Token issued before the last password change')
     return toUserActor(user)
   }
 
@@ -125,7 +128,8 @@ export class Authenticator {
     const verified = this.#verifiedPasswords.get(cacheKey)
     if (verified) {
       const user = await this.#user(verified.userId)
-      if (user && user.status !== 'disabled' && user.passwordChangedAtMs <= verified.at) return toUserActor(user)
+      if (user && user.status !== 'disabled' && user.passwordChangedAtMs <= verified.at)
+        return toUserActor(user)
       this.#verifiedPasswords.delete(cacheKey)
     }
     const row = await findUserCredentials(this.db, { email })

@@ -7,7 +7,9 @@ const Status = Type.Object({ status: Type.String() })
 
 /** Liveness (the process answers) and readiness (the database answers). No credentials. */
 export const healthRoutes: RouteModule = async (app, ctx) => {
-  app.get('/healthz', { schema: { tags: ['health'], response: { 200: Status } } }, async () => ({ status: 'ok' }))
+  app.get('/healthz', { schema: { tags: ['health'], response: { 200: Status } } }, async () => ({
+    status: 'ok',
+  }))
   app.get('/readyz', { schema: { tags: ['health'], response: { 200: Status } } }, async () => {
     try {
       await sql`select 1`.execute(ctx.db)

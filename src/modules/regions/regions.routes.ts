@@ -10,16 +10,31 @@ const RegionSchema = Type.Object({ id: Uuid(), name: Type.String(), description:
 export const regionRoutes: RouteModule = async (app, ctx) => {
   app.get(
     '/regions',
-    { schema: { tags: ['regions'], summary: 'List regions', response: { 200: Result(Type.Array(RegionSchema)) } } },
+    {
+      schema: {
+        tags: ['regions'],
+        summary: 'List regions',
+        response: { 200: Result(Type.Array(RegionSchema)) },
+      },
+    },
     async () => ({
-      result: await ctx.db.selectFrom('regions').select(['id', 'name', 'description']).orderBy('name').execute(),
+      result: await ctx.db
+        .selectFrom('regions')
+        .select(['id', 'name', 'description'])
+        .orderBy('name')
+        .execute(),
     }),
   )
 
   app.get(
     '/regions/:id',
     {
-      schema: { tags: ['regions'], summary: 'Get a region', params: IdParams, response: { 200: Result(RegionSchema) } },
+      schema: {
+        tags: ['regions'],
+        summary: 'Get a region',
+        params: IdParams,
+        response: { 200: Result(RegionSchema) },
+      },
     },
     async (request) => {
       const region = await ctx.db

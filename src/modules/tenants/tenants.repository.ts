@@ -16,7 +16,9 @@ function selectTenants(db: Kysely<Database>) {
     .select('p.name as parent_name')
     .select(
       // Derived, never stored: childIds is always exactly the tenants whose parent is this one.
-      sql<string[]>`coalesce((select array_agg(c.id order by c.created, c.id) from tenants c where c.parent_id = t.id), '{}')`.as(
+      sql<
+        string[]
+      >`coalesce((select array_agg(c.id order by c.created, c.id) from tenants c where c.parent_id = t.id), '{}')`.as(
         'child_ids',
       ),
     )
@@ -38,7 +40,10 @@ export interface TenantListFilter {
   limit?: number | undefined
 }
 
-export async function listTenants(db: Kysely<Database>, filter: TenantListFilter): Promise<TenantRecordRow[]> {
+export async function listTenants(
+  db: Kysely<Database>,
+  filter: TenantListFilter,
+): Promise<TenantRecordRow[]> {
   let query = selectTenants(db).orderBy('t.id')
   if (filter.regionId) query = query.where('t.region_id', '=', filter.regionId)
   if (filter.subtreesOf) {
@@ -53,7 +58,11 @@ export async function listTenants(db: Kysely<Database>, filter: TenantListFilter
   return query.execute()
 }
 
-export async function updateTenant(db: Kysely<Database>, id: string, changes: TenantUpdate): Promise<boolean> {
+export async function updateTenant(
+  db: Kysely<Database>,
+  id: string,
+  changes: TenantUpdate,
+): Promise<boolean> {
   const result = await db.updateTable('tenants').set(changes).where('id', '=', id).executeTakeFirst()
   return result.numUpdatedRows > 0n
 }

@@ -1,8 +1,8 @@
 import { Type } from 'typebox'
 import { Result, TenantParams } from '../../http/schemas.js'
 import type { RouteModule } from '../../http/typed-app.js'
-import { createTenant, getTenant, listVisibleTenants, updateTenantById } from './tenants.service.js'
 import { CreateTenantBody, ListTenantsQuery, TenantSchema, UpdateTenantBody } from './tenants.schemas.js'
+import { createTenant, getTenant, listVisibleTenants, updateTenantById } from './tenants.service.js'
 
 const tags = ['tenants']
 
@@ -44,7 +44,14 @@ export const tenantRoutes: RouteModule = async (app, ctx) => {
 
   app.get(
     '/tenants/:tenantId',
-    { schema: { tags, summary: 'Get a tenant', params: TenantParams, response: { 200: Result(TenantSchema) } } },
+    {
+      schema: {
+        tags,
+        summary: 'Get a tenant',
+        params: TenantParams,
+        response: { 200: Result(TenantSchema) },
+      },
+    },
     async (request) => ({ result: await getTenant(ctx, request.actor, request.params.tenantId) }),
   )
 

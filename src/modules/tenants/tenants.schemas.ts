@@ -1,5 +1,14 @@
 import { type Static, Type } from 'typebox'
-import { Body, Description, Name, Nullable, PageQuery, ShortText, Timestamp, Uuid } from '../../http/schemas.js'
+import {
+  Body,
+  Description,
+  Name,
+  Nullable,
+  PageQuery,
+  ShortText,
+  Timestamp,
+  Uuid,
+} from '../../http/schemas.js'
 
 /** Tenant shapes (SPEC §2.1, API.md §4.2). */
 
@@ -13,30 +22,28 @@ const Timezone = Type.String({
 const ClientLogLevel = Nullable(Type.Enum(CLIENT_LOG_LEVELS, { type: 'string' }))
 const IdentityProviderState = Type.Enum(IDENTITY_PROVIDER_STATES, { type: 'string' })
 
-export const TenantSchema = Type.Object(
-  {
-    id: Uuid(),
-    name: Type.String(),
-    description: Type.String(),
-    regionId: Uuid(),
-    parentId: Uuid({ description: 'The parent tenant, or the platform id for a root tenant' }),
-    parentIds: Type.Array(Uuid(), { description: 'Every ancestor from the platform down to the parent' }),
-    parent: Type.Object({ id: Uuid(), name: Type.String() }),
-    childIds: Type.Array(Uuid()),
-    adminUserId: Uuid(),
-    createdBy: Uuid(),
-    updatedBy: Uuid(),
-    created: Timestamp(),
-    updated: Timestamp(),
-    active: Type.Boolean(),
-    timezone: Type.String(),
-    defaultIdentityProvider: Nullable(Type.String()),
-    cxengageIdentityProvider: Type.String(),
-    clientLogLevel: Nullable(Type.String()),
-    outboundIntegrationId: Nullable(Type.String()),
-    capacityRuleId: Nullable(Uuid()),
-  },
-)
+export const TenantSchema = Type.Object({
+  id: Uuid(),
+  name: Type.String(),
+  description: Type.String(),
+  regionId: Uuid(),
+  parentId: Uuid({ description: 'The parent tenant, or the platform id for a root tenant' }),
+  parentIds: Type.Array(Uuid(), { description: 'Every ancestor from the platform down to the parent' }),
+  parent: Type.Object({ id: Uuid(), name: Type.String() }),
+  childIds: Type.Array(Uuid()),
+  adminUserId: Uuid(),
+  createdBy: Uuid(),
+  updatedBy: Uuid(),
+  created: Timestamp(),
+  updated: Timestamp(),
+  active: Type.Boolean(),
+  timezone: Type.String(),
+  defaultIdentityProvider: Nullable(Type.String()),
+  cxengageIdentityProvider: Type.String(),
+  clientLogLevel: Nullable(Type.String()),
+  outboundIntegrationId: Nullable(Type.String()),
+  capacityRuleId: Nullable(Uuid()),
+})
 export type Tenant = Static<typeof TenantSchema>
 
 export const CreateTenantBody = Body({

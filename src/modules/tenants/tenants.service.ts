@@ -9,7 +9,13 @@ import { AppError, invalidField } from '../../http/errors.js'
 import { decodeCursor, type Page, toPage } from '../../http/pagination.js'
 import { isTimezone } from '../regions/timezones.js'
 import { displayName, tenantNameKey } from './tenant-name.js'
-import { findTenant, insertTenant, listTenants, type TenantRecordRow, updateTenant } from './tenants.repository.js'
+import {
+  findTenant,
+  insertTenant,
+  listTenants,
+  type TenantRecordRow,
+  updateTenant,
+} from './tenants.repository.js'
 import type { CreateTenantInput, ListTenantsQuery, Tenant, UpdateTenantInput } from './tenants.schemas.js'
 
 export function tenantNotFound(): AppError {
@@ -27,7 +33,11 @@ function checkTimezone(timezone: string | undefined): void {
 }
 
 /** Create a tenant (SPEC §4.1, API.md §4.2). */
-export async function createTenant(ctx: ServiceContext, actor: Actor, input: CreateTenantInput): Promise<Tenant> {
+export async function createTenant(
+  ctx: ServiceContext,
+  actor: Actor,
+  input: CreateTenantInput,
+): Promise<Tenant> {
   checkTimezone(input.timezone)
   let parent: { id: string; name: string; parentIds: string[] }
   if (input.parentId === undefined) {
@@ -39,7 +49,8 @@ export async function createTenant(ctx: ServiceContext, actor: Actor, input: Cre
     const access = await ctx.access.inTenant(actor, input.parentId)
     // A parent the caller cannot see is reported like a missing one: ids do not leak.
     if (!canSee(access)) throw invalidField('parentId', 'does not exist', 'parentId does not name a tenant')
-    if (!access.permissions.has('MANAGE_TENANT')) throw permissionDenied('MANAGE_TENANT', 'in the parent tenant')
+    if (!access.permissions.has('MANAGE_TENANT'))
+      throw permissionDenied('MANAGE_TENANT', 'in the parent tenant')
     parent = access.tenant
   }
 
@@ -119,12 +130,16 @@ export async function updateTenantById(
   if (input.active !== undefined) changes.active = input.active
   if (input.adminUserId !== undefined) changes.admin_user_id = input.adminUserId
   if (input.timezone !== undefined) changes.timezone = input.timezone
-  if (input.cxengageIdentityProvider !== undefined) changes.cxengage_identity_provider = input.cxengageIdentityProvider
-  if (input.defaultIdentityProvider !== undefined) changes.default_identity_provider = input.defaultIdentityProvider
+  if (input.cxengageIdentityProvider !== undefined)
+    changes.cxengage_identity_provider = input.cxengageIdentityProvider
+  if (input.defaultIdentityProvider !== undefined)
+    changes.default_identity_provider = input.defaultIdentityProvider
   if (input.outboundIntegrationId !== undefined) changes.outbound_integration_id = input.outboundIntegrationId
   if (input.clientLogLevel !== undefined) changes.client_log_level = input.clientLogLevel
 
-  const updated = await withConstraintErrors(() => updateTenant(ctx.db, tenantId, changes), { name: changes.name })
+  const updated = await withConstraintErrors(() => updateTenant(ctx.db, tenantId, changes), {
+    name: changes.name,
+  })
   if (!updated) throw tenantNotFound()
   // `active` and the name feed permission look-ups and parent names.
   ctx.access.invalidate()

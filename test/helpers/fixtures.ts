@@ -1,0 +1,107 @@
+import type { Kysely } from 'kysely'
+import { uuidv7 } from 'uuidv7'
+import { REGIONS, ROLE_IDS } from '../../src/access/permissions.js'
+import { hashPassword } from '../../src/crypto/passwords.js'
+import type { Database, MembershipStatus } from '../../src/db/schema.js'
+import type { TestApp } from './test-app.js'
+
+/**
+ * Rows written straight into a test's database, for arranging a scene that the API under test does not
+ * create itself. Assertions always go through the API.
+ */
+export const REGION_ID = REGIONS[0]!.id
+
+let counter = 0
+export function uniqueName(prefix = 'Tenant'): string {
+  counter += 1
+  return `${prefix} ${process.pid}-${Date.now().toString(36)}-${counter}`
+}
+
+export function uniqueEmail(prefix = 'user'): string {
+  counter += 1
+  return `${prefix}.${process.pid}.${Date.now().toString(36)}.${counter}@example.test`
+}
+
+export interface FixtureUser {
+  id: string
+  email: string
+  password: string
+}
+
+export async function insertUser(
+  db: Kysely<Database>,
+  options: { email?: string; password?: string; roleId?: string; status?: 'enabled' | 'disabled' } = {},
+): Promise<FixtureUser> {
+  const email = (options.email ?? uniqueEmail()).toLowerCase()
+  const password = options.password ?? 'correct horse battery staple'
+  const now = new Date(Date.now() - 1000)
+  const id = uuidv7()
+  await db
+    .insertInto('users')
+    .values({
+      id,
+      email,
+      role_id: options.roleId ?? ROLE_IDS.platformUser,
+      status: options.status ?? 'enabled',
+      password_hash: await hashPassword(password),
+      password_changed_at: now,
+      created: now,
+      updated: now,
+    })
+    .execute()
+  return { id, email, password }
+}
+
+export async function insertMembership(
+  db: Kysely<Database>,
+  options: {
+    tenantId: string
+    userId: string
+    roleId: string
+    status?: MembershipStatus
+    createdBy?: string
+  },
+): Promise<void> {
+  const now = new Date()
+  await db
+    .insertInto('tenant_users')
+    .values({
+      tenant_id: options.tenantId,
+      user_id: options.userId,
+      role_id: options.roleId,
+      status: options.status ?? 'accepted',
+      created: now,
+      created_by: options.createdBy ?? options.userId,
+      updated: now,
+      updated_by: options.createdBy ?? options.userId,
+    })
+    .execute()
+}
+
+/** Creates a tenant through the API as the platform administrator. */
+export async function createTenantAsAdmin(
+  t: TestApp,
+  body: Record<string, unknown> = {},
+): Promise<{ id: string; name: string; [key: string]: unknown }> {
+  const response = await t.request('POST', '/v1/tenants', {
+    token: await t.adminToken(),
+    body: { name: uniqueName(), regionId: REGION_ID, ...body },
+  })
+  if (response.status !== 201) throw new Error(`tenant create failed: ${JSON.stringify(response.body)}`)
+  return response.body.result
+}
+
+/**
+ * A user who is an accepted member of `tenantId` with `roleId` (a built-in tenant role by default
+ * Administrator), with a token. The way to act "as a tenant Administrator/Supervisor/Agent".
+ */
+export async function memberWithToken(
+  t: TestApp,
+  tenantId: string,
+  roleId: string = ROLE_IDS.administrator,
+): Promise<FixtureUser & { token: string }> {
+  const user = await insertUser(t.database.handle.db)
+  await insertMembership(t.database.handle.db, { tenantId, userId: user.id, roleId })
+  t.ctx.access.invalidate()
+  return { ...user, token: await t.tokenFor(user.email, user.password) }
+}

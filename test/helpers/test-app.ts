@@ -1,0 +1,133 @@
+import { Writable } from 'node:stream'
+import type { FastifyInstance } from 'fastify'
+import { buildApp } from '../../src/app.js'
+import { ManualClock } from '../../src/clock.js'
+import { type Config, loadConfig } from '../../src/config.js'
+import type { ServiceContext } from '../../src/context.js'
+import { resolveKeys } from '../../src/crypto/keys.js'
+import { createLogger } from '../../src/logger.js'
+import { createTestDatabase, type TestDatabase } from './test-database.js'
+import { TEST_ADMIN, TEST_SECRET_KEY, TEST_TOKEN_SECRET } from './test-env.js'
+
+export interface ApiResponse<T = any> {
+  status: number
+  body: T
+  headers: Record<string, string | string[] | number | undefined>
+}
+
+export interface RequestOptions {
+  token?: string
+  /** Raw Authorization header, when not a token. */
+  authorization?: string
+  body?: unknown
+  headers?: Record<string, string>
+}
+
+export interface TestApp {
+  app: FastifyInstance
+  ctx: ServiceContext
+  clock: ManualClock
+  config: Config
+  database: TestDatabase
+  /** Every log line the app wrote, as text. */
+  logs: string[]
+  request<T = any>(method: string, url: string, options?: RequestOptions): Promise<ApiResponse<T>>
+  /** A token for the bootstrapped Platform Administrator. */
+  adminToken(): Promise<string>
+  tokenFor(username: string, password: string): Promise<string>
+  close(): Promise<void>
+}
+
+export interface TestAppOptions {
+  /** Extra environment for loadConfig (API.md §9 names). */
+  env?: Record<string, string>
+  clock?: ManualClock
+  database?: TestDatabase
+}
+
+/** The app as production builds it (same factory), on a database of its own, over app.inject. */
+export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const database = options.database ?? (await createTestDatabase())
+  const config = loadConfig({
+    DATABASE_URL: database.url,
+    TENANTRY_SECRET_KEY: TEST_SECRET_KEY.toString('base64'),
+    TENANTRY_TOKEN_SECRET: TEST_TOKEN_SECRET,
+    TENANTRY_ADMIN_EMAIL: TEST_ADMIN.email,
+    TENANTRY_ADMIN_PASSWORD: TEST_ADMIN.password,
+    TENANTRY_PUBLIC_URL: 'http://tenantry.test',
+    LOG_LEVEL: 'info',
+    ...options.env,
+  })
+  const clock = options.clock ?? new ManualClock()
+  const logs: string[] = []
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      logs.push(chunk.toString())
+      done()
+    },
+  })
+  const logger = createLogger(config.logLevel, sink)
+  const platform = await database.handle.db
+    .selectFrom('platform')
+    .select(['id', 'name'])
+    .executeTakeFirstOrThrow()
+  const { app, ctx } = await buildApp({
+    db: database.handle.db,
+    config,
+    clock,
+    keys: resolveKeys(config),
+    logger,
+    platform,
+  })
+  await app.ready()
+
+  const request = async <T>(
+    method: string,
+    url: string,
+    opts: RequestOptions = {},
+  ): Promise<ApiResponse<T>> => {
+    const headers: Record<string, string> = { ...opts.headers }
+    if (opts.token) headers.authorization = `Bearer ${opts.token}`
+    if (opts.authorization) headers.authorization = opts.authorization
+    const hasBody = opts.body !== undefined
+    if (hasBody && !headers['content-type']) headers['content-type'] = 'application/json'
+    const response = await app.inject({
+      method: method as 'GET',
+      url,
+      headers,
+      ...(hasBody ? { payload: typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body) } : {}),
+    })
+    let body: unknown = response.body
+    if ((response.headers['content-type'] ?? '').toString().includes('json') && response.body) {
+      body = JSON.parse(response.body)
+    }
+    return { status: response.statusCode, body: body as T, headers: response.headers }
+  }
+
+  const tokenFor = async (username: string, password: string) => {
+    const response = await request<{ token: string }>('POST', '/v1/tokens', { body: { username, password } })
+    if (response.status !== 200)
+      throw new Error(`login as ${username} failed: ${JSON.stringify(response.body)}`)
+    return response.body.token
+  }
+  let adminToken: string | undefined
+
+  return {
+    app,
+    ctx,
+    clock,
+    config,
+    database,
+    logs,
+    request,
+    tokenFor,
+    adminToken: async () => {
+      adminToken ??= await tokenFor(TEST_ADMIN.email, TEST_ADMIN.password)
+      return adminToken
+    },
+    close: async () => {
+      await app.close()
+      if (!options.database) await database.drop()
+    },
+  }
+}
