@@ -1,0 +1,151 @@
+import type { Actor } from '../../access/actor.js'
+import { TtlCache } from '../../access/cache.js'
+import { canSee } from '../../access/effective.js'
+import {
+  isPermission,
+  PERMISSION_DESCRIPTIONS,
+  PERMISSIONS,
+  type Permission,
+} from '../../access/permissions.js'
+import type { ServiceContext } from '../../context.js'
+import type { RoleRow } from '../../db/schema.js'
+import { AppError } from '../../http/errors.js'
+import { decodeCursor, type Page, toPage } from '../../http/pagination.js'
+import { tenantNotFound } from '../tenants/tenants.service.js'
+import type { CatalogRole, RoleCatalog } from './role-catalog.js'
+import { findRole, listGlobalRoles, listRoles } from './roles.repository.js'
+import type { ListRolesQuery, PermissionRecord, Role } from './roles.schemas.js'
+
+/**
+ * Roles are reference data that every caller who assigns one needs, so reading them asks for no
+ * permission beyond being able to see where they apply: platform and built-in roles are readable by any
+ * authenticated caller (their ids are fixed constants anyway); a tenant's own roles by whoever can see
+ * that tenant. Anything else is a 404, so ids do not leak.
+ */
+
+export function roleNotFound(): AppError {
+  return new AppError('role_not_found', 'Role not found')
+}
+
+// One catalog per application (keyed by its AccessControl), cleared with every other permission cache.
+const catalogs = new WeakMap<ServiceContext['access'], TtlCache<'all', Promise<RoleCatalog>>>()
+const CATALOG_TTL_MS = 5_000
+
+/**
+ * The platform roles and built-in tenant roles, for synchronous rule checks. Cached for a few seconds:
+ * built-in roles never change, and the promise is shared so a burst of requests costs one query.
+ */
+export function loadRoleCatalog(ctx: ServiceContext): Promise<RoleCatalog> {
+  let cache = catalogs.get(ctx.access)
+  if (!cache) {
+    const fresh = new TtlCache<'all', Promise<RoleCatalog>>(CATALOG_TTL_MS, 1)
+    ctx.access.onInvalidate(() => fresh.clear())
+    catalogs.set(ctx.access, fresh)
+    cache = fresh
+  }
+  const cached = cache.get('all')
+  if (cached) return cached
+  const loading = listGlobalRoles(ctx.db).then(
+    (rows) => new Map(rows.map((row) => [row.id, toCatalogRole(row)])) as RoleCatalog,
+  )
+  cache.set('all', loading)
+  loading.catch(() => cache.delete('all'))
+  return loading
+}
+
+export function toCatalogRole(row: RoleRow): CatalogRole {
+  return { id: row.id, scope: row.scope, name: row.name, permissions: permissionSet(row.permissions) }
+}
+
+export function permissionSet(names: readonly string[]): ReadonlySet<Permission> {
+  return new Set(names.filter(isPermission))
+}
+
+export function listPermissions(): PermissionRecord[] {
+  return PERMISSIONS.map((name) => ({ name, description: PERMISSION_DESCRIPTIONS[name] }))
+}
+
+export async function listPlatformRoles(ctx: ServiceContext, query: ListRolesQuery): Promise<Page<Role>> {
+  const rows = await listRoles(ctx.db, {
+    scope: 'platform',
+    afterId: decodeCursor(query.cursor),
+    limit: query.limit,
+  })
+  const page = toPage(rows, query.limit, (row) => row.id)
+  return { items: page.items.map(toRole), nextCursor: page.nextCursor }
+}
+
+/** The built-in tenant roles and the tenant's own (and its ancestors'), for a tenant the caller can see. */
+export async function listTenantRoles(
+  ctx: ServiceContext,
+  actor: Actor,
+  tenantId: string,
+  query: ListRolesQuery,
+): Promise<Page<Role>> {
+  const access = await ctx.access.inTenant(actor, tenantId)
+  if (!canSee(access)) throw tenantNotFound()
+  const rows = await listRoles(ctx.db, {
+    scope: 'tenant',
+    ownerTenantIds: [access.tenant.id, ...access.tenant.parentIds],
+    afterId: decodeCursor(query.cursor),
+    limit: query.limit,
+  })
+  const page = toPage(rows, query.limit, (row) => row.id)
+  return { items: page.items.map(toRole), nextCursor: page.nextCursor }
+}
+
+export async function getRole(ctx: ServiceContext, actor: Actor, roleId: string): Promise<Role> {
+  const row = await findRole(ctx.db, roleId)
+  if (!row) throw roleNotFound()
+  if (row.tenant_id !== null && !canSee(await ctx.access.inTenant(actor, row.tenant_id))) throw roleNotFound()
+  return toRole(row)
+}
+
+/**
+ * A tenant role usable in `tenantId` — a built-in tenant role or one owned by the tenant or an
+ * ancestor — or a 400 naming `field`.
+ */
+export async function findTenantRoleFor(
+  ctx: ServiceContext,
+  tenant: { id: string; parentIds: readonly string[] },
+  roleId: string,
+  field = 'roleId',
+): Promise<CatalogRole> {
+  const catalog = await loadRoleCatalog(ctx)
+  const known = catalog.get(roleId.toLowerCase())
+  const row = known ? undefined : await findRole(ctx.db, roleId)
+  const role = known ?? (row ? toCatalogRole(row) : undefined)
+  const usable =
+    row === undefined || row.tenant_id === null || [tenant.id, ...tenant.parentIds].includes(row.tenant_id)
+  if (!role || !usable) {
+    throw new AppError('validation_failed', `${field} does not name a role of this tenant`, {
+      [field]: 'does not name a tenant role',
+    })
+  }
+  if (role.scope !== 'tenant') {
+    throw new AppError(
+      'validation_failed',
+      `${field} names the platform role "${role.name}"; a tenant role is required`,
+      {
+        [field]: 'is a platform role; a tenant role is required',
+      },
+    )
+  }
+  return role
+}
+
+export function toRole(row: RoleRow): Role {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    // Catalogue order, so that responses are stable.
+    permissions: PERMISSIONS.filter((p) => row.permissions.includes(p)),
+    tenantId: row.tenant_id,
+    builtIn: row.built_in,
+    created: row.created.toISOString(),
+    createdBy: row.created_by,
+    updated: row.updated.toISOString(),
+    updatedBy: row.updated_by,
+  }
+}
