@@ -1,0 +1,64 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { fileURLToPath } from 'node:url'
+
+export const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url))
+
+export interface ServiceProcess {
+  child: ChildProcess
+  output(): string
+  /** Resolves with the first output line matching `pattern`, or rejects when the process exits first. */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>
+  exited: Promise<number | null>
+}
+
+/** Runs `tenantry <args>` from source, as `npm start` does, with the given environment. */
+export function runTenantry(args: string[], env: Record<string, string | undefined>): ServiceProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+    cwd: PROJECT_ROOT,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let text = ''
+  const listeners = new Set<() => void>()
+  const onData = (chunk: Buffer) => {
+    text += chunk.toString()
+    for (const listener of listeners) listener()
+  }
+  child.stdout!.on('data', onData)
+  child.stderr!.on('data', onData)
+  const exited = once(child, 'exit').then(([code]) => code as number | null)
+
+  return {
+    child,
+    output: () => text,
+    exited,
+    waitFor: (pattern, timeoutMs = 60_000) =>
+      new Promise((resolve, reject) => {
+        const check = () => {
+          const match = text.match(pattern)
+          if (match) {
+            cleanup()
+            resolve(match)
+          }
+        }
+        const timer = setTimeout(() => {
+          cleanup()
+          reject(new Error(`timed out waiting for ${pattern}; output:\n${text}`))
+        }, timeoutMs)
+        const cleanup = () => {
+          clearTimeout(timer)
+          listeners.delete(check)
+        }
+        listeners.add(check)
+        exited.then(() => {
+          check()
+          if (listeners.has(check)) {
+            cleanup()
+            reject(new Error(`process exited before ${pattern}; output:\n${text}`))
+          }
+        })
+        check()
+      }),
+  }
+}
