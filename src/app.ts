@@ -15,15 +15,20 @@ import type { Database } from './db/schema.js'
 import { registerAuthentication } from './http/auth.js'
 import { registerErrorHandling } from './http/error-handler.js'
 import { ERROR_REASONS } from './http/errors.js'
+import { registerIdempotency } from './http/idempotency.js'
 import { registerJsonParser } from './http/json-body.js'
 import { ErrorBodySchema } from './http/schemas.js'
 import type { RouteModule, TypedApp } from './http/typed-app.js'
 import { validatorCompiler } from './http/validation.js'
+import { apiKeyRoutes } from './modules/api-keys/api-keys.routes.js'
 import { authRoutes } from './modules/auth/auth.routes.js'
 import { Authenticator } from './modules/auth/authenticator.js'
 import { healthRoutes } from './modules/health/health.routes.js'
+import { integrationRoutes } from './modules/integrations/integrations.routes.js'
 import { regionRoutes } from './modules/regions/regions.routes.js'
+import { roleRoutes } from './modules/roles/roles.routes.js'
 import { tenantRoutes } from './modules/tenants/tenants.routes.js'
+import { userRoutes } from './modules/users/users.routes.js'
 
 export interface AppDeps {
   db: Kysely<Database>
@@ -40,7 +45,15 @@ export interface App {
 }
 
 /** The features, each a folder under modules/, registered under /v1. */
-const ROUTE_MODULES: RouteModule[] = [authRoutes, regionRoutes, tenantRoutes]
+const ROUTE_MODULES: RouteModule[] = [
+  authRoutes,
+  regionRoutes,
+  tenantRoutes,
+  integrationRoutes,
+  userRoutes,
+  roleRoutes,
+  apiKeyRoutes,
+]
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
@@ -113,6 +126,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     async (v1) => {
       // Everything under /v1 needs credentials unless its route says otherwise; health and docs do not.
       registerAuthentication(v1 as unknown as FastifyInstance, authenticator)
+      registerIdempotency(v1 as unknown as FastifyInstance, deps.db, deps.clock)
       for (const routes of ROUTE_MODULES) await routes(v1 as TypedApp, ctx)
     },
     { prefix: '/v1' },

@@ -1,0 +1,169 @@
+import { createHash } from 'node:crypto'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { Kysely } from 'kysely'
+import type { Clock } from '../clock.js'
+import type { Database } from '../db/schema.js'
+import { AppError } from './errors.js'
+
+/**
+ * Safe retries (API.md §8). A POST with `Idempotency-Key` claims (caller, key) with a row before it runs;
+ * the response is stored beside it. Within 24 h the same caller, key and body replays the stored response
+ * with `Idempotent-Replayed: true` (a replayed 201 answers 200, API.md §1); another body → 409
+ * idempotency_key_reused. A retry that arrives while the first is still running gets 409 too, rather
+ * than running twice. Server errors release the key so that a retry can run again.
+ */
+const WINDOW_MS = 24 * 3600 * 1000
+const IN_PROGRESS = 0
+const MAX_KEY_LENGTH = 255
+const STORED_HEADERS = ['location', 'content-type']
+
+interface Claim {
+  actor: string
+  key: string
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    idempotencyClaim: Claim | undefined
+  }
+}
+
+export function registerIdempotency(app: FastifyInstance, db: Kysely<Database>, clock: Clock): void {
+  app.decorateRequest('idempotencyClaim', undefined)
+
+  app.addHook('preValidation', async (request: FastifyRequest, reply: FastifyReply) => {
+    const header = request.headers['idempotency-key']
+    if (request.method !== 'POST' || header === undefined || !request.actor) return
+    const key = Array.isArray(header) ? header[0]! : header
+    if (key.length === 0 || key.length > MAX_KEY_LENGTH) {
+      throw new AppError('validation_failed', `Idempotency-Key must be 1–${MAX_KEY_LENGTH} characters`, {
+        'Idempotency-Key': `must be 1–${MAX_KEY_LENGTH} characters`,
+      })
+    }
+    // A streamed body (NDJSON bulk) cannot be fingerprinted before it runs: not replayable.
+    if (request.body !== undefined && typeof (request.body as { pipe?: unknown }).pipe === 'function') return
+
+    const actor = request.actor.principalId
+    const requestHash = fingerprint(request)
+    const now = clock.now()
+    const claimed = await db
+      .insertInto('idempotency_keys')
+      .values({
+        actor,
+        key,
+        request_hash: requestHash,
+        status_code: IN_PROGRESS,
+        response_headers: '{}',
+        response_body: '',
+        created: now,
+      })
+      .onConflict((oc) =>
+        // An expired record is taken over as if it were not there.
+        oc
+          .columns(['actor', 'key'])
+          .doUpdateSet({
+            request_hash: requestHash,
+            status_code: IN_PROGRESS,
+            response_headers: '{}',
+            response_body: '',
+            created: now,
+          })
+          .where('idempotency_keys.created', '<', new Date(now.getTime() - WINDOW_MS)),
+      )
+      .returning('key')
+      .executeTakeFirst()
+    if (claimed) {
+      request.idempotencyClaim = { actor, key }
+      return
+    }
+
+    const stored = await db
+      .selectFrom('idempotency_keys')
+      .selectAll()
+      .where('actor', '=', actor)
+      .where('key', '=', key)
+      .executeTakeFirst()
+    if (!stored || stored.request_hash !== requestHash) {
+      throw new AppError(
+        'idempotency_key_reused',
+        'This Idempotency-Key was already used with another request',
+        {
+          'Idempotency-Key': 'already used with another request',
+        },
+      )
+    }
+    if (stored.status_code === IN_PROGRESS) {
+      throw new AppError(
+        'idempotency_key_reused',
+        'A request with this Idempotency-Key is still running; retry shortly',
+        {
+          'Idempotency-Key': 'in progress',
+        },
+      )
+    }
+    reply
+      .code(stored.status_code === 201 ? 200 : stored.status_code)
+      .headers(stored.response_headers)
+      .header('idempotent-replayed', 'true')
+    return reply.send(stored.response_body)
+  })
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    const claim = request.idempotencyClaim
+    if (!claim) return payload
+    request.idempotencyClaim = undefined
+    if (reply.statusCode >= 500 || typeof payload !== 'string') {
+      await release(db, claim)
+      return payload
+    }
+    const headers: Record<string, string> = {}
+    for (const name of STORED_HEADERS) {
+      const value = reply.getHeader(name)
+      if (typeof value === 'string') headers[name] = value
+    }
+    await db
+      .updateTable('idempotency_keys')
+      .set({
+        status_code: reply.statusCode,
+        response_headers: JSON.stringify(headers),
+        response_body: payload,
+      })
+      .where('actor', '=', claim.actor)
+      .where('key', '=', claim.key)
+      .execute()
+    return payload
+  })
+
+  // A request that failed before a response was sent (aborted connection) must not hold its key.
+  app.addHook('onResponse', async (request) => {
+    if (request.idempotencyClaim) await release(db, request.idempotencyClaim)
+  })
+}
+
+async function release(db: Kysely<Database>, claim: Claim): Promise<void> {
+  await db
+    .deleteFrom('idempotency_keys')
+    .where('actor', '=', claim.actor)
+    .where('key', '=', claim.key)
+    .where('status_code', '=', IN_PROGRESS)
+    .execute()
+}
+
+function fingerprint(request: FastifyRequest): string {
+  return createHash('sha256')
+    .update(request.method)
+    .update('\u0000')
+    .update(request.url)
+    .update('\u0000')
+    .update(JSON.stringify(request.body ?? null))
+    .digest('base64url')
+}
+
+/** Deletes records past the 24-hour window; run periodically by the background work. */
+export async function sweepIdempotencyKeys(db: Kysely<Database>, now: Date): Promise<number> {
+  const result = await db
+    .deleteFrom('idempotency_keys')
+    .where('created', '<', new Date(now.getTime() - WINDOW_MS))
+    .executeTakeFirst()
+  return Number(result.numDeletedRows)
+}
