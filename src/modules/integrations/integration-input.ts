@@ -1,0 +1,116 @@
+import { AppError, type Attribute } from '../../http/errors.js'
+import { displayName } from '../tenants/tenant-name.js'
+import {
+  checkProperties,
+  checkPropertyRules,
+  completeProperties,
+  INTEGRATION_TYPES,
+  type IntegrationType,
+  isSecretKey,
+  type PlainProperties,
+  SECRET_MASK,
+} from './integration-types.js'
+import type { CreateIntegrationBody, UpdateIntegrationBody } from './integrations.schemas.js'
+
+/**
+ * Request bodies → checked, normalised input. Both spellings of a body (the brief's `attributes` wrapper
+ * and the flat fields) end here, and every problem is reported under the path the client used, e.g.
+ * `attributes.properties.foo` or `properties.foo`, all in one 400. Nothing is stored before this passes.
+ */
+export interface NewIntegrationInput {
+  type: IntegrationType
+  name: string
+  description: string | null
+  active: boolean
+  /** Every key of the type, defaults filled in, secrets in plaintext. */
+  properties: PlainProperties
+}
+
+export interface IntegrationChanges {
+  name?: string
+  description?: string | null
+  active?: boolean
+  /** Only the keys sent; a secret sent as SECRET_MASK is left out (it keeps the stored value). */
+  properties?: PlainProperties
+}
+
+export function readCreateBody(body: CreateIntegrationBody | undefined): NewIntegrationInput {
+  const wrapped = body?.attributes !== undefined
+  const source = (wrapped ? body?.attributes : body) ?? {}
+  const prefix = wrapped ? 'attributes.' : ''
+  const problems: Attribute = {}
+  const { type, properties } = source as Partial<NonNullable<CreateIntegrationBody['attributes']>>
+  if (type === undefined) problems[`${prefix}type`] = `is required (one of ${INTEGRATION_TYPES.join(', ')})`
+  if (properties === undefined) problems[`${prefix}properties`] = 'is required'
+  if (type === undefined || properties === undefined) throw invalidFields(problems)
+
+  const path = `${prefix}properties`
+  const given = checkProperties(type, properties, path, problems)
+  for (const [key, value] of Object.entries(given)) {
+    if (isSecretKey(type, key) && value === SECRET_MASK) {
+      problems[`${path}.${key}`] = `is the placeholder reads show for a stored secret; send the secret itself`
+    }
+  }
+  const complete = completeProperties(type, given, path, problems)
+  checkPropertyRules(type, complete, path, problems)
+  if (Object.keys(problems).length > 0) throw invalidFields(problems)
+
+  return {
+    type,
+    // The samples name an integration after its type; that is the default.
+    name: displayName(source.name ?? type),
+    description: source.description ?? null,
+    active: source.active === undefined ? false : toBoolean(source.active),
+    properties: complete,
+  }
+}
+
+/**
+ * A partial update of an integration of `type`. The rules across keys are checked later, on the merge
+ * with the stored properties (see checkMergedProperties).
+ */
+export function readUpdateBody(
+  body: UpdateIntegrationBody | undefined,
+  type: IntegrationType,
+): IntegrationChanges & { propertiesPath: string } {
+  const wrapped = body?.attributes !== undefined
+  const source = (wrapped ? body?.attributes : body) ?? {}
+  const prefix = wrapped ? 'attributes.' : ''
+  const propertiesPath = `${prefix}properties`
+  const problems: Attribute = {}
+  const changes: IntegrationChanges & { propertiesPath: string } = { propertiesPath }
+  if (source.name !== undefined) changes.name = displayName(source.name)
+  if (source.description !== undefined) changes.description = source.description
+  if (source.active !== undefined) changes.active = toBoolean(source.active)
+  if (source.properties !== undefined) {
+    const given = checkProperties(type, source.properties, propertiesPath, problems)
+    changes.properties = Object.fromEntries(
+      Object.entries(given).filter(([key, value]) => !(isSecretKey(type, key) && value === SECRET_MASK)),
+    )
+  }
+  if (Object.keys(problems).length > 0) throw invalidFields(problems)
+  return changes
+}
+
+/** The rules across keys, on the properties an update would leave (plain values; secrets not needed). */
+export function checkMergedProperties(
+  type: IntegrationType,
+  merged: Record<string, unknown>,
+  path: string,
+): void {
+  const problems: Attribute = {}
+  checkPropertyRules(type, merged, path, problems)
+  if (Object.keys(problems).length > 0) throw invalidFields(problems)
+}
+
+function toBoolean(value: boolean | 'true' | 'false'): boolean {
+  return value === true || value === 'true'
+}
+
+/** One 400 naming every field and what is wrong with it (never the value: it may be a secret). */
+function invalidFields(problems: Attribute): AppError {
+  const message = `Invalid ${Object.entries(problems)
+    .map(([field, problem]) => `${field} (${problem})`)
+    .join(', ')}`
+  return new AppError('validation_failed', message, problems)
+}

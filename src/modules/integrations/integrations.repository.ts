@@ -1,0 +1,48 @@
+import type { Insertable, Kysely, Updateable } from 'kysely'
+import type { Database, IntegrationRow, IntegrationsTable } from '../../db/schema.js'
+
+/** SQL for integrations. Each function takes the executor (db or transaction) first, then the tenant. */
+
+export async function insertIntegration(
+  db: Kysely<Database>,
+  row: Insertable<IntegrationsTable>,
+): Promise<void> {
+  await db.insertInto('integrations').values(row).execute()
+}
+
+export async function findIntegration(
+  db: Kysely<Database>,
+  tenantId: string,
+  id: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<IntegrationRow | undefined> {
+  let query = db.selectFrom('integrations').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id)
+  if (options.forUpdate) query = query.forUpdate()
+  return query.executeTakeFirst()
+}
+
+export async function listIntegrations(
+  db: Kysely<Database>,
+  tenantId: string,
+  page: { afterId?: string | undefined; limit?: number | undefined },
+): Promise<IntegrationRow[]> {
+  let query = db.selectFrom('integrations').selectAll().where('tenant_id', '=', tenantId).orderBy('id')
+  if (page.afterId) query = query.where('id', '>', page.afterId)
+  if (page.limit !== undefined) query = query.limit(page.limit + 1)
+  return query.execute()
+}
+
+export async function updateIntegration(
+  db: Kysely<Database>,
+  tenantId: string,
+  id: string,
+  changes: Updateable<IntegrationsTable>,
+): Promise<IntegrationRow | undefined> {
+  return db
+    .updateTable('integrations')
+    .set(changes)
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst()
+}

@@ -1,0 +1,142 @@
+import { Type } from 'typebox'
+import { Result, TenantParams } from '../../http/schemas.js'
+import type { RouteModule } from '../../http/typed-app.js'
+import {
+  CreateIntegrationBody,
+  IntegrationParams,
+  IntegrationSchema,
+  ListIntegrationsQuery,
+  UpdateIntegrationBody,
+} from './integrations.schemas.js'
+import {
+  createIntegration,
+  getIntegration,
+  listTenantIntegrations,
+  updateIntegrationById,
+} from './integrations.service.js'
+
+const tags = ['integrations']
+
+function location(tenantId: string, id: string): string {
+  return `/v1/tenants/${tenantId}/integrations/${id}`
+}
+
+/** Integrations of a tenant (SPEC §2.4, §4.4; API.md §4.5). */
+export const integrationRoutes: RouteModule = async (app, ctx) => {
+  app.post(
+    '/tenants/:tenantId/integrations/:integrationId',
+    {
+      schema: {
+        tags,
+        summary: 'Create an integration with a chosen id (the brief’s form; answers the record unwrapped)',
+        description:
+          'Body `{"attributes": {type, name, active, properties, description?}}` (flat fields also taken). ' +
+          '201 when created; a repeat with identical attributes answers 200 and the record; different ' +
+          'attributes for an existing id answer 409 integration_exists.',
+        params: IntegrationParams,
+        body: CreateIntegrationBody,
+        response: { 200: IntegrationSchema, 201: IntegrationSchema },
+      },
+    },
+    async (request, reply) => {
+      const { tenantId, integrationId } = request.params
+      const { integration, created } = await createIntegration(
+        ctx,
+        request.actor,
+        tenantId,
+        request.body,
+        integrationId,
+      )
+      if (!created) return reply.code(200).send(integration)
+      return reply
+        .code(201)
+        .header('location', location(integration.tenantId, integration.id))
+        .send(integration)
+    },
+  )
+
+  app.post(
+    '/tenants/:tenantId/integrations',
+    {
+      schema: {
+        tags,
+        summary: 'Create an integration',
+        description:
+          'Flat body `{type, name, active, properties, description?}`; the `attributes` wrapper is accepted too.',
+        params: TenantParams,
+        body: CreateIntegrationBody,
+        response: { 201: Result(IntegrationSchema) },
+      },
+    },
+    async (request, reply) => {
+      const { integration } = await createIntegration(
+        ctx,
+        request.actor,
+        request.params.tenantId,
+        request.body,
+      )
+      return reply
+        .code(201)
+        .header('location', location(integration.tenantId, integration.id))
+        .send({ result: integration })
+    },
+  )
+
+  app.get(
+    '/tenants/:tenantId/integrations',
+    {
+      schema: {
+        tags,
+        summary: 'List the integrations of a tenant',
+        params: TenantParams,
+        querystring: ListIntegrationsQuery,
+        response: {
+          200: Type.Object({
+            result: Type.Array(IntegrationSchema),
+            nextCursor: Type.Optional(Type.String()),
+          }),
+        },
+      },
+    },
+    async (request) => {
+      const page = await listTenantIntegrations(ctx, request.actor, request.params.tenantId, request.query)
+      return { result: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) }
+    },
+  )
+
+  app.get(
+    '/tenants/:tenantId/integrations/:integrationId',
+    {
+      schema: {
+        tags,
+        summary: 'Get an integration',
+        params: IntegrationParams,
+        response: { 200: Result(IntegrationSchema) },
+      },
+    },
+    async (request) => ({
+      result: await getIntegration(ctx, request.actor, request.params.tenantId, request.params.integrationId),
+    }),
+  )
+
+  app.put(
+    '/tenants/:tenantId/integrations/:integrationId',
+    {
+      schema: {
+        tags,
+        summary: 'Update an integration (partial: name, description, active, properties)',
+        description:
+          'Property keys are merged into the stored ones. A secret sent as "********" keeps its stored value.',
+        params: IntegrationParams,
+        body: UpdateIntegrationBody,
+        response: { 200: Result(IntegrationSchema) },
+      },
+    },
+    async (request) => {
+      const { tenantId, integrationId } = request.params
+      return {
+        result: await updateIntegrationById(ctx, request.actor, tenantId, integrationId, request.body),
+      }
+    },
+  )
+}

@@ -1,0 +1,87 @@
+import { type Static, Type } from 'typebox'
+import { Body, Description, Name, Nullable, PageQuery, Timestamp, Uuid } from '../../http/schemas.js'
+import { describePropertyKeys, INTEGRATION_TYPES, SECRET_MASK } from './integration-types.js'
+
+/** Integration shapes (SPEC §2.4, §4.4; API.md §4.5). */
+
+const IntegrationType = Type.Enum(INTEGRATION_TYPES, { type: 'string' })
+
+// The brief's samples send `active` as a quoted string; both spellings are taken.
+const Active = Type.Unsafe<boolean | 'true' | 'false'>({
+  enum: [true, false, 'true', 'false'],
+  description: 'A boolean; the strings "true" and "false" are accepted. Default false.',
+})
+
+// Keys depend on the type, so they are checked by the service (integration-types.ts), which names every
+// unknown or invalid key; the schema only insists on an object.
+const PropertiesInput = Type.Record(Type.String(), Type.Unknown(), {
+  description: `Keys by type — ${describePropertyKeys()}. Missing keys default to "" (false for booleans). Secrets sent as "${SECRET_MASK}" on update keep the stored value.`,
+})
+
+const IntegrationDescription = Nullable(Description())
+const IntegrationName = Name({
+  description: 'Unique in the tenant, compared ignoring case and spacing. Default: the type.',
+})
+
+/** The brief's `attributes` object. */
+const Attributes = Type.Object(
+  {
+    type: IntegrationType,
+    name: Type.Optional(IntegrationName),
+    active: Type.Optional(Active),
+    properties: PropertiesInput,
+    description: Type.Optional(IntegrationDescription),
+  },
+  { additionalProperties: false },
+)
+
+/**
+ * A create body: the brief's `{"attributes": {…}}` or the same fields flat, as existing clients send them.
+ * One object with both spellings optional (a top-level union would not drop unknown fields reliably);
+ * the service takes `attributes` when present and otherwise requires the flat fields.
+ */
+export const CreateIntegrationBody = Body({
+  attributes: Type.Optional(Attributes),
+  type: Type.Optional(IntegrationType),
+  name: Type.Optional(IntegrationName),
+  active: Type.Optional(Active),
+  properties: Type.Optional(PropertiesInput),
+  description: Type.Optional(IntegrationDescription),
+})
+export type CreateIntegrationBody = Static<typeof CreateIntegrationBody>
+
+const UpdateFields = {
+  name: Type.Optional(IntegrationName),
+  description: Type.Optional(IntegrationDescription),
+  active: Type.Optional(Active),
+  properties: Type.Optional(PropertiesInput),
+}
+
+/** A partial update; the type cannot change. The `attributes` wrapper is accepted here too. */
+export const UpdateIntegrationBody = Body({
+  ...UpdateFields,
+  attributes: Type.Optional(Type.Object(UpdateFields, { additionalProperties: false })),
+})
+export type UpdateIntegrationBody = Static<typeof UpdateIntegrationBody>
+
+export const IntegrationSchema = Type.Object({
+  id: Uuid(),
+  tenantId: Uuid(),
+  type: IntegrationType,
+  name: Type.String(),
+  description: Nullable(Type.String()),
+  active: Type.Boolean(),
+  // Only strings and booleans can be serialised here: a stored ciphertext object could never leak.
+  properties: Type.Record(Type.String(), Type.Union([Type.String(), Type.Boolean()]), {
+    description: `Secrets read "${SECRET_MASK}" when set and "" when empty.`,
+  }),
+  createdBy: Uuid(),
+  updatedBy: Uuid(),
+  created: Timestamp(),
+  updated: Timestamp(),
+})
+export type Integration = Static<typeof IntegrationSchema>
+
+export const IntegrationParams = Type.Object({ tenantId: Uuid(), integrationId: Uuid() })
+export const ListIntegrationsQuery = Type.Object({ ...PageQuery })
+export type ListIntegrationsQuery = Static<typeof ListIntegrationsQuery>

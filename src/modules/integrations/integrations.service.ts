@@ -1,0 +1,233 @@
+import type { Updateable } from 'kysely'
+import { uuidv7 } from 'uuidv7'
+import type { Actor } from '../../access/actor.js'
+import { canSee } from '../../access/effective.js'
+import type { Permission } from '../../access/permissions.js'
+import type { ServiceContext } from '../../context.js'
+import { SecretDecryptionError } from '../../crypto/secrets.js'
+import { constraintError, withConstraintErrors } from '../../db/constraint-errors.js'
+import type { IntegrationRow, IntegrationsTable } from '../../db/schema.js'
+import { AppError } from '../../http/errors.js'
+import { decodeCursor, type Page, toPage } from '../../http/pagination.js'
+import { tenantNotFound } from '../tenants/tenants.service.js'
+import {
+  checkMergedProperties,
+  type NewIntegrationInput,
+  readCreateBody,
+  readUpdateBody,
+} from './integration-input.js'
+import { integrationNameKey } from './integration-name.js'
+import { maskProperties, openSecret, type StoredProperties, sealProperties } from './integration-secrets.js'
+import { type IntegrationType, isIntegrationType, isSecretKey } from './integration-types.js'
+import {
+  findIntegration,
+  insertIntegration,
+  listIntegrations,
+  updateIntegration,
+} from './integrations.repository.js'
+import type {
+  CreateIntegrationBody,
+  Integration,
+  ListIntegrationsQuery,
+  UpdateIntegrationBody,
+} from './integrations.schemas.js'
+
+const MANAGE: Permission[] = ['MANAGE_ALL_PROVIDERS']
+const READ: Permission[] = ['VIEW_ALL_PROVIDERS', 'MANAGE_ALL_PROVIDERS']
+
+function integrationNotFound(): AppError {
+  return new AppError('integration_not_found', 'Integration not found')
+}
+
+/**
+ * A tenant the caller cannot see is a 404 (ids do not leak); one it sees without the permission, a 403.
+ * Answers the tenant id as the database spells it: secrets are bound to that exact text.
+ */
+async function requirePermission(
+  ctx: ServiceContext,
+  actor: Actor,
+  tenantId: string,
+  anyOf: Permission[],
+): Promise<string> {
+  const access = await ctx.access.inTenant(actor, tenantId)
+  if (!canSee(access)) throw tenantNotFound()
+  if (!anyOf.some((permission) => access.permissions.has(permission))) {
+    throw new AppError('permission_denied', `${anyOf.join(' or ')} is required in this tenant`)
+  }
+  return access.tenant.id
+}
+
+export interface CreatedIntegration {
+  integration: Integration
+  /** False when an identical create with the same client-chosen id was replayed. */
+  created: boolean
+}
+
+/**
+ * Create an integration (SPEC §4.4, API.md §4.5). With a client-chosen `integrationId`, a repeat with
+ * identical attributes answers the stored record and different attributes 409 `integration_exists`.
+ * Secrets are encrypted before the database is touched; the create itself is one INSERT.
+ */
+export async function createIntegration(
+  ctx: ServiceContext,
+  actor: Actor,
+  tenantId: string,
+  body: CreateIntegrationBody | undefined,
+  integrationId?: string,
+): Promise<CreatedIntegration> {
+  const tenant = await requirePermission(ctx, actor, tenantId, MANAGE)
+  const input = readCreateBody(body)
+  const id = integrationId?.toLowerCase() ?? uuidv7()
+  const now = ctx.clock.now()
+  const row: IntegrationRow = {
+    tenant_id: tenant,
+    id,
+    type: input.type,
+    name: input.name,
+    name_key: integrationNameKey(input.name),
+    description: input.description,
+    active: input.active,
+    properties: sealProperties(ctx.keys, input.type, tenant, id, input.properties),
+    created: now,
+    created_by: actor.principalId,
+    updated: now,
+    updated_by: actor.principalId,
+  }
+  try {
+    await insertIntegration(ctx.db, { ...row, properties: JSON.stringify(row.properties) })
+    return { integration: toIntegration(row), created: true }
+  } catch (error) {
+    const known = constraintError(error, { name: input.name })
+    if (integrationId !== undefined && known) {
+      // The id may be taken (a repeat, or a conflict); the name check can fire first, so look.
+      const existing = await findIntegration(ctx.db, tenant, id)
+      if (existing) {
+        if (sameAttributes(ctx, existing, input))
+          return { integration: toIntegration(existing), created: false }
+        throw new AppError(
+          'integration_exists',
+          `An integration with id ${id} already exists in this tenant with other attributes`,
+          { integrationId: 'already exists' },
+        )
+      }
+    }
+    throw known ?? error
+  }
+}
+
+export async function getIntegration(
+  ctx: ServiceContext,
+  actor: Actor,
+  tenantId: string,
+  id: string,
+): Promise<Integration> {
+  await requirePermission(ctx, actor, tenantId, READ)
+  const row = await findIntegration(ctx.db, tenantId, id)
+  if (!row) throw integrationNotFound()
+  return toIntegration(row)
+}
+
+export async function listTenantIntegrations(
+  ctx: ServiceContext,
+  actor: Actor,
+  tenantId: string,
+  query: ListIntegrationsQuery,
+): Promise<Page<Integration>> {
+  await requirePermission(ctx, actor, tenantId, READ)
+  const rows = await listIntegrations(ctx.db, tenantId, {
+    afterId: decodeCursor(query.cursor),
+    limit: query.limit,
+  })
+  const page = toPage(rows, query.limit, (row) => row.id)
+  return { items: page.items.map(toIntegration), nextCursor: page.nextCursor }
+}
+
+/**
+ * Partial update: `name, description, active, properties`. Property keys are merged into the stored
+ * ones (keys not sent are kept; a secret sent as "********" keeps its stored value; "" clears it).
+ * New secrets are encrypted before the transaction; the transaction locks the row, merges and writes.
+ */
+export async function updateIntegrationById(
+  ctx: ServiceContext,
+  actor: Actor,
+  tenantId: string,
+  id: string,
+  body: UpdateIntegrationBody | undefined,
+): Promise<Integration> {
+  const tenant = await requirePermission(ctx, actor, tenantId, MANAGE)
+  const current = await findIntegration(ctx.db, tenant, id)
+  if (!current) throw integrationNotFound()
+  // The type never changes, so it can be read before the transaction.
+  const type = typeOf(current)
+  const changes = readUpdateBody(body, type)
+  const sealed =
+    changes.properties && sealProperties(ctx.keys, type, current.tenant_id, current.id, changes.properties)
+
+  const set: Updateable<IntegrationsTable> = { updated: ctx.clock.now(), updated_by: actor.principalId }
+  if (changes.name !== undefined) {
+    set.name = changes.name
+    set.name_key = integrationNameKey(changes.name)
+  }
+  if (changes.description !== undefined) set.description = changes.description
+  if (changes.active !== undefined) set.active = changes.active
+
+  const updated = await withConstraintErrors(
+    () =>
+      ctx.db.transaction().execute(async (trx) => {
+        const locked = await findIntegration(trx, tenant, current.id, { forUpdate: true })
+        if (!locked) throw integrationNotFound()
+        if (sealed) {
+          const merged = { ...(locked.properties as StoredProperties), ...sealed }
+          checkMergedProperties(type, merged, changes.propertiesPath)
+          set.properties = JSON.stringify(merged)
+        }
+        return updateIntegration(trx, tenant, current.id, set)
+      }),
+    { name: changes.name },
+  )
+  if (!updated) throw integrationNotFound()
+  return toIntegration(updated)
+}
+
+/** Whether a repeated create says exactly what is stored; secrets are compared by decrypting them. */
+function sameAttributes(ctx: ServiceContext, row: IntegrationRow, input: NewIntegrationInput): boolean {
+  if (row.type !== input.type || row.name !== input.name) return false
+  if (row.description !== input.description || row.active !== input.active) return false
+  const stored = row.properties as StoredProperties
+  return Object.entries(input.properties).every(([key, value]) => {
+    if (!isSecretKey(input.type, key)) return stored[key] === value
+    try {
+      return openSecret(ctx.keys, row.tenant_id, row.id, key, stored[key]) === value
+    } catch (error) {
+      if (!(error instanceof SecretDecryptionError)) throw error
+      // The stored value cannot be compared; say so (never the value) and treat it as different.
+      ctx.logger.warn(
+        { tenantId: row.tenant_id, integrationId: row.id, field: key, problem: error.message },
+        'a stored integration secret does not decrypt',
+      )
+      return false
+    }
+  })
+}
+
+function typeOf(row: IntegrationRow): IntegrationType {
+  if (!isIntegrationType(row.type)) throw new Error(`integration ${row.id} has an unknown type ${row.type}`)
+  return row.type
+}
+
+export function toIntegration(row: IntegrationRow): Integration {
+  const type = typeOf(row)
+  return {
+    id: row.id,
+    tenantId: row.tenant_id,
+    type,
+    name: row.name,
+    description: row.description,
+    active: row.active,
+    properties: maskProperties(type, row.properties as StoredProperties),
+    createdBy: row.created_by,
+    updatedBy: row.updated_by,
+    created: row.created.toISOString(),
+    updated: row.updated.toISOString(),
+  }
+}
