@@ -15,6 +15,7 @@ import type { Database } from './db/schema.js'
 import { registerAuthentication } from './http/auth.js'
 import { registerErrorHandling } from './http/error-handler.js'
 import { ERROR_REASONS } from './http/errors.js'
+import { registerEtags } from './http/etag.js'
 import { registerIdempotency } from './http/idempotency.js'
 import { registerJsonParser } from './http/json-body.js'
 import { ErrorBodySchema } from './http/schemas.js'
@@ -127,6 +128,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       // Everything under /v1 needs credentials unless its route says otherwise; health and docs do not.
       registerAuthentication(v1 as unknown as FastifyInstance, authenticator)
       registerIdempotency(v1 as unknown as FastifyInstance, deps.db, deps.clock)
+      registerEtags(v1 as unknown as FastifyInstance)
       for (const routes of ROUTE_MODULES) await routes(v1 as TypedApp, ctx)
     },
     { prefix: '/v1' },

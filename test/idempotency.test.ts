@@ -94,3 +94,37 @@ describe('Idempotency-Key', () => {
     expect(response.body.error.attribute).toHaveProperty('Idempotency-Key')
   })
 })
+
+describe('ETag and If-Match', () => {
+  it('tags single reads, answers 304 to If-None-Match, and refuses a PUT with a stale If-Match', async () => {
+    token = await t.tokenFor('admin@tenantry.test', 'admin-password-for-tests')
+    const created = await t.request('POST', '/v1/tenants', {
+      token,
+      body: { name: uniqueName('Etag'), regionId: REGION_ID },
+    })
+    const url = `/v1/tenants/${created.body.result.id}`
+    const read = await t.request('GET', url, { token })
+    const etag = read.headers.etag as string
+    expect(etag).toMatch(/^W\/".+"$/)
+
+    const unchanged = await t.request('GET', url, { token, headers: { 'if-none-match': etag } })
+    expect(unchanged.status).toBe(304)
+
+    const first = await t.request('PUT', url, {
+      token,
+      body: { description: 'one' },
+      headers: { 'if-match': etag },
+    })
+    expect(first.status).toBe(200)
+    const stale = await t.request('PUT', url, {
+      token,
+      body: { description: 'two' },
+      headers: { 'if-match': etag },
+    })
+    expect(stale.status).toBe(412)
+    expect(stale.body.error.reason).toBe('precondition_failed')
+    const after = await t.request('GET', url, { token })
+    expect(after.body.result.description).toBe('one')
+    expect(after.headers.etag).not.toBe(etag)
+  })
+})
