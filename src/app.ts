@@ -126,7 +126,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(
     async (v1) => {
       // Everything under /v1 needs credentials unless its route says otherwise; health and docs do not.
-      registerAuthentication(v1 as unknown as FastifyInstance, authenticator)
+      registerAuthentication(v1 as unknown as FastifyInstance, authenticator, {
+        perCredentialPerMinute: deps.config.apiRateLimitPerMinute,
+      })
       registerIdempotency(v1 as unknown as FastifyInstance, deps.db, deps.clock)
       registerEtags(v1 as unknown as FastifyInstance)
       for (const routes of ROUTE_MODULES) await routes(v1 as TypedApp, ctx)

@@ -177,3 +177,24 @@ describe('POST /v1/login', () => {
     expect(empty.status).toBe(200)
   })
 })
+
+describe('per-credential rate limit', () => {
+  it('is off by default and, when an operator sets it, answers 429 with Retry-After past the limit', async () => {
+    const token = await t.adminToken()
+    for (let i = 0; i < 5; i++) expect((await t.request('GET', '/v1/regions', { token })).status).toBe(200)
+
+    const limited = await createTestApp({ env: { TENANTRY_API_RATE_LIMIT: '3' } })
+    try {
+      const limitedToken = await limited.adminToken()
+      const statuses = []
+      for (let i = 0; i < 4; i++)
+        statuses.push((await limited.request('GET', '/v1/regions', { token: limitedToken })).status)
+      expect(statuses).toEqual([200, 200, 200, 429])
+      const refused = await limited.request('GET', '/v1/regions', { token: limitedToken })
+      expect(refused.body.error.reason).toBe('rate_limited')
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0)
+    } finally {
+      await limited.close()
+    }
+  })
+})

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Actor } from '../access/actor.js'
 import type { Authenticator, InvitationCredential } from '../modules/auth/authenticator.js'
 import { unauthorized } from '../modules/auth/authenticator.js'
+import { RequestLimiter } from './rate-limit.js'
 
 /**
  * Which credentials a route takes, declared in its route config:
@@ -24,7 +25,14 @@ declare module 'fastify' {
 }
 
 /** Resolves credentials before the body is read, so a stranger gets 401 before anything else. */
-export function registerAuthentication(app: FastifyInstance, authenticator: Authenticator): void {
+export function registerAuthentication(
+  app: FastifyInstance,
+  authenticator: Authenticator,
+  options: { perCredentialPerMinute?: number } = {},
+): void {
+  const limiter = options.perCredentialPerMinute
+    ? new RequestLimiter(options.perCredentialPerMinute)
+    : undefined
   app.decorateRequest('actor', null as never)
   app.decorateRequest('invitation', undefined)
   app.addHook('onRequest', async (request: FastifyRequest) => {
@@ -36,6 +44,7 @@ export function registerAuthentication(app: FastifyInstance, authenticator: Auth
       request.invitation = credential
       return
     }
+    limiter?.take(credential.principalId)
     request.actor = credential
   })
 }

@@ -42,3 +42,38 @@ export class FailureLimiter {
     for (const [key, window] of this.#windows) if (window.resetAt <= now) this.#windows.delete(key)
   }
 }
+
+/**
+ * Requests per credential per minute, for operators who set TENANTRY_API_RATE_LIMIT (off by default:
+ * authenticated traffic is not throttled unless asked, API.md §1).
+ */
+export class RequestLimiter {
+  readonly #windows = new Map<string, { count: number; resetAt: number }>()
+  constructor(
+    private readonly perMinute: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  take(key: string): void {
+    const now = this.now()
+    let window = this.#windows.get(key)
+    if (!window || window.resetAt <= now) {
+      if (this.#windows.size > 100_000) {
+        for (const [k, w] of this.#windows) if (w.resetAt <= now) this.#windows.delete(k)
+      }
+      window = { count: 0, resetAt: now + 60_000 }
+      this.#windows.set(key, window)
+    }
+    window.count += 1
+    if (window.count > this.perMinute) {
+      throw new AppError(
+        'rate_limited',
+        `More than ${this.perMinute} requests a minute for this credential`,
+        undefined,
+        {
+          'retry-after': String(Math.max(1, Math.ceil((window.resetAt - now) / 1000))),
+        },
+      )
+    }
+  }
+}
