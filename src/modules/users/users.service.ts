@@ -1,5 +1,74 @@
+import type { Actor } from '../../access/actor.js'
+import type { ServiceContext } from '../../context.js'
 import type { UserRow } from '../../db/schema.js'
-import type { User } from './users.schemas.js'
+import { AppError } from '../../http/errors.js'
+import { decodeCursor, type Page, toPage } from '../../http/pagination.js'
+import { loadRoleCatalog } from '../roles/roles.service.js'
+import { buildNewUserRow, normalizeEmail } from './user-rules.js'
+import {
+  canLookUpByEmail,
+  canReadUser,
+  platformPermissionsOf,
+  READ_USERS,
+  userScope,
+} from './user-visibility.js'
+import { findUserByEmail, findUserById, insertUserRows, listUsers } from './users.repository.js'
+import type { CreateUserInput, ListUsersQuery, User } from './users.schemas.js'
+
+export function userNotFound(): AppError {
+  return new AppError('user_not_found', 'User not found')
+}
+
+/**
+ * Create one platform user (SPEC §4.2, API.md §4.3). Needs MANAGE_ALL_USERS from the platform role or
+ * effective in at least one tenant; the roles assigned must be platform roles within the caller's
+ * platform-role permissions (an API key has none, so it can assign only a role with no permission).
+ * One INSERT; the e-mail's unique index settles races.
+ */
+export async function createUser(ctx: ServiceContext, actor: Actor, input: CreateUserInput): Promise<User> {
+  if (!(await ctx.access.holdsAnywhere(actor, 'MANAGE_ALL_USERS'))) {
+    throw new AppError('permission_denied', 'MANAGE_ALL_USERS is required to create platform users')
+  }
+  const row = buildNewUserRow(input, {
+    roles: await loadRoleCatalog(ctx),
+    callerPlatformPermissions: platformPermissionsOf(actor),
+    actorPrincipalId: actor.principalId,
+    now: ctx.clock.now(),
+  })
+  if (row instanceof AppError) throw row
+  const [stored] = await insertUserRows(ctx.db, [row])
+  if (!stored) throw new Error('INSERT … RETURNING gave no row')
+  return toUser(stored)
+}
+
+export async function getUser(ctx: ServiceContext, actor: Actor, userId: string): Promise<User> {
+  if (!(await canReadUser(ctx, actor, userId))) throw userNotFound()
+  const row = await findUserById(ctx.db, userId)
+  if (!row) throw userNotFound()
+  return toUser(row)
+}
+
+/**
+ * `GET /v1/users`: the users the caller can read (user-visibility.ts), or with `?email=` the one user with
+ * that e-mail — 404 when there is none the caller may see (existing clients rely on the 404).
+ */
+export async function listVisibleUsers(
+  ctx: ServiceContext,
+  actor: Actor,
+  query: ListUsersQuery,
+): Promise<Page<User>> {
+  const scope = await userScope(ctx, actor, READ_USERS, true)
+  if (query.email !== undefined) {
+    const email = normalizeEmail(query.email)
+    let [row] = await listUsers(ctx.db, { scope, email })
+    if (!row && (await canLookUpByEmail(ctx, actor))) row = await findUserByEmail(ctx.db, email)
+    if (!row) throw userNotFound()
+    return { items: [toUser(row)], nextCursor: undefined }
+  }
+  const rows = await listUsers(ctx.db, { scope, afterId: decodeCursor(query.cursor), limit: query.limit })
+  const page = toPage(rows, query.limit, (row) => row.id)
+  return { items: page.items.map(toUser), nextCursor: page.nextCursor }
+}
 
 /** The API record of a stored user: an allow-list, so the password hash cannot leak. */
 export function toUser(row: UserRow): User {

@@ -1,0 +1,100 @@
+import { Type } from 'typebox'
+import { Result, TenantParams } from '../../http/schemas.js'
+import type { RouteModule } from '../../http/typed-app.js'
+import {
+  ApiKeyParams,
+  ApiKeySchema,
+  CreateApiKeyBody,
+  ListApiKeysQuery,
+  NewApiKeySchema,
+  UpdateApiKeyBody,
+} from './api-keys.schemas.js'
+import { createApiKey, getApiKey, listTenantApiKeys, updateApiKey } from './api-keys.service.js'
+
+const tags = ['api keys']
+const description = 'Needs MANAGE_ALL_APP_CREDENTIALS effective in the tenant.'
+
+/** API keys of a tenant (API.md §4.6): used as `Basic keyId:secret` or through POST /v1/tokens. */
+export const apiKeyRoutes: RouteModule = async (app, ctx) => {
+  app.post(
+    '/tenants/:tenantId/api-keys',
+    {
+      schema: {
+        tags,
+        summary: 'Create an API key; its secret is shown once',
+        description: `${description} roleId must be a tenant role within the caller’s permissions there.`,
+        params: TenantParams,
+        body: CreateApiKeyBody,
+        response: { 201: Result(NewApiKeySchema) },
+      },
+    },
+    async (request, reply) => {
+      const { tenantId } = request.params
+      const key = await createApiKey(ctx, request.actor, tenantId, request.body)
+      return reply
+        .code(201)
+        .header('location', `/v1/tenants/${key.tenantId}/api-keys/${key.id}`)
+        .header('cache-control', 'no-store')
+        .send({ result: key })
+    },
+  )
+
+  app.get(
+    '/tenants/:tenantId/api-keys',
+    {
+      schema: {
+        tags,
+        summary: 'List the API keys of a tenant (never their secrets)',
+        description,
+        params: TenantParams,
+        querystring: ListApiKeysQuery,
+        response: {
+          200: Type.Object({ result: Type.Array(ApiKeySchema), nextCursor: Type.Optional(Type.String()) }),
+        },
+      },
+    },
+    async (request) => {
+      const page = await listTenantApiKeys(ctx, request.actor, request.params.tenantId, request.query)
+      return { result: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) }
+    },
+  )
+
+  app.get(
+    '/tenants/:tenantId/api-keys/:keyId',
+    {
+      schema: {
+        tags,
+        summary: 'Get an API key',
+        description,
+        params: ApiKeyParams,
+        response: { 200: Result(ApiKeySchema) },
+      },
+    },
+    async (request) => ({
+      result: await getApiKey(ctx, request.actor, request.params.tenantId, request.params.keyId),
+    }),
+  )
+
+  app.put(
+    '/tenants/:tenantId/api-keys/:keyId',
+    {
+      schema: {
+        tags,
+        summary: 'Enable or disable an API key',
+        description,
+        params: ApiKeyParams,
+        body: UpdateApiKeyBody,
+        response: { 200: Result(ApiKeySchema) },
+      },
+    },
+    async (request) => ({
+      result: await updateApiKey(
+        ctx,
+        request.actor,
+        request.params.tenantId,
+        request.params.keyId,
+        request.body,
+      ),
+    }),
+  )
+}

@@ -1,0 +1,147 @@
+import { uuidv7 } from 'uuidv7'
+import { type Actor, actingUserId } from '../../access/actor.js'
+import { permissionsBeyondCeiling } from '../../access/ceiling.js'
+import { canSee, type TenantAccess } from '../../access/effective.js'
+import type { ServiceContext } from '../../context.js'
+import { randomSecret, sha256 } from '../../crypto/tokens.js'
+import type { ApiKeyRow } from '../../db/schema.js'
+import { AppError } from '../../http/errors.js'
+import { decodeCursor, type Page, toPage } from '../../http/pagination.js'
+import type { CatalogRole } from '../roles/role-catalog.js'
+import { findTenantRoleFor } from '../roles/roles.service.js'
+import { tenantNotFound } from '../tenants/tenants.service.js'
+import { findApiKey, insertApiKey, listApiKeys, updateApiKeyStatus } from './api-keys.repository.js'
+import type {
+  ApiKey,
+  CreateApiKeyInput,
+  ListApiKeysQuery,
+  NewApiKey,
+  UpdateApiKeyInput,
+} from './api-keys.schemas.js'
+
+/**
+ * API keys of a tenant (API.md §4.6). Every operation needs MANAGE_ALL_APP_CREDENTIALS effective in the
+ * tenant; a tenant the caller cannot see is a 404. A key acts with its tenant role in its tenant and the
+ * sub-tenants only (access/effective.ts), so the role it carries must be within the caller's effective
+ * permissions in that tenant — the role ceiling — both when the key is created and whenever it is changed.
+ */
+
+export function apiKeyNotFound(): AppError {
+  return new AppError('api_key_not_found', 'API key not found')
+}
+
+async function manageableTenant(ctx: ServiceContext, actor: Actor, tenantId: string): Promise<TenantAccess> {
+  const access = await ctx.access.inTenant(actor, tenantId)
+  if (!canSee(access)) throw tenantNotFound()
+  if (!access.permissions.has('MANAGE_ALL_APP_CREDENTIALS')) {
+    throw new AppError('permission_denied', 'MANAGE_ALL_APP_CREDENTIALS is required in this tenant')
+  }
+  return access
+}
+
+function assertWithinCeiling(role: CatalogRole, access: TenantAccess): void {
+  const missing = permissionsBeyondCeiling(role.permissions, access.permissions)
+  if (missing.length > 0) {
+    throw new AppError(
+      'role_exceeds_caller',
+      `The role "${role.name}" carries permissions the caller does not hold here: ${missing.join(', ')}`,
+      { roleId: 'exceeds the caller’s own permissions' },
+    )
+  }
+}
+
+export async function createApiKey(
+  ctx: ServiceContext,
+  actor: Actor,
+  tenantId: string,
+  input: CreateApiKeyInput,
+): Promise<NewApiKey> {
+  const access = await manageableTenant(ctx, actor, tenantId)
+  const role = await findTenantRoleFor(ctx, access.tenant, input.roleId)
+  assertWithinCeiling(role, access)
+
+  const secret = randomSecret()
+  const now = ctx.clock.now()
+  const row: ApiKeyRow = {
+    tenant_id: access.tenant.id,
+    id: uuidv7(),
+    name: input.name.trim(),
+    description: input.description ?? '',
+    role_id: role.id,
+    status: 'enabled',
+    // 256 random bits: SHA-256 is enough, and cheap to check on every request (crypto/tokens.ts).
+    secret_hash: sha256(secret),
+    created: now,
+    // Always a user: a key's creator is the default admin of tenants the key creates (access/actor.ts),
+    // so a key made by a key records the user behind the first one.
+    created_by: actingUserId(actor),
+    updated: now,
+    updated_by: actor.principalId,
+  }
+  await insertApiKey(ctx.db, row)
+  return { ...toApiKey(row), secret }
+}
+
+export async function listTenantApiKeys(
+  ctx: ServiceContext,
+  actor: Actor,
+  tenantId: string,
+  query: ListApiKeysQuery,
+): Promise<Page<ApiKey>> {
+  await manageableTenant(ctx, actor, tenantId)
+  const rows = await listApiKeys(ctx.db, tenantId, {
+    afterId: decodeCursor(query.cursor),
+    limit: query.limit,
+  })
+  const page = toPage(rows, query.limit, (row) => row.id)
+  return { items: page.items.map(toApiKey), nextCursor: page.nextCursor }
+}
+
+export async function getApiKey(
+  ctx: ServiceContext,
+  actor: Actor,
+  tenantId: string,
+  keyId: string,
+): Promise<ApiKey> {
+  await manageableTenant(ctx, actor, tenantId)
+  const row = await findApiKey(ctx.db, tenantId, keyId)
+  if (!row) throw apiKeyNotFound()
+  return toApiKey(row)
+}
+
+/** Enables or disables a key; a disabled key is refused at once (the caches are cleared). */
+export async function updateApiKey(
+  ctx: ServiceContext,
+  actor: Actor,
+  tenantId: string,
+  keyId: string,
+  input: UpdateApiKeyInput,
+): Promise<ApiKey> {
+  const access = await manageableTenant(ctx, actor, tenantId)
+  const existing = await findApiKey(ctx.db, tenantId, keyId)
+  if (!existing) throw apiKeyNotFound()
+  assertWithinCeiling(await findTenantRoleFor(ctx, access.tenant, existing.role_id), access)
+  const row = await updateApiKeyStatus(ctx.db, tenantId, keyId, {
+    status: input.status,
+    updated: ctx.clock.now(),
+    updated_by: actor.principalId,
+  })
+  if (!row) throw apiKeyNotFound()
+  ctx.access.invalidate()
+  return toApiKey(row)
+}
+
+export function toApiKey(row: ApiKeyRow): ApiKey {
+  return {
+    id: row.id,
+    tenantId: row.tenant_id,
+    name: row.name,
+    description: row.description,
+    roleId: row.role_id,
+    status: row.status,
+    created: row.created.toISOString(),
+    createdBy: row.created_by,
+    updated: row.updated.toISOString(),
+    updatedBy: row.updated_by,
+  }
+}

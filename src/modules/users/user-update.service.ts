@@ -1,0 +1,117 @@
+import type { Updateable } from 'kysely'
+import type { Actor } from '../../access/actor.js'
+import { withinCeiling } from '../../access/ceiling.js'
+import { canSee } from '../../access/effective.js'
+import type { ServiceContext } from '../../context.js'
+import { hashPassword, verifyPassword } from '../../crypto/passwords.js'
+import type { UserRow, UsersTable } from '../../db/schema.js'
+import { AppError, invalidField } from '../../http/errors.js'
+import { loadRoleCatalog } from '../roles/roles.service.js'
+import { checkAdditionalRoles, checkPlatformRole, checkTelephone, type RoleCatalog } from './user-rules.js'
+import { canManageUser, canReadUser, isSelf, platformPermissionsOf } from './user-visibility.js'
+import { findUserById, updateUser } from './users.repository.js'
+import type { UpdateUserInput, User } from './users.schemas.js'
+import { toUser, userNotFound } from './users.service.js'
+
+/** Fields a user may change on itself without MANAGE_ALL_USERS (API.md §4.3). */
+const SELF_SERVICE_FIELDS = new Set(['firstName', 'lastName', 'password', 'currentPassword'])
+
+/**
+ * `PUT /v1/users/{id}`, partial (API.md §4.3). A user may change its own names and, with
+ * `currentPassword`, its password. Everything else — and anything on another user — needs
+ * MANAGE_ALL_USERS over that user (user-visibility.ts) and obeys the role ceiling, both for the roles
+ * assigned and for the user's current roles. A password change stamps `password_changed_at`, which kills
+ * every token issued before it; the hash is computed before the write, outside any transaction.
+ */
+export async function updateUserById(
+  ctx: ServiceContext,
+  actor: Actor,
+  userId: string,
+  input: UpdateUserInput,
+): Promise<User> {
+  const self = isSelf(actor, userId)
+  const target = (await canReadUser(ctx, actor, userId)) ? await findUserById(ctx.db, userId) : undefined
+  if (!target) throw userNotFound()
+
+  const fields = Object.keys(input).filter((key) => input[key as keyof UpdateUserInput] !== undefined)
+  const managing = !self || fields.some((field) => !SELF_SERVICE_FIELDS.has(field))
+  const roles = await loadRoleCatalog(ctx)
+  if (managing) await assertMayManage(ctx, actor, target, roles)
+
+  const changes: Updateable<UsersTable> = {}
+  if (input.firstName !== undefined) changes.first_name = input.firstName
+  if (input.lastName !== undefined) changes.last_name = input.lastName
+  if (input.externalId !== undefined) changes.external_id = input.externalId
+  if (input.personalTelephone !== undefined) {
+    const telephone = checkTelephone(input.personalTelephone)
+    if (telephone instanceof AppError) throw telephone
+    changes.personal_telephone = telephone
+  }
+  if (input.defaultTenant !== undefined) {
+    if (input.defaultTenant !== null && !canSee(await ctx.access.inTenant(actor, input.defaultTenant))) {
+      throw invalidField('defaultTenant', 'does not exist', 'defaultTenant does not name a tenant')
+    }
+    changes.default_tenant = input.defaultTenant
+  }
+  if (input.status !== undefined) changes.status = input.status
+  const ceiling = platformPermissionsOf(actor)
+  if (input.roleId !== undefined) {
+    const error = checkPlatformRole(input.roleId, 'roleId', roles, ceiling)
+    if (error) throw error
+    changes.role_id = input.roleId.toLowerCase()
+  }
+  if (input.additionalRoleIds !== undefined) {
+    const additional = checkAdditionalRoles(input.additionalRoleIds, roles, ceiling)
+    if (additional instanceof AppError) throw additional
+    changes.additional_role_ids = additional
+  }
+  if (input.password !== undefined) {
+    await assertCurrentPassword(self, target, input.currentPassword)
+    changes.password_hash = await hashPassword(input.password)
+  }
+
+  const now = ctx.clock.now()
+  if (changes.password_hash !== undefined) changes.password_changed_at = now
+  const updated = await updateUser(ctx.db, userId, {
+    ...changes,
+    updated: now,
+    updated_by: actor.principalId,
+  })
+  if (!updated) throw userNotFound()
+  // Role, status and password feed authentication and permission caches.
+  if (changes.role_id || changes.status || changes.password_hash) ctx.access.invalidate()
+  return toUser(updated)
+}
+
+async function assertMayManage(ctx: ServiceContext, actor: Actor, target: UserRow, roles: RoleCatalog) {
+  if (!(await canManageUser(ctx, actor, target.id))) {
+    throw new AppError(
+      'permission_denied',
+      isSelf(actor, target.id)
+        ? 'Users may change only their own names and password; the rest needs MANAGE_ALL_USERS'
+        : 'MANAGE_ALL_USERS over this user is required',
+    )
+  }
+  // Nobody edits, disables or demotes a user whose current roles exceed their own.
+  const ceiling = platformPermissionsOf(actor)
+  for (const roleId of [target.role_id, ...target.additional_role_ids]) {
+    const role = roles.get(roleId)
+    if (role && !withinCeiling(role.permissions, ceiling)) {
+      throw new AppError(
+        'role_exceeds_caller',
+        `This user holds the role "${role.name}", which carries permissions the caller does not hold`,
+      )
+    }
+  }
+}
+
+async function assertCurrentPassword(self: boolean, target: UserRow, currentPassword: string | undefined) {
+  // An administrator resets another user's password without it; users prove who they are.
+  if (!self || target.password_hash === null) return
+  if (currentPassword === undefined) {
+    throw invalidField('currentPassword', 'is required', 'currentPassword is required to change the password')
+  }
+  if (!(await verifyPassword(target.password_hash, currentPassword))) {
+    throw invalidField('currentPassword', 'is not the current password')
+  }
+}
