@@ -1,0 +1,124 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { openSync, readFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+
+/** A free TCP port on 127.0.0.1: bind port 0, read the port, let it go. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      const port = typeof address === 'object' && address ? address.port : 0
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+export interface Service {
+  name: string
+  url: string
+  child: ChildProcess
+  /** What the process wrote to stderr (kept for when it dies). */
+  stderr(): string
+  stop(): Promise<void>
+}
+
+export interface ServiceOptions {
+  name: string
+  args: string[]
+  env: Record<string, string>
+  port: number
+  /** Where stdout (the request log) goes: a file path, or undefined for /dev/null. */
+  logFile?: string | undefined
+  /** A path answering 200 once the process is ready. */
+  readyPath: string
+  readyTimeoutMs?: number
+}
+
+/** Starts `node <args>` with the given environment and waits until `readyPath` answers 200. */
+export async function startService(options: ServiceOptions): Promise<Service> {
+  const stdout = options.logFile ? openSync(options.logFile, 'a') : 'ignore'
+  const child = spawn(process.execPath, options.args, {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env },
+    stdio: ['ignore', stdout, 'pipe'],
+  })
+  let stderr = ''
+  child.stderr?.on('data', (chunk: Buffer) => {
+    if (stderr.length < 20_000) stderr += chunk.toString()
+  })
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  const url = `http://127.0.0.1:${options.port}`
+  const service: Service = {
+    name: options.name,
+    url,
+    child,
+    stderr: () => stderr,
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return
+      child.kill('SIGTERM')
+      const killer = setTimeout(() => child.kill('SIGKILL'), 10_000)
+      await exited
+      clearTimeout(killer)
+    },
+  }
+
+  const deadline = Date.now() + (options.readyTimeoutMs ?? 60_000)
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) {
+      throw new Error(`${options.name} exited with code ${child.exitCode} while starting:\n${stderr}`)
+    }
+    try {
+      const response = await fetch(`${url}${options.readyPath}`)
+      if (response.ok) return service
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  await service.stop()
+  throw new Error(`${options.name} did not become ready within the timeout:\n${stderr}`)
+}
+
+/** Peak resident memory of a process, polled from /proc (Linux); VmHWM is the kernel's own peak. */
+export class RssSampler {
+  #timer: NodeJS.Timeout | undefined
+  #windowPeakKb = 0
+
+  constructor(private readonly pid: number) {}
+
+  start(intervalMs = 200): void {
+    this.#timer = setInterval(() => {
+      const rss = this.#read('VmRSS')
+      if (rss !== undefined && rss > this.#windowPeakKb) this.#windowPeakKb = rss
+    }, intervalMs)
+    this.#timer.unref()
+  }
+
+  /** The highest RSS seen since the last call, in MB; starts a new window. */
+  takeWindowPeakMb(): number {
+    const rss = this.#read('VmRSS') ?? 0
+    const peak = Math.max(this.#windowPeakKb, rss)
+    this.#windowPeakKb = 0
+    return peak / 1024
+  }
+
+  /** The process's peak RSS over its whole life, in MB. */
+  lifetimePeakMb(): number {
+    return (this.#read('VmHWM') ?? 0) / 1024
+  }
+
+  stop(): void {
+    clearInterval(this.#timer)
+  }
+
+  #read(field: string): number | undefined {
+    try {
+      const status = readFileSync(`/proc/${this.pid}/status`, 'utf8')
+      const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)
+      return match ? Number(match[1]) : undefined
+    } catch {
+      return undefined
+    }
+  }
+}

@@ -1,0 +1,194 @@
+import type { LoadResult } from './load.js'
+import type { Budget, CeilingId, Scenario, Workload } from './scenarios.js'
+
+export const RSS_BUDGET_MB = 250
+
+/** One measured window of one workload. */
+export interface RunRecord {
+  workloadId: string
+  round: number
+  result: LoadResult
+  /** The server's highest RSS seen during the window (scenarios only). */
+  serverPeakRssMb?: number
+}
+
+export interface Row {
+  id: string
+  label: string
+  kind: 'scenario' | 'ceiling'
+  runs: number
+  /** Medians over the runs. */
+  reqPerSec: number
+  p50Ms: number
+  p99Ms: number
+  /** Non-2xx responses and connection errors over every run, warm-ups included. */
+  failures: number
+  statuses: Record<string, number>
+  failureSamples: string[]
+  ceiling?: CeilingId
+  /** reqPerSec / the ceiling's reqPerSec. */
+  ratio?: number
+  /** p99Ms / the ceiling's p99Ms. */
+  p99Factor?: number
+  budget?: { text: string; met: boolean }
+  note?: string
+  serverPeakRssMb?: number
+}
+
+export interface Report {
+  generatedAt: string
+  machine: Record<string, string | number>
+  database: string
+  settings: Record<string, number | string>
+  rows: Row[]
+  serverPeakRssMb: number
+  rss: { budgetMb: number; met: boolean }
+  /** Budgets are set for PostgreSQL; on the embedded database they are shown, not enforced. */
+  budgetsEnforced: boolean
+  problems: string[]
+  passed: boolean
+}
+
+export function median(values: number[]): number {
+  if (values.length === 0) return Number.NaN
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = Math.floor(sorted.length / 2)
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
+}
+
+function summarise(workload: Workload, records: RunRecord[]): Row {
+  const runs = records.filter((r) => r.workloadId === workload.id)
+  const statuses: Record<string, number> = {}
+  for (const run of runs) {
+    for (const [code, count] of Object.entries(run.result.statuses))
+      statuses[code] = (statuses[code] ?? 0) + count
+  }
+  const peaks = runs.map((r) => r.serverPeakRssMb).filter((v): v is number => v !== undefined)
+  return {
+    id: workload.id,
+    label: workload.label,
+    kind: workload.target === 'server' ? 'scenario' : 'ceiling',
+    runs: runs.length,
+    reqPerSec: median(runs.map((r) => r.result.reqPerSec)),
+    p50Ms: median(runs.map((r) => r.result.p50Ms)),
+    p99Ms: median(runs.map((r) => r.result.p99Ms)),
+    failures: runs.reduce((sum, r) => sum + r.result.failures, 0),
+    statuses,
+    failureSamples: runs.flatMap((r) => r.result.failureSamples).slice(0, 3),
+    ...(peaks.length ? { serverPeakRssMb: Math.max(...peaks) } : {}),
+  }
+}
+
+function budgetText(budget: Budget, ceiling: CeilingId): string {
+  const parts = [`≥ ${Math.round(budget.minRatio * 100)}% of ${ceiling}`]
+  if (budget.maxP99Factor !== undefined) parts.push(`p99 ≤ ${budget.maxP99Factor}× ${ceiling}'s`)
+  return parts.join(', ')
+}
+
+export function buildReport(input: {
+  scenarios: Scenario[]
+  ceilings: Record<CeilingId, Workload>
+  records: RunRecord[]
+  serverPeakRssMb: number
+  budgetsEnforced: boolean
+  machine: Record<string, string | number>
+  database: string
+  settings: Record<string, number | string>
+  problems: string[]
+}): Report {
+  const ceilingRows = {} as Record<CeilingId, Row>
+  for (const [id, workload] of Object.entries(input.ceilings) as [CeilingId, Workload][]) {
+    ceilingRows[id] = summarise(workload, input.records)
+  }
+  const problems = [...input.problems]
+  const scenarioRows = input.scenarios.map((scenario) => {
+    const row = summarise(scenario, input.records)
+    const ceiling = ceilingRows[scenario.ceiling]
+    row.ceiling = scenario.ceiling
+    row.ratio = row.reqPerSec / ceiling.reqPerSec
+    row.p99Factor = row.p99Ms / ceiling.p99Ms
+    if (scenario.note) row.note = scenario.note
+    if (scenario.budget) {
+      const { minRatio, maxP99Factor } = scenario.budget
+      const met = row.ratio >= minRatio && (maxP99Factor === undefined || row.p99Factor <= maxP99Factor)
+      row.budget = { text: budgetText(scenario.budget, scenario.ceiling), met }
+      if (!met && input.budgetsEnforced) problems.push(`${row.label}: budget missed (${row.budget.text})`)
+    }
+    return row
+  })
+  const rows = [...scenarioRows, ...Object.values(ceilingRows)]
+  for (const row of rows) {
+    if (row.failures > 0) {
+      problems.push(`${row.label}: ${row.failures} non-2xx/errors ${JSON.stringify(row.statuses)}`)
+    }
+  }
+  const rssMet = input.serverPeakRssMb <= RSS_BUDGET_MB
+  if (!rssMet && input.budgetsEnforced) {
+    problems.push(`server peak RSS ${input.serverPeakRssMb.toFixed(0)} MB > ${RSS_BUDGET_MB} MB`)
+  }
+  return {
+    generatedAt: new Date().toISOString(),
+    machine: input.machine,
+    database: input.database,
+    settings: input.settings,
+    rows,
+    serverPeakRssMb: input.serverPeakRssMb,
+    rss: { budgetMb: RSS_BUDGET_MB, met: rssMet },
+    budgetsEnforced: input.budgetsEnforced,
+    problems,
+    passed: problems.length === 0,
+  }
+}
+
+const int = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '–')
+const ms = (n: number) => (Number.isFinite(n) ? n.toFixed(n < 10 ? 1 : 0) : '–')
+
+/** The one table: scenarios first, then the ceilings they are compared with. */
+export function formatTable(report: Report): string {
+  const header = [
+    'operation',
+    'req/s',
+    'p50 ms',
+    'p99 ms',
+    'non-2xx',
+    'vs ceiling',
+    'ratio',
+    'p99 ×',
+    'budget',
+    'met',
+    'RSS MB',
+  ]
+  const lines = report.rows.map((row) => [
+    row.label,
+    int(row.reqPerSec),
+    ms(row.p50Ms),
+    ms(row.p99Ms),
+    String(row.failures),
+    row.ceiling ?? '',
+    row.ratio === undefined ? '' : `${Math.round(row.ratio * 100)}%`,
+    row.p99Factor === undefined ? '' : row.p99Factor.toFixed(2),
+    row.budget?.text ?? (row.kind === 'scenario' ? 'none' : ''),
+    row.budget ? (row.budget.met ? 'yes' : report.budgetsEnforced ? 'NO' : 'no (not enforced)') : '',
+    row.serverPeakRssMb === undefined ? '' : int(row.serverPeakRssMb),
+  ])
+  const rssLine = [
+    'server peak RSS (VmHWM, whole run)',
+    '',
+    '',
+    '',
+    '',
+    '',
+    '',
+    '',
+    `≤ ${report.rss.budgetMb} MB`,
+    report.rss.met ? 'yes' : report.budgetsEnforced ? 'NO' : 'no (not enforced)',
+    int(report.serverPeakRssMb),
+  ]
+  const all = [header, ...lines, rssLine]
+  const widths = header.map((_, i) => Math.max(...all.map((line) => line[i]!.length)))
+  const numeric = new Set([1, 2, 3, 4, 6, 7, 10])
+  const render = (line: string[]) =>
+    line.map((cell, i) => (numeric.has(i) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  ')
+  const rule = widths.map((w) => '-'.repeat(w)).join('  ')
+  return [render(header), rule, ...lines.map(render), rule, render(rssLine)].join('\n')
+}

@@ -1,0 +1,212 @@
+import { REGIONS, ROLE_IDS } from '../../src/access/permissions.js'
+import type { RequestFactory } from './load.js'
+import { BENCH_EMAIL_DOMAIN, inviteeEmail, loginEmail } from './seed.js'
+
+export type CeilingId = 'bare' | 'insert' | 'select'
+
+/** A budget, as ratios to the scenario's ceiling measured in the same run (issue 7). */
+export interface Budget {
+  /** The scenario's median req/s over the ceiling's must be at least this. */
+  minRatio: number
+  /** When set: the scenario's median p99 must be at most this many times the ceiling's. */
+  maxP99Factor?: number
+}
+
+export interface Workload {
+  id: string
+  label: string
+  target: 'server' | 'ceiling'
+  next: RequestFactory
+}
+
+export interface Scenario extends Workload {
+  target: 'server'
+  ceiling: CeilingId
+  budget?: Budget
+  /** Said in the report when it has no budget. */
+  note?: string
+}
+
+/** What the arrangement produced: who calls, and where. */
+export interface Arrangement {
+  /** A token of a user who is an accepted Administrator of `tenantId` and nothing else. */
+  token: string
+  /** The bench tenant: invitations and integrations go here; GET reads it. */
+  tenantId: string
+  /** A sub-tenant of it: the parent of every tenant the create scenario makes. */
+  parentId: string
+  /** A row of the ceiling's table, for the select ceiling. */
+  ceilingRowId: string
+}
+
+export interface Pools {
+  logins: number
+  invitees: number
+  loginPassword: string
+}
+
+const REGION_ID = REGIONS[0]!.id
+
+/** Counts what a pool handed out, and whether it ran dry (then it wraps, and the report says so). */
+export class Pool {
+  #next = 0
+  exhausted = false
+  constructor(readonly size: number) {}
+  take(): number {
+    if (this.#next >= this.size) this.exhausted = true
+    return this.#next++ % this.size
+  }
+  get used(): number {
+    return this.#next
+  }
+}
+
+export function ceilingWorkloads(arrangement: Arrangement): Record<CeilingId, Workload> {
+  let n = 0
+  return {
+    bare: {
+      id: 'ceiling-bare',
+      label: 'ceiling: GET constant JSON',
+      target: 'ceiling',
+      next: () => ({ method: 'GET', path: '/bare' }),
+    },
+    insert: {
+      id: 'ceiling-insert',
+      label: 'ceiling: 1 INSERT … RETURNING',
+      target: 'ceiling',
+      next: () => {
+        n += 1
+        return {
+          method: 'POST',
+          path: '/insert',
+          body: { name: `Ceiling tenant ${n}`, description: 'A row the size of a tenant' },
+        }
+      },
+    },
+    select: {
+      id: 'ceiling-select',
+      label: 'ceiling: 1 SELECT by key',
+      target: 'ceiling',
+      next: () => ({ method: 'GET', path: `/select/${arrangement.ceilingRowId}` }),
+    },
+  }
+}
+
+export interface ScenarioPools {
+  invitees: Pool
+  logins: Pool
+}
+
+/** The operations under test, each as a tenant Administrator would call it (tokens: anonymous). */
+export function tenantryScenarios(
+  arrangement: Arrangement,
+  pools: ScenarioPools,
+  loginPassword: string,
+): Scenario[] {
+  const auth = { authorization: `Bearer ${arrangement.token}` }
+  const counter = () => {
+    let n = 0
+    return () => ++n
+  }
+  const tenantN = counter()
+  const userN = counter()
+  const integrationN = counter()
+  return [
+    {
+      id: 'create-tenant',
+      label: 'POST /v1/tenants',
+      target: 'server',
+      ceiling: 'insert',
+      budget: { minRatio: 0.7, maxP99Factor: 2 },
+      next: () => ({
+        method: 'POST',
+        path: '/v1/tenants',
+        headers: auth,
+        body: {
+          name: `Bench tenant ${tenantN()}`,
+          regionId: REGION_ID,
+          parentId: arrangement.parentId,
+          description: 'A sub-tenant created by the benchmark',
+        },
+      }),
+    },
+    {
+      id: 'create-user',
+      label: 'POST /v1/users',
+      target: 'server',
+      ceiling: 'insert',
+      budget: { minRatio: 0.7, maxP99Factor: 2 },
+      next: () => {
+        const n = userN()
+        return {
+          method: 'POST',
+          path: '/v1/users',
+          headers: auth,
+          body: {
+            email: `user-${n}@${BENCH_EMAIL_DOMAIN}`,
+            roleId: ROLE_IDS.platformUser,
+            firstName: 'Bench',
+            lastName: `User ${n}`,
+          },
+        }
+      },
+    },
+    {
+      id: 'invite-user',
+      label: 'POST /v1/tenants/{t}/users (invited)',
+      target: 'server',
+      ceiling: 'insert',
+      budget: { minRatio: 0.5 },
+      next: () => ({
+        method: 'POST',
+        path: `/v1/tenants/${arrangement.tenantId}/users`,
+        headers: auth,
+        body: { email: inviteeEmail(pools.invitees.take()), roleId: ROLE_IDS.agent, status: 'invited' },
+      }),
+    },
+    {
+      id: 'create-integration',
+      label: 'POST /v1/tenants/{t}/integrations',
+      target: 'server',
+      ceiling: 'insert',
+      budget: { minRatio: 0.5 },
+      next: () => ({
+        method: 'POST',
+        path: `/v1/tenants/${arrangement.tenantId}/integrations`,
+        headers: auth,
+        body: {
+          type: 'rest',
+          name: `Bench integration ${integrationN()}`,
+          description: 'Created by the benchmark',
+          active: true,
+          properties: {
+            endpointPrefix: `https://crm.${BENCH_EMAIL_DOMAIN}/api`,
+            username: 'bench',
+            password: 'bench-integration-password',
+            token: 'bench-integration-token',
+          },
+        },
+      }),
+    },
+    {
+      id: 'get-tenant',
+      label: 'GET /v1/tenants/{t}',
+      target: 'server',
+      ceiling: 'select',
+      budget: { minRatio: 0.6 },
+      next: () => ({ method: 'GET', path: `/v1/tenants/${arrangement.tenantId}`, headers: auth }),
+    },
+    {
+      id: 'issue-token',
+      label: 'POST /v1/tokens',
+      target: 'server',
+      ceiling: 'bare',
+      note: 'argon2id bound (a fresh user each request): reported, no budget',
+      next: () => ({
+        method: 'POST',
+        path: '/v1/tokens',
+        body: { username: loginEmail(pools.logins.take()), password: loginPassword },
+      }),
+    },
+  ]
+}
