@@ -37,6 +37,11 @@ const INVALID: Array<[string, Record<string, unknown>, string]> = [
   ['no properties', { type: 'rest' }, 'properties'],
   ['properties that are not an object', { type: 'rest', properties: 'token=1' }, 'properties'],
   ['an unknown property key', { type: 'rest', properties: { foo: 'bar' } }, 'properties.foo'],
+  [
+    'a key named like an object member',
+    { type: 'rest', properties: { constructor: 'x' } },
+    'properties.constructor',
+  ],
   ['a key of another type', { type: 'salesforce', properties: { token: 'x' } }, 'properties.token'],
   ['a number where a string belongs', { type: 'rest', properties: { username: 5 } }, 'properties.username'],
   [

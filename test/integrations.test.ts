@@ -396,6 +396,23 @@ describe('permissions', () => {
   })
 })
 
+describe('the OpenAPI document', () => {
+  it('describes the integration routes, the property keys of each type and the secret mask', async () => {
+    const doc = await t.request('GET', '/openapi.json')
+    expect(doc.status).toBe(200)
+    const paths = doc.body.paths
+    expect(Object.keys(paths['/v1/tenants/{tenantId}/integrations/{integrationId}']).sort()).toEqual([
+      'get',
+      'post',
+      'put',
+    ])
+    expect(Object.keys(paths['/v1/tenants/{tenantId}/integrations']).sort()).toEqual(['get', 'post'])
+    const text = JSON.stringify(paths['/v1/tenants/{tenantId}/integrations'].post)
+    expect(text).toContain('zendesk: endpointPrefix (https URL, required)')
+    expect(text).toContain('consumerSecret (secret)')
+  })
+})
+
 describe('the log', () => {
   it('never holds a secret sent in this file', () => {
     const log = t.logs.join('')

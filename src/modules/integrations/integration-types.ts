@@ -63,7 +63,7 @@ export function isIntegrationType(value: unknown): value is IntegrationType {
 }
 
 export function isSecretKey(type: IntegrationType, key: string): boolean {
-  return PROPERTY_SPECS[type][key]?.kind === 'secret'
+  return Object.hasOwn(PROPERTY_SPECS[type], key) && PROPERTY_SPECS[type][key]?.kind === 'secret'
 }
 
 export function secretKeys(type: IntegrationType): string[] {
@@ -88,7 +88,8 @@ export function checkProperties(
   const specs = PROPERTY_SPECS[type]
   const values: PlainProperties = {}
   for (const [key, value] of Object.entries(given)) {
-    const spec = specs[key]
+    // Own keys only: "constructor" or "toString" must not find Object.prototype's members.
+    const spec = Object.hasOwn(specs, key) ? specs[key] : undefined
     const field = `${path}.${key}`
     if (!spec) {
       problems[field] =
@@ -175,7 +176,7 @@ export function describePropertyKeys(): string {
       if (spec.kind === 'secret') return `${key} (secret)`
       if (spec.kind === 'flag') return `${key} (boolean${spec.required ? ', required' : ', default false'})`
       if (spec.kind === 'url')
-        return `${key} (${spec.url.protocols.join('/')} URL${spec.url.allowEmpty ? ' or ""' : ', required'})`
+        return `${key} (${spec.url.protocols.map((p) => p.slice(0, -1)).join('/')} URL${spec.url.allowEmpty ? ' or ""' : ', required'})`
       return key
     })
     return `${type}: ${keys.join(', ')}`
