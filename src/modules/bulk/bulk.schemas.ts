@@ -1,0 +1,83 @@
+import { type Static, Type } from 'typebox'
+import { Body, ErrorReasonSchema, Uuid } from '../../http/schemas.js'
+import { CreateUserBody, UserSchema } from '../users/users.schemas.js'
+
+/** Bulk load of platform users (API.md §7). */
+
+/** A JSON array body holds at most this many users; an NDJSON stream has no limit. */
+export const MAX_BULK_ITEMS = 1000
+
+/** The membership statuses a bulk row may ask for: the ones a single invitation may be created with. */
+export const BULK_TENANT_STATUSES = ['pending', 'invited', 'accepted'] as const
+
+/**
+ * One bulk row: the single-create body, field for field (one schema, so a row is judged exactly as a
+ * single create is), plus an optional membership in one tenant.
+ */
+export const BulkUserItem = Body({
+  ...CreateUserBody.properties,
+  tenantId: Type.Optional(Uuid({ description: 'Makes the new user a member of this tenant' })),
+  tenantRoleId: Type.Optional(
+    Uuid({ description: 'The tenant role of that membership (required with tenantId)' }),
+  ),
+  tenantStatus: Type.Optional(
+    Type.Enum(BULK_TENANT_STATUSES, {
+      type: 'string',
+      description: 'pending (default, no e-mail) | invited (invitation e-mail queued) | accepted',
+    }),
+  ),
+})
+export type BulkUserInput = Static<typeof BulkUserItem>
+
+/** The error-body shape of API.md §1, per row (the request id is the response's). */
+export const BulkItemError = Type.Object({
+  code: Type.Integer({ description: 'The HTTP status this row would get on its own' }),
+  reason: ErrorReasonSchema,
+  message: Type.String(),
+  attribute: Type.Optional(Type.Record(Type.String(), Type.String())),
+})
+
+export const BulkItemResult = Type.Object({
+  index: Type.Integer({ description: 'Position of the row in the input, from 0' }),
+  status: Type.Integer({ description: '201 created, 200 valid (dry run), or the 4xx of `error`' }),
+  result: Type.Optional(UserSchema),
+  error: Type.Optional(BulkItemError),
+})
+export type BulkItemResult = Static<typeof BulkItemResult>
+
+export const BulkSummary = Type.Object({
+  total: Type.Integer(),
+  created: Type.Integer(),
+  failed: Type.Integer(),
+  dryRun: Type.Optional(Type.Boolean({ description: 'Present and true when nothing was written' })),
+})
+export type BulkSummary = Static<typeof BulkSummary>
+
+export const BulkResponse = Type.Object({
+  result: Type.Array(BulkItemResult),
+  summary: BulkSummary,
+})
+
+/** One line of the NDJSON answer: a row's result, with the 1-based line number it came from. */
+export const BulkResultLine = Type.Object({
+  index: Type.Integer(),
+  line: Type.Integer({ description: 'Line number in the request body, from 1' }),
+  status: Type.Integer(),
+  result: Type.Optional(UserSchema),
+  error: Type.Optional(BulkItemError),
+})
+
+/** The last NDJSON line: the summary, or — when the stream had to stop — the error that stopped it. */
+export const BulkSummaryLine = Type.Object({ summary: BulkSummary })
+export const BulkAbortLine = Type.Object({
+  error: Type.Object({
+    code: Type.Integer(),
+    reason: ErrorReasonSchema,
+    message: Type.String(),
+    requestId: Type.Optional(Type.String()),
+  }),
+})
+
+export const BulkQuery = Type.Object({
+  dryRun: Type.Optional(Type.Boolean({ description: 'Validate everything, write nothing' })),
+})
