@@ -26,10 +26,13 @@ import { authRoutes } from './modules/auth/auth.routes.js'
 import { Authenticator } from './modules/auth/authenticator.js'
 import { healthRoutes } from './modules/health/health.routes.js'
 import { integrationRoutes } from './modules/integrations/integrations.routes.js'
+import { invitationRoutes } from './modules/invitations/invitations.routes.js'
+import { membershipRoutes } from './modules/memberships/memberships.routes.js'
 import { regionRoutes } from './modules/regions/regions.routes.js'
 import { roleRoutes } from './modules/roles/roles.routes.js'
 import { tenantRoutes } from './modules/tenants/tenants.routes.js'
 import { userRoutes } from './modules/users/users.routes.js'
+import { invitationPageRoutes } from './web/accept-routes.js'
 
 export interface AppDeps {
   db: Kysely<Database>
@@ -54,6 +57,8 @@ const ROUTE_MODULES: RouteModule[] = [
   userRoutes,
   roleRoutes,
   apiKeyRoutes,
+  membershipRoutes,
+  invitationRoutes,
 ]
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
@@ -123,6 +128,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
 
   await app.register(async (health) => healthRoutes(health as TypedApp, ctx))
+  await app.register(async (web) => invitationPageRoutes(web as TypedApp, ctx))
   await app.register(
     async (v1) => {
       // Everything under /v1 needs credentials unless its route says otherwise; health and docs do not.

@@ -42,6 +42,10 @@ async function main(argv: string[]): Promise<number> {
       const { runMigrateCommand } = await import('./cli/migrate.js')
       return runMigrateCommand(config, logger)
     }
+    case 'worker': {
+      const { runWorkerCommand } = await import('./cli/worker.js')
+      return runWorkerCommand(config, logger, () => untilSignal(logger))
+    }
     default:
       process.stderr.write(`Unknown command "${command}".\n${USAGE}`)
       return 64 // EX_USAGE

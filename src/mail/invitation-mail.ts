@@ -1,0 +1,94 @@
+import type { Kysely, Transaction } from 'kysely'
+import { uuidv7 } from 'uuidv7'
+import type { Keys } from '../crypto/keys.js'
+import { decryptSecret, encryptSecret, isSecretEnvelope, type SecretEnvelope } from '../crypto/secrets.js'
+import type { Database } from '../db/schema.js'
+import { deleteQueuedInvitationMail, INVITATION_EMAIL, insertOutboxRow } from './outbox.repository.js'
+
+/**
+ * The invitation e-mail as an outbox row (API.md §6). The row holds what the mail says, snapshotted when
+ * the invitation was made, and the one-time token encrypted (AES-256-GCM, bound to the row id): the
+ * database holds the token in plaintext nowhere, and the envelope is dropped once the mail is sent.
+ */
+export interface InvitationMailFacts {
+  tenantId: string
+  userId: string
+  to: string
+  tenantName: string
+  roleName: string
+  inviterName: string
+  /** ISO 8601. */
+  expiresAt: string
+}
+
+interface InvitationMailPayload extends InvitationMailFacts {
+  envelope?: SecretEnvelope
+}
+
+type Executor = Kysely<Database> | Transaction<Database>
+
+function associatedData(outboxId: string): string {
+  return `outbox:${outboxId}`
+}
+
+/**
+ * Queues the mail inside the caller's transaction, replacing any unsent mail of the same membership
+ * (whose link is dead now). Returns the outbox id.
+ */
+export async function enqueueInvitationMail(
+  tx: Executor,
+  keys: Pick<Keys, 'secretKey' | 'secretKeyId'>,
+  facts: InvitationMailFacts,
+  token: string,
+  now: Date,
+): Promise<string> {
+  await deleteQueuedInvitationMail(tx, facts.tenantId, facts.userId)
+  const id = uuidv7()
+  const payload: Record<string, unknown> = {
+    ...facts,
+    envelope: encryptSecret(keys, token, associatedData(id)),
+  }
+  await insertOutboxRow(tx, { id, tenantId: facts.tenantId, kind: INVITATION_EMAIL, payload, now })
+  return id
+}
+
+export class UndeliverableMail extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'UndeliverableMail'
+  }
+}
+
+/** The facts and the token of a claimed row; UndeliverableMail when the row cannot ever be sent. */
+export function openInvitationMail(
+  keys: Pick<Keys, 'secretKey' | 'secretKeyId'>,
+  outboxId: string,
+  payload: Record<string, unknown>,
+): { facts: InvitationMailFacts; token: string } {
+  const { envelope, ...facts } = payload as Partial<InvitationMailPayload>
+  if (!isSecretEnvelope(envelope)) throw new UndeliverableMail('the mail has no token envelope')
+  for (const key of [
+    'tenantId',
+    'userId',
+    'to',
+    'tenantName',
+    'roleName',
+    'inviterName',
+    'expiresAt',
+  ] as const) {
+    if (typeof facts[key] !== 'string') throw new UndeliverableMail(`the mail has no ${key}`)
+  }
+  try {
+    return {
+      facts: facts as InvitationMailFacts,
+      token: decryptSecret(keys, envelope, associatedData(outboxId)),
+    }
+  } catch (error) {
+    throw new UndeliverableMail(error instanceof Error ? error.message : String(error))
+  }
+}
+
+/** The link of the acceptance page (API.md §4.4). */
+export function acceptLink(publicUrl: string, token: string): string {
+  return `${publicUrl}/invitations/accept?token=${encodeURIComponent(token)}`
+}

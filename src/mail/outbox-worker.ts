@@ -1,0 +1,202 @@
+import type { Kysely } from 'kysely'
+import type { Logger } from 'pino'
+import type { Clock } from '../clock.js'
+import type { Config } from '../config.js'
+import type { Keys } from '../crypto/keys.js'
+import type { Database, OutboxRow } from '../db/schema.js'
+import { acceptLink, openInvitationMail, UndeliverableMail } from './invitation-mail.js'
+import { renderInvitationMail } from './invitation-template.js'
+import { createMailer, type Mailer, PermanentMailError } from './mailer.js'
+import { claimDueRows, INVITATION_EMAIL, markFailed, markRetry, markSent } from './outbox.repository.js'
+import { onOutboxNudge } from './outbox-signal.js'
+
+export interface OutboxWorkerDeps {
+  db: Kysely<Database>
+  keys: Pick<Keys, 'secretKey' | 'secretKeyId'>
+  logger: Logger
+  clock: Clock
+  config: Pick<Config, 'publicUrl' | 'smtpUrl' | 'mailFrom'>
+}
+
+export interface OutboxWorkerOptions {
+  /** How often to look for due rows when not nudged; API.md §6 wants new mail out within a second. */
+  pollIntervalMs?: number
+  /** Rows claimed at once; they are sent concurrently over the SMTP pool. */
+  batchSize?: number
+  /** How long a claimed row is reserved for this worker; a send always ends well within it. */
+  leaseMs?: number
+  /** Attempts before a row is marked failed. */
+  maxAttempts?: number
+  /** First retry delay; it doubles with every attempt, up to `maxBackoffMs`. */
+  baseBackoffMs?: number
+  maxBackoffMs?: number
+  /** Where mail goes; by default SMTP from the config, or the log without it. */
+  mailer?: Mailer
+}
+
+const DEFAULTS = {
+  pollIntervalMs: 250,
+  batchSize: 20,
+  leaseMs: 120_000,
+  // 5 s, 10 s, 20 s … capped at 1 h: twelve attempts span about five hours.
+  maxAttempts: 12,
+  baseBackoffMs: 5_000,
+  maxBackoffMs: 3_600_000,
+} as const
+
+export interface OutboxWorkerStats {
+  sent: number
+  retried: number
+  failed: number
+}
+
+/**
+ * Delivers the outbox (API.md §6). Any number of workers, in any number of processes, may run against one
+ * database: each claims due rows with FOR UPDATE SKIP LOCKED in a short statement, sends outside any
+ * transaction, and marks the row sent. A failed send is retried with exponential backoff (and jitter, so
+ * that many rows do not retry in step) until `maxAttempts`, then marked failed; a 5xx answer from the
+ * SMTP server fails at once. Delivery is at least once: a worker that dies between sending and marking
+ * leaves the row to be sent again when its lease runs out.
+ */
+export class OutboxWorker {
+  readonly stats: OutboxWorkerStats = { sent: 0, retried: 0, failed: 0 }
+  readonly #options: Required<Omit<OutboxWorkerOptions, 'mailer'>>
+  readonly #mailer: Mailer
+  #loop: Promise<void> | undefined
+  #stopping = false
+  #nudged = false
+  #wake: (() => void) | undefined
+  #unsubscribe: (() => void) | undefined
+
+  constructor(
+    private readonly deps: OutboxWorkerDeps,
+    options: OutboxWorkerOptions = {},
+  ) {
+    const { mailer, ...rest } = options
+    this.#options = { ...DEFAULTS, ...rest }
+    this.#mailer =
+      mailer ??
+      createMailer({ smtpUrl: deps.config.smtpUrl, from: deps.config.mailFrom, logger: deps.logger })
+  }
+
+  get mailerKind(): Mailer['kind'] {
+    return this.#mailer.kind
+  }
+
+  /** Starts polling; a nudge from a commit in this process wakes it at once. */
+  start(): void {
+    if (this.#loop) return
+    this.#unsubscribe = onOutboxNudge(this.deps.db, () => this.#nudge())
+    this.#loop = this.#run()
+  }
+
+  /** Finishes the batch in hand, stops polling and closes the SMTP pool. */
+  async stop(): Promise<void> {
+    this.#stopping = true
+    this.#unsubscribe?.()
+    this.#nudge()
+    await this.#loop
+    await this.#mailer.close()
+  }
+
+  /** Claims one batch of due rows and delivers it; returns how many rows were claimed. */
+  async runOnce(): Promise<number> {
+    const now = this.deps.clock.now()
+    const rows = await claimDueRows(
+      this.deps.db,
+      now,
+      new Date(now.getTime() + this.#options.leaseMs),
+      this.#options.batchSize,
+    )
+    await Promise.all(rows.map((row) => this.#deliver(row)))
+    return rows.length
+  }
+
+  async #run(): Promise<void> {
+    while (!this.#stopping) {
+      let claimed = 0
+      try {
+        claimed = await this.runOnce()
+      } catch (error) {
+        this.deps.logger.warn({ err: error }, 'outbox: could not claim mail; will try again')
+      }
+      // A full batch means more may be due: go again at once.
+      if (claimed < this.#options.batchSize) await this.#sleep(this.#options.pollIntervalMs)
+    }
+  }
+
+  #sleep(ms: number): Promise<void> {
+    if (this.#nudged || this.#stopping) {
+      this.#nudged = false
+      return Promise.resolve()
+    }
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms)
+      const self = this
+      function done() {
+        clearTimeout(timer)
+        self.#wake = undefined
+        self.#nudged = false
+        resolve()
+      }
+      this.#wake = done
+    })
+  }
+
+  #nudge(): void {
+    this.#nudged = true
+    this.#wake?.()
+  }
+
+  async #deliver(row: OutboxRow): Promise<void> {
+    const log = this.deps.logger.child({ outboxId: row.id, tenantId: row.tenant_id, attempt: row.attempts })
+    try {
+      if (row.kind !== INVITATION_EMAIL) throw new UndeliverableMail(`unknown outbox kind "${row.kind}"`)
+      const { facts, token } = openInvitationMail(this.deps.keys, row.id, row.payload)
+      const mail = renderInvitationMail(facts, acceptLink(this.deps.config.publicUrl, token))
+      await this.#mailer.send({ to: facts.to, ...mail })
+    } catch (error) {
+      await this.#failed(row, error, log)
+      return
+    }
+    try {
+      await markSent(this.deps.db, row.id, this.deps.clock.now())
+      this.stats.sent += 1
+      log.info('invitation e-mail sent')
+    } catch (error) {
+      // Sent but not recorded: the row is sent again when its lease ends (at-least-once delivery).
+      log.error({ err: error }, 'outbox: mail sent but not marked sent; it may be sent twice')
+    }
+  }
+
+  async #failed(row: OutboxRow, error: unknown, log: Logger): Promise<void> {
+    const message = (error instanceof Error ? error.message : String(error)).slice(0, 1_000)
+    const permanent = error instanceof PermanentMailError || error instanceof UndeliverableMail
+    try {
+      if (permanent || row.attempts >= this.#options.maxAttempts) {
+        const reason = permanent ? message : `gave up after ${row.attempts} attempts: ${message}`
+        await markFailed(this.deps.db, row.id, reason)
+        this.stats.failed += 1
+        log.error({ reason }, 'invitation e-mail failed for good')
+        return
+      }
+      const next = new Date(this.deps.clock.now().getTime() + this.#backoff(row.attempts))
+      await markRetry(this.deps.db, row.id, message, next)
+      this.stats.retried += 1
+      log.warn(
+        { error: message, nextAttemptAt: next.toISOString() },
+        'invitation e-mail not sent; will retry',
+      )
+    } catch (dbError) {
+      // The lease runs out and the row is claimed again: nothing is lost.
+      log.error({ err: dbError }, 'outbox: could not record a failed send')
+    }
+  }
+
+  /** 5 s · 2^(attempt−1), capped, with ±20 % jitter. */
+  #backoff(attempt: number): number {
+    const { baseBackoffMs, maxBackoffMs } = this.#options
+    const delay = Math.min(maxBackoffMs, baseBackoffMs * 2 ** Math.max(0, attempt - 1))
+    return Math.round(delay * (0.8 + Math.random() * 0.4))
+  }
+}

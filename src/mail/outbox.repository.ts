@@ -1,0 +1,122 @@
+import { type Kysely, sql, type Transaction } from 'kysely'
+import type { Database, OutboxRow } from '../db/schema.js'
+
+/**
+ * SQL for the mail outbox (API.md §6). Rows are written inside the transaction of the change that causes
+ * them and claimed by any number of workers with FOR UPDATE SKIP LOCKED, so that each row is handed to
+ * one worker at a time and nothing is lost when a worker dies (its lease runs out and another takes it).
+ */
+
+type Executor = Kysely<Database> | Transaction<Database>
+
+export const INVITATION_EMAIL = 'invitation_email'
+
+export interface NewOutboxRow {
+  id: string
+  tenantId: string | null
+  kind: string
+  payload: Record<string, unknown>
+  now: Date
+}
+
+export async function insertOutboxRow(db: Executor, row: NewOutboxRow): Promise<void> {
+  await db
+    .insertInto('outbox')
+    .values({
+      id: row.id,
+      tenant_id: row.tenantId,
+      kind: row.kind,
+      payload: JSON.stringify(row.payload),
+      next_attempt_at: row.now,
+      locked_until: null,
+      last_error: null,
+      created: row.now,
+      sent_at: null,
+    })
+    .execute()
+}
+
+/**
+ * Deletes the not-yet-sent invitation mail of one membership: its link is about to die (resent,
+ * cancelled, accepted), so it must not go out, and its encrypted token goes with it. A row a worker is
+ * sending at this very moment may still arrive; its link then answers "no longer valid".
+ */
+export async function deleteQueuedInvitationMail(
+  db: Executor,
+  tenantId: string,
+  userId: string,
+): Promise<void> {
+  await db
+    .deleteFrom('outbox')
+    .where('tenant_id', '=', tenantId)
+    .where('kind', '=', INVITATION_EMAIL)
+    .where('status', '=', 'queued')
+    .where(sql<boolean>`payload->>'userId' = ${userId}`)
+    .execute()
+}
+
+/**
+ * Claims up to `limit` due rows for one worker: one short statement (its own transaction) that locks
+ * candidate rows with SKIP LOCKED — rows another worker is claiming are skipped, not waited for — and
+ * leases them until `lockUntil`. The attempt is counted at claim time, so a worker that dies mid-send
+ * still uses up an attempt.
+ */
+export async function claimDueRows(
+  db: Executor,
+  now: Date,
+  lockUntil: Date,
+  limit: number,
+): Promise<OutboxRow[]> {
+  return db
+    .updateTable('outbox')
+    .set({ locked_until: lockUntil, attempts: sql`attempts + 1` })
+    .where('id', 'in', (eb) =>
+      eb
+        .selectFrom('outbox')
+        .select('id')
+        .where('status', '=', 'queued')
+        .where('next_attempt_at', '<=', now)
+        .where((w) => w.or([w('locked_until', 'is', null), w('locked_until', '<=', now)]))
+        .orderBy('next_attempt_at')
+        .limit(limit)
+        .forUpdate()
+        .skipLocked(),
+    )
+    .returningAll()
+    .execute()
+}
+
+/** Marks a row delivered and drops its secret envelope: a sent mail's token is kept nowhere. */
+export async function markSent(db: Executor, id: string, now: Date): Promise<void> {
+  await db
+    .updateTable('outbox')
+    .set({
+      status: 'sent',
+      sent_at: now,
+      locked_until: null,
+      last_error: null,
+      payload: sql`payload - 'envelope'`,
+    })
+    .where('id', '=', id)
+    .execute()
+}
+
+/** Releases a row for another attempt at `nextAttemptAt`. */
+export async function markRetry(db: Executor, id: string, error: string, nextAttemptAt: Date): Promise<void> {
+  await db
+    .updateTable('outbox')
+    .set({ locked_until: null, last_error: error, next_attempt_at: nextAttemptAt })
+    .where('id', '=', id)
+    .where('status', '=', 'queued')
+    .execute()
+}
+
+/** Gives up on a row; its secret envelope is dropped, since nobody will send it. */
+export async function markFailed(db: Executor, id: string, error: string): Promise<void> {
+  await db
+    .updateTable('outbox')
+    .set({ status: 'failed', locked_until: null, last_error: error, payload: sql`payload - 'envelope'` })
+    .where('id', '=', id)
+    .where('status', '=', 'queued')
+    .execute()
+}

@@ -1,0 +1,63 @@
+import type { ServiceContext } from '../../context.js'
+import { AppError } from '../../http/errors.js'
+import { FailureLimiter } from '../../http/rate-limit.js'
+
+/**
+ * The invitation rate limits (API.md §1), one set per application, counted in this process's memory
+ * (docs/scaling.md says where they move for many processes) and timed by the injected clock:
+ * - invitation e-mails per invitee: at most 5 an hour, whoever asks — the service cannot be made to
+ *   flood one mailbox;
+ * - failed token look-ups per client address: at most 30 every 15 minutes — tokens are 256 random bits,
+ *   so this only stops a client from hammering the look-up.
+ */
+export const INVITATION_MAILS_PER_HOUR = 5
+export const FAILED_LOOKUPS_PER_WINDOW = 30
+const LOOKUP_WINDOW_MS = 15 * 60_000
+
+export interface InvitationLimits {
+  /** 429 when the invitee has had its share of invitation e-mails this hour. */
+  checkMail(userId: string): void
+  recordMail(userId: string): void
+  /** 429 when the address has failed too many look-ups. */
+  checkLookup(address: string): void
+  recordFailedLookup(address: string): void
+}
+
+const perApp = new WeakMap<ServiceContext['access'], InvitationLimits>()
+
+export function invitationLimits(ctx: ServiceContext): InvitationLimits {
+  let limits = perApp.get(ctx.access)
+  if (!limits) {
+    const now = () => ctx.clock.now().getTime()
+    const mails = new FailureLimiter(INVITATION_MAILS_PER_HOUR, 3_600_000, now)
+    const lookups = new FailureLimiter(FAILED_LOOKUPS_PER_WINDOW, LOOKUP_WINDOW_MS, now)
+    limits = {
+      checkMail: (userId) =>
+        rephrase(
+          () => mails.check(userId),
+          `At most ${INVITATION_MAILS_PER_HOUR} invitation e-mails an hour may be sent to one user; try again later`,
+        ),
+      recordMail: (userId) => mails.fail(userId),
+      checkLookup: (address) =>
+        rephrase(
+          () => lookups.check(address),
+          'Too many invalid invitation links from this address; try again later',
+        ),
+      recordFailedLookup: (address) => lookups.fail(address),
+    }
+    perApp.set(ctx.access, limits)
+  }
+  return limits
+}
+
+/** The limiter's 429 with a message that says which limit was hit; Retry-After is kept. */
+function rephrase(check: () => void, message: string): void {
+  try {
+    check()
+  } catch (error) {
+    if (error instanceof AppError && error.reason === 'rate_limited') {
+      throw new AppError('rate_limited', message, undefined, error.headers)
+    }
+    throw error
+  }
+}

@@ -1,0 +1,49 @@
+import { Result } from '../../http/schemas.js'
+import type { RouteModule } from '../../http/typed-app.js'
+import { TenantUserSchema } from '../memberships/memberships.schemas.js'
+import { AcceptInvitationBody, InvitationSchema, InvitationTokenParams } from './invitations.schemas.js'
+import { acceptInvitation, describeInvitation } from './invitations.service.js'
+
+const tags = ['invitations']
+
+/**
+ * The acceptance API behind the page (API.md §4.4). Public: the token is the credential. 404 for a
+ * cancelled, replaced, used, wrong or malformed token; 410 for an expired one.
+ */
+export const invitationRoutes: RouteModule = async (app, ctx) => {
+  app.get(
+    '/invitations/:token',
+    {
+      config: { auth: 'public' },
+      schema: {
+        tags,
+        summary: 'What an invitation link is for: tenant, role, e-mail, expiry, whether a password is needed',
+        security: [],
+        params: InvitationTokenParams,
+        response: { 200: Result(InvitationSchema) },
+      },
+    },
+    async (request) => ({ result: await describeInvitation(ctx, request.params.token, request.ip) }),
+  )
+
+  app.post(
+    '/invitations/:token/accept',
+    {
+      config: { auth: 'public' },
+      schema: {
+        tags,
+        summary: 'Accept an invitation, setting a password (and names) when the user has none',
+        security: [],
+        params: InvitationTokenParams,
+        body: AcceptInvitationBody,
+        response: { 200: Result(TenantUserSchema) },
+      },
+    },
+    async (request) => ({
+      result: await acceptInvitation(ctx, request.params.token, request.body ?? {}, {
+        address: request.ip,
+        requirePassword: true,
+      }),
+    }),
+  )
+}

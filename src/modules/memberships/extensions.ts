@@ -1,0 +1,73 @@
+import { invalidField } from '../../http/errors.js'
+import type { ExtensionInput, ExtensionRecord } from './memberships.schemas.js'
+
+/**
+ * Extensions of a tenant user (SPEC §2.3): every profile carries a default `webrtc` extension from a
+ * telephony provider, whether or not that provider is in use on the tenant. Ours is the softphone in the
+ * agent's browser: provider `twilio` (the brief's platform rings agents through Twilio Client), region
+ * `default` (the provider picks the edge nearest the agent), sdkVersion `default` (whatever SDK the agent
+ * application ships), and the user id as the client identity that rings.
+ */
+export const DEFAULT_WEBRTC = {
+  type: 'webrtc',
+  provider: 'twilio',
+  region: 'default',
+  sdkVersion: 'default',
+  description: 'Default WebRTC extension',
+} as const
+
+export function defaultWebrtcExtension(userId: string): ExtensionRecord {
+  return { ...DEFAULT_WEBRTC, value: userId }
+}
+
+function fill(input: ExtensionInput): ExtensionRecord {
+  return {
+    description: input.description ?? '',
+    provider: input.provider ?? '',
+    region: input.region ?? '',
+    sdkVersion: input.sdkVersion ?? '',
+    type: input.type,
+    value: input.value,
+  }
+}
+
+/** The extensions as stored: the given ones, with the default webrtc one first when none is webrtc. */
+export function extensionsFor(
+  userId: string,
+  given: readonly ExtensionInput[] | undefined,
+): ExtensionRecord[] {
+  const extensions = (given ?? []).map(fill)
+  if (!extensions.some((e) => e.type === 'webrtc')) extensions.unshift(defaultWebrtcExtension(userId))
+  return extensions
+}
+
+/**
+ * The extension a client names as active: one of the user's extensions, given whole (matched on type and
+ * value) or by its value alone. Anything else is a 400.
+ */
+export function resolveActiveExtension(
+  requested: ExtensionInput | string,
+  extensions: readonly ExtensionRecord[],
+): ExtensionRecord {
+  const match =
+    typeof requested === 'string'
+      ? extensions.find((e) => e.value === requested)
+      : extensions.find((e) => e.type === requested.type && e.value === requested.value)
+  if (!match)
+    throw invalidField('activeExtension', 'must be one of the user’s extensions, or the value of one')
+  return match
+}
+
+/** An extension as read from the database's JSON, every field a string. */
+export function toExtensionRecord(stored: object): ExtensionRecord {
+  const e = stored as Partial<Record<keyof ExtensionRecord, unknown>>
+  const text = (value: unknown) => (typeof value === 'string' ? value : '')
+  return {
+    description: text(e.description),
+    provider: text(e.provider),
+    region: text(e.region),
+    sdkVersion: text(e.sdkVersion),
+    type: text(e.type),
+    value: text(e.value),
+  }
+}

@@ -1,0 +1,69 @@
+import type { MembershipStatus } from '../../db/schema.js'
+import { AppError } from '../../http/errors.js'
+
+/**
+ * The invitation state machine of a tenant user (SPEC §3.2, API.md §4.4), as pure functions.
+ *
+ * | from                        | asked      | move        | effect                                            |
+ * |-----------------------------|------------|-------------|---------------------------------------------------|
+ * | pending, invited (or expired)| invited   | invite      | new token and window, old link dead, e-mail queued |
+ * | invited (or expired)        | pending    | cancel      | token and window cleared, link dead               |
+ * | pending                     | pending    | none        | nothing changes                                   |
+ * | pending, invited            | accepted   | accept      | member at once, no e-mail                         |
+ * | accepted                    | disabled   | disable     | the membership grants nothing                     |
+ * | disabled                    | accepted   | enable      | re-enabled                                        |
+ * | accepted / disabled         | the same   | none        | nothing changes                                   |
+ * | anything else               |            | 409 invalid_state_transition                    |
+ *
+ * A member (accepted or disabled) is never sent back to pending or invited: their acceptance stands, and
+ * `disabled` is how access is withdrawn. A pending or invited user is never disabled: cancel instead.
+ */
+export type StatusMove = 'invite' | 'cancel' | 'accept' | 'disable' | 'enable' | 'none'
+
+const MOVES: Record<MembershipStatus, Partial<Record<MembershipStatus, StatusMove>>> = {
+  pending: { invited: 'invite', pending: 'none', accepted: 'accept' },
+  invited: { invited: 'invite', pending: 'cancel', accepted: 'accept' },
+  accepted: { disabled: 'disable', accepted: 'none' },
+  disabled: { accepted: 'enable', disabled: 'none' },
+}
+
+/** The move from `from` to `to`, or 409 invalid_state_transition. */
+export function planStatusMove(from: MembershipStatus, to: MembershipStatus): StatusMove {
+  const move = MOVES[from][to]
+  if (move) return move
+  const allowed = Object.keys(MOVES[from]).filter((s) => s !== from)
+  throw new AppError(
+    'invalid_state_transition',
+    `A membership with status ${from} cannot move to ${to}; from ${from} it can move to ${allowed.join(' or ')}`,
+    { status: `cannot move from ${from} to ${to}` },
+  )
+}
+
+export type InvitationStatus = 'pending' | 'invited' | 'expired' | 'enabled' | 'disabled' | 'sso-only'
+
+/** The read-only, derived `invitationStatus` (API.md §4.4); expiry is judged by the injected clock. */
+export function invitationStatusOf(
+  row: { status: MembershipStatus; invitation_expiry_date: Date | null; no_password: boolean | null },
+  now: Date,
+): InvitationStatus {
+  switch (row.status) {
+    case 'pending':
+      return 'pending'
+    case 'invited':
+      return isExpired(row.invitation_expiry_date, now) ? 'expired' : 'invited'
+    case 'accepted':
+      return row.no_password === true ? 'sso-only' : 'enabled'
+    case 'disabled':
+      return 'disabled'
+  }
+}
+
+/** An invitation is live strictly before its expiry instant. */
+export function isExpired(expiry: Date | null, now: Date): boolean {
+  return expiry === null || expiry.getTime() <= now.getTime()
+}
+
+/** Whether accepting must set a password: the user has none and may log in with one here. */
+export function needsPassword(hasPassword: boolean, noPassword: boolean | null): boolean {
+  return !hasPassword && noPassword !== true
+}

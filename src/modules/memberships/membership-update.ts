@@ -1,0 +1,196 @@
+import type { Updateable } from 'kysely'
+import type { Actor } from '../../access/actor.js'
+import type { Permission } from '../../access/permissions.js'
+import type { ServiceContext } from '../../context.js'
+import type { TenantUsersTable } from '../../db/schema.js'
+import { AppError, invalidField } from '../../http/errors.js'
+import { enqueueInvitationMail } from '../../mail/invitation-mail.js'
+import { deleteQueuedInvitationMail } from '../../mail/outbox.repository.js'
+import { nudgeOutbox } from '../../mail/outbox-signal.js'
+import { invitationLimits } from '../invitations/invitation-limits.js'
+import { type IssuedInvitation, inviterName, issueInvitation } from '../invitations/invitation-token.js'
+import { findTenantRoleFor } from '../roles/roles.service.js'
+import { extensionsFor, resolveActiveExtension, toExtensionRecord } from './extensions.js'
+import { planStatusMove, type StatusMove } from './membership-status.js'
+import {
+  findMembership,
+  isMember,
+  type MembershipRecordRow,
+  updateMembership,
+} from './memberships.repository.js'
+import type { ExtensionRecord, TenantUser, UpdateTenantUserInput } from './memberships.schemas.js'
+import { getMembershipRecord } from './memberships.service.js'
+import { checkRoleCeiling, membershipNotFound, requireTenantPermission } from './tenant-user.js'
+
+const NO_PERMISSIONS: ReadonlySet<Permission> = new Set()
+
+/**
+ * Change a tenant user (API.md §4.4): the status moves of membership-status.ts, a role within the
+ * ceiling, and the profile fields. Needs MANAGE_TENANT_ENROLLMENT in the tenant, and — brief §5 rule 1 —
+ * a caller cannot change a member whose current role carries permissions it does not hold itself
+ * (a Supervisor cannot disable an Administrator). The update applies only if the membership has not
+ * moved since it was read; a concurrent change is a 409.
+ */
+export async function updateTenantUser(
+  ctx: ServiceContext,
+  actor: Actor,
+  tenantId: string,
+  userId: string,
+  input: UpdateTenantUserInput,
+): Promise<TenantUser> {
+  const access = await requireTenantPermission(ctx, actor, tenantId, ['MANAGE_TENANT_ENROLLMENT'])
+  const found = await findMembership(ctx.db, tenantId, userId)
+  if (!found) throw membershipNotFound()
+  const current = found
+  // Ids as stored (lower case), whatever case the path used: the outbox matches them as text.
+  const key = { tenantId: current.tenant_id, userId: current.user_id }
+  const currentRoleName = (
+    await findTenantRoleFor(ctx, access.tenant, current.role_id).catch(() => undefined)
+  )?.name
+  checkRoleCeiling(
+    {
+      name: currentRoleName ?? current.role_id,
+      permissions: (await ctx.access.rolePermissions(current.role_id)) ?? NO_PERMISSIONS,
+    },
+    access.permissions,
+    'userId',
+    'change a user holding',
+  )
+
+  const now = ctx.clock.now()
+  const changes: Updateable<TenantUsersTable> = { updated: now, updated_by: actor.principalId }
+  let roleName = currentRoleName ?? ''
+  if (input.roleId !== undefined && input.roleId.toLowerCase() !== current.role_id) {
+    const role = await findTenantRoleFor(ctx, access.tenant, input.roleId)
+    checkRoleCeiling(role, access.permissions)
+    changes.role_id = role.id
+    roleName = role.name
+  }
+
+  const move: StatusMove = input.status === undefined ? 'none' : planStatusMove(current.status, input.status)
+  const nextStatus = input.status ?? current.status
+  const extensions = applyProfile(changes, current, input, nextStatus)
+  if (input.supervisorId) await checkSupervisor(ctx, key, input.supervisorId)
+
+  let invitation: IssuedInvitation | undefined
+  switch (move) {
+    case 'invite':
+      invitationLimits(ctx).checkMail(key.userId)
+      invitation = issueInvitation(ctx)
+      changes.status = 'invited'
+      changes.invitation_token_hash = invitation.tokenHash
+      changes.invitation_expiry_date = invitation.expiresAt
+      changes.invited_by = actor.principalId
+      break
+    case 'cancel':
+      changes.status = 'pending'
+      changes.invitation_token_hash = null
+      changes.invitation_expiry_date = null
+      changes.invited_by = null
+      break
+    case 'accept':
+    case 'enable':
+      // The token hash stays, so the e-mail's link can say "already accepted" rather than "unknown".
+      changes.status = 'accepted'
+      if (changes.active_extension === undefined && current.active_extension === null && extensions[0]) {
+        changes.active_extension = JSON.stringify(extensions[0])
+        changes.extension = extensions[0].value
+      }
+      break
+    case 'disable':
+      changes.status = 'disabled'
+      break
+    case 'none':
+      break
+  }
+  const inviter = invitation ? await inviterName(ctx, actor) : ''
+
+  await ctx.db.transaction().execute(async (tx) => {
+    const expected = { status: current.status, tokenHash: current.invitation_token_hash }
+    if (!(await updateMembership(tx, key, expected, changes))) {
+      throw new AppError(
+        'invalid_state_transition',
+        'The membership changed while this request was processed; read it again and retry',
+      )
+    }
+    if (invitation) {
+      await enqueueInvitationMail(
+        tx,
+        ctx.keys,
+        {
+          ...key,
+          to: current.email,
+          tenantName: access.tenant.name,
+          roleName,
+          inviterName: inviter,
+          expiresAt: invitation.expiresAt.toISOString(),
+        },
+        invitation.token,
+        now,
+      )
+    } else if (move === 'cancel' || move === 'accept') {
+      await deleteQueuedInvitationMail(tx, key.tenantId, key.userId)
+    }
+  })
+
+  if (invitation) {
+    invitationLimits(ctx).recordMail(key.userId)
+    nudgeOutbox(ctx.db)
+  }
+  if (move !== 'none' || changes.role_id !== undefined) ctx.access.invalidate()
+  return getMembershipRecord(ctx, key.tenantId, key.userId)
+}
+
+/** The profile fields: identity provider, SSO-only, extensions, the active one, supervisor, workstation. */
+function applyProfile(
+  changes: Updateable<TenantUsersTable>,
+  current: MembershipRecordRow,
+  input: UpdateTenantUserInput,
+  nextStatus: MembershipRecordRow['status'],
+): ExtensionRecord[] {
+  if (input.noPassword !== undefined) changes.no_password = input.noPassword
+  if (input.defaultIdentityProvider !== undefined) {
+    changes.default_identity_provider = input.defaultIdentityProvider?.toLowerCase() ?? null
+  }
+  if (input.workStationId !== undefined) changes.work_station_id = input.workStationId
+  if (input.supervisorId !== undefined) changes.supervisor_id = input.supervisorId?.toLowerCase() ?? null
+
+  const extensions = input.extensions
+    ? extensionsFor(current.user_id, input.extensions)
+    : current.extensions.map(toExtensionRecord)
+  if (input.extensions) changes.extensions = JSON.stringify(extensions)
+  let active: ExtensionRecord | null = current.active_extension
+    ? toExtensionRecord(current.active_extension)
+    : null
+  if (input.activeExtension !== undefined) {
+    if (input.activeExtension !== null && nextStatus !== 'accepted' && nextStatus !== 'disabled') {
+      throw invalidField('activeExtension', 'can be set once the user has accepted the invitation')
+    }
+    active = input.activeExtension === null ? null : resolveActiveExtension(input.activeExtension, extensions)
+    changes.active_extension = active ? JSON.stringify(active) : null
+  } else if (
+    input.extensions &&
+    active &&
+    !extensions.some((e) => e.type === active?.type && e.value === active?.value)
+  ) {
+    // The active extension was removed from the list: fall back to the default one.
+    active = extensions[0] ?? null
+    changes.active_extension = active ? JSON.stringify(active) : null
+  }
+  if (changes.active_extension !== undefined || input.extensions) {
+    changes.extension = (active ?? extensions[0])?.value ?? ''
+  }
+  return extensions
+}
+
+async function checkSupervisor(
+  ctx: ServiceContext,
+  key: { tenantId: string; userId: string },
+  supervisorId: string,
+): Promise<void> {
+  if (supervisorId.toLowerCase() === key.userId)
+    throw invalidField('supervisorId', 'cannot be the user itself')
+  if (!(await isMember(ctx.db, key.tenantId, supervisorId.toLowerCase()))) {
+    throw invalidField('supervisorId', 'is not a user of this tenant')
+  }
+}

@@ -1,0 +1,136 @@
+import { type Insertable, type Kysely, sql, type Transaction, type Updateable } from 'kysely'
+import { withConstraintErrors } from '../../db/constraint-errors.js'
+import type { Database, MembershipRow, MembershipStatus, TenantUsersTable } from '../../db/schema.js'
+import { INVITATION_EMAIL } from '../../mail/outbox.repository.js'
+import type { ExtensionRecord } from './memberships.schemas.js'
+
+/** SQL for tenant users (memberships). Each function takes the executor (db or transaction) first. */
+
+type Executor = Kysely<Database> | Transaction<Database>
+
+export interface MembershipRecordRow extends MembershipRow {
+  email: string
+  first_name: string
+  last_name: string
+  email_status: 'queued' | 'sent' | 'failed' | null
+}
+
+function selectMemberships(db: Executor) {
+  return db
+    .selectFrom('tenant_users as tu')
+    .innerJoin('users as u', 'u.id', 'tu.user_id')
+    .selectAll('tu')
+    .select(['u.email', 'u.first_name', 'u.last_name'])
+    .select(
+      // The delivery state of the membership's latest invitation e-mail. Mail superseded before it was
+      // sent is deleted with the invitation it carried, so this is the mail of the current invitation.
+      sql<'queued' | 'sent' | 'failed' | null>`(
+        select o.status from outbox o
+        where o.tenant_id = tu.tenant_id and o.kind = ${INVITATION_EMAIL}
+          and o.payload->>'userId' = tu.user_id::text
+        order by o.created desc, o.id desc limit 1)`.as('email_status'),
+    )
+}
+
+/** Inserts a membership; a second one of the same user in the same tenant is 409 already_member. */
+export async function insertMembership(db: Executor, row: Insertable<TenantUsersTable>): Promise<void> {
+  await withConstraintErrors(() => db.insertInto('tenant_users').values(row).execute())
+}
+
+export async function findMembership(
+  db: Executor,
+  tenantId: string,
+  userId: string,
+): Promise<MembershipRecordRow | undefined> {
+  return selectMemberships(db)
+    .where('tu.tenant_id', '=', tenantId)
+    .where('tu.user_id', '=', userId)
+    .executeTakeFirst()
+}
+
+export async function listMemberships(
+  db: Executor,
+  tenantId: string,
+  page: { afterUserId?: string | undefined; limit?: number | undefined },
+): Promise<MembershipRecordRow[]> {
+  let query = selectMemberships(db).where('tu.tenant_id', '=', tenantId).orderBy('tu.user_id')
+  if (page.afterUserId) query = query.where('tu.user_id', '>', page.afterUserId)
+  if (page.limit !== undefined) query = query.limit(page.limit + 1)
+  return query.execute()
+}
+
+/**
+ * Updates a membership only while it still has `expectedStatus` (and, when given, the expected token
+ * hash): a concurrent move of the same membership makes this return false instead of overwriting it.
+ */
+export async function updateMembership(
+  db: Executor,
+  key: { tenantId: string; userId: string },
+  expected: { status: MembershipStatus; tokenHash?: string | null },
+  changes: Updateable<TenantUsersTable>,
+): Promise<boolean> {
+  let query = db
+    .updateTable('tenant_users')
+    .set(changes)
+    .where('tenant_id', '=', key.tenantId)
+    .where('user_id', '=', key.userId)
+    .where('status', '=', expected.status)
+  if (expected.tokenHash !== undefined) {
+    query =
+      expected.tokenHash === null
+        ? query.where('invitation_token_hash', 'is', null)
+        : query.where('invitation_token_hash', '=', expected.tokenHash)
+  }
+  const result = await query.executeTakeFirst()
+  return result.numUpdatedRows > 0n
+}
+
+/** Whether the user holds a membership (any status) in the tenant. */
+export async function isMember(db: Executor, tenantId: string, userId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('tenant_users')
+    .select('user_id')
+    .where('tenant_id', '=', tenantId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst()
+  return row !== undefined
+}
+
+export interface InvitationRow {
+  tenant_id: string
+  user_id: string
+  status: MembershipStatus
+  invitation_expiry_date: Date | null
+  no_password: boolean | null
+  active_extension: unknown
+  /** The extension that becomes active on acceptance when none is. */
+  first_extension: ExtensionRecord | null
+  tenant_name: string
+  role_name: string
+  email: string
+  has_password: boolean
+}
+
+/** The membership an invitation token (by its hash) belongs to, with what the acceptance page shows. */
+export async function findByTokenHash(db: Executor, tokenHash: string): Promise<InvitationRow | undefined> {
+  return db
+    .selectFrom('tenant_users as tu')
+    .innerJoin('tenants as t', 't.id', 'tu.tenant_id')
+    .innerJoin('roles as r', 'r.id', 'tu.role_id')
+    .innerJoin('users as u', 'u.id', 'tu.user_id')
+    .select([
+      'tu.tenant_id',
+      'tu.user_id',
+      'tu.status',
+      'tu.invitation_expiry_date',
+      'tu.no_password',
+      'tu.active_extension',
+      't.name as tenant_name',
+      'r.name as role_name',
+      'u.email',
+    ])
+    .select(sql<boolean>`u.password_hash is not null`.as('has_password'))
+    .select(sql<ExtensionRecord | null>`tu.extensions->0`.as('first_extension'))
+    .where('tu.invitation_token_hash', '=', tokenHash)
+    .executeTakeFirst()
+}

@@ -1,0 +1,131 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { ServiceContext } from '../context.js'
+import { PASSWORD_MIN_LENGTH } from '../crypto/passwords.js'
+import { AppError, type Attribute } from '../http/errors.js'
+import type { TypedApp } from '../http/typed-app.js'
+import { compileBodyValidator } from '../http/validation.js'
+import {
+  AcceptInvitationBody,
+  type AcceptInvitationInput,
+} from '../modules/invitations/invitations.schemas.js'
+import {
+  acceptInvitation,
+  type InvitationLookup,
+  lookUpInvitation,
+  toInvitation,
+} from '../modules/invitations/invitations.service.js'
+import { needsPassword } from '../modules/memberships/membership-status.js'
+import {
+  acceptedPage,
+  acceptFormPage,
+  errorPage,
+  expiredPage,
+  invalidLinkPage,
+  tooManyAttemptsPage,
+  usedPage,
+} from './accept-views.js'
+import { PAGE_HEADERS } from './layout.js'
+
+const validateAccept = compileBodyValidator(AcceptInvitationBody)
+const FORM_LIMIT = 16 * 1024
+
+/**
+ * The invitation acceptance page, `{TENANTRY_PUBLIC_URL}/invitations/accept?token=…` (API.md §4.4):
+ * server-rendered, a plain HTML form that works without JavaScript, posting back to itself. It calls the
+ * same service functions as the JSON API, so the rules (token once, expiry, password) are the same.
+ */
+export async function invitationPageRoutes(app: TypedApp, ctx: ServiceContext): Promise<void> {
+  // An HTML form posts urlencoded fields; this parser exists only inside this plugin.
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: FORM_LIMIT },
+    (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
+  )
+  const ttlHours = Math.round(ctx.config.invitationTtlSeconds / 3600)
+
+  app.get(
+    '/invitations/accept',
+    { schema: { hide: true }, config: { auth: 'public' } },
+    async (request, reply) => {
+      const token = text((request.query as Record<string, unknown>).token)
+      return render(reply, request, async () => {
+        const lookup = await lookUpInvitation(ctx, token, request.ip)
+        if (lookup.state !== 'live') return unusable(lookup, ttlHours)
+        return [200, acceptFormPage({ token, invitation: toInvitation(lookup.row) }, PASSWORD_MIN_LENGTH)]
+      })
+    },
+  )
+
+  app.post(
+    '/invitations/accept',
+    { schema: { hide: true }, config: { auth: 'public' } },
+    async (request, reply) => {
+      const form = (request.body ?? {}) as Record<string, unknown>
+      const token = text(form.token)
+      return render(reply, request, async () => {
+        const lookup = await lookUpInvitation(ctx, token, request.ip)
+        if (lookup.state !== 'live') return unusable(lookup, ttlHours)
+        const invitation = toInvitation(lookup.row)
+        const asksPassword = needsPassword(lookup.row.has_password, lookup.row.no_password)
+        const input: AcceptInvitationInput = {}
+        const names = { firstName: text(form.firstName).trim(), lastName: text(form.lastName).trim() }
+        if (asksPassword) {
+          input.password = text(form.password)
+          if (names.firstName) input.firstName = names.firstName
+          if (names.lastName) input.lastName = names.lastName
+        }
+        const errors: Attribute = { ...validateAccept(input)?.attribute }
+        if (asksPassword && input.password === '') errors.password = 'is required'
+        if (asksPassword && !errors.password && text(form.passwordConfirmation) !== input.password) {
+          errors.passwordConfirmation = 'does not match the password'
+        }
+        if (Object.keys(errors).length > 0) {
+          return [400, acceptFormPage({ token, invitation, errors, ...names }, PASSWORD_MIN_LENGTH)]
+        }
+        await acceptInvitation(ctx, token, input, { address: request.ip, requirePassword: true })
+        return [200, acceptedPage({ ...invitation, passwordSet: asksPassword })]
+      })
+    },
+  )
+
+  /** Runs a page handler; the service's refusals become pages, not JSON. */
+  async function render(
+    reply: FastifyReply,
+    request: FastifyRequest,
+    handler: () => Promise<[number, string]>,
+  ): Promise<FastifyReply> {
+    reply.headers(PAGE_HEADERS)
+    try {
+      const [status, body] = await handler()
+      return reply.code(status).send(body)
+    } catch (error) {
+      if (error instanceof AppError) {
+        if (error.reason === 'rate_limited') {
+          const retryAfter = error.headers?.['retry-after']
+          if (retryAfter) reply.header('retry-after', retryAfter)
+          return reply.code(429).send(tooManyAttemptsPage(retryAfter))
+        }
+        if (error.reason === 'invitation_expired')
+          return reply.code(410).send(expiredPage(undefined, ttlHours))
+        if (error.reason === 'invitation_not_found') return reply.code(404).send(invalidLinkPage())
+      }
+      request.log.error({ err: error }, 'invitation page failed')
+      return reply.code(500).send(errorPage(request.id))
+    }
+  }
+}
+
+function unusable(lookup: Exclude<InvitationLookup, { state: 'live' }>, ttlHours: number): [number, string] {
+  switch (lookup.state) {
+    case 'expired':
+      return [410, expiredPage(lookup.row.invitation_expiry_date?.toISOString(), ttlHours)]
+    case 'used':
+      return [404, usedPage(lookup.row.tenant_name, lookup.row.email)]
+    case 'unknown':
+      return [404, invalidLinkPage()]
+  }
+}
+
+function text(value: unknown): string {
+  return typeof value === 'string' ? value : ''
+}

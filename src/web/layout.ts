@@ -1,0 +1,66 @@
+import { html, SafeHtml } from './html.js'
+
+/**
+ * The frame of every page the service renders: plain HTML, no script, no external resource, readable
+ * without CSS, keyboard-usable with a visible focus ring, and responsive.
+ */
+const STYLE = `
+  :root { color-scheme: light dark; --accent: #1d4ed8; --error: #b91c1c; --muted: #555; }
+  @media (prefers-color-scheme: dark) { :root { --accent: #93b4ff; --error: #ff8a80; --muted: #bbb; } }
+  * { box-sizing: border-box; }
+  body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; line-height: 1.5; margin: 0; }
+  main { max-width: 32rem; margin: 3rem auto; padding: 0 1.25rem; }
+  h1 { font-size: 1.6rem; line-height: 1.25; margin: 0 0 1rem; }
+  dl { display: grid; grid-template-columns: max-content 1fr; gap: 0.25rem 1rem; margin: 0 0 1.5rem; }
+  dt { font-weight: 600; }
+  dd { margin: 0; overflow-wrap: anywhere; }
+  .field { margin: 0 0 1.1rem; }
+  label { display: block; font-weight: 600; margin-bottom: 0.25rem; }
+  .hint { color: var(--muted); font-size: 0.9rem; margin: 0 0 0.3rem; }
+  input { width: 100%; font: inherit; padding: 0.5rem 0.6rem; border: 2px solid #767676; border-radius: 0.3rem; }
+  input[readonly] { border-style: dashed; }
+  input[aria-invalid="true"] { border-color: var(--error); }
+  .error { color: var(--error); font-weight: 600; margin: 0.25rem 0 0; }
+  .summary { border: 3px solid var(--error); padding: 0.75rem 1rem; margin: 0 0 1.5rem; border-radius: 0.3rem; }
+  .summary h2 { font-size: 1.1rem; margin: 0 0 0.5rem; }
+  .summary a { color: var(--error); }
+  button { font: inherit; font-weight: 600; padding: 0.6rem 1.4rem; border: 0; border-radius: 0.3rem;
+    background: var(--accent); color: #fff; cursor: pointer; }
+  @media (prefers-color-scheme: dark) { button { color: #000; } }
+  :focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
+  .notice { border-left: 4px solid var(--accent); padding: 0.25rem 0 0.25rem 1rem; }
+`
+
+export function page(title: string, body: SafeHtml): string {
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<title>${title} · Tenantry</title>
+<style>${new SafeHtml(STYLE)}</style>
+</head>
+<body>
+<main id="main">
+${body}
+</main>
+</body>
+</html>
+`.value
+}
+
+/**
+ * Headers of every page: not cached (a link holds a token), never sent on as a Referer, not framed, and
+ * no script or outside resource may load.
+ */
+export const PAGE_HEADERS = {
+  'content-type': 'text/html; charset=utf-8',
+  'cache-control': 'no-store',
+  'referrer-policy': 'no-referrer',
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'content-security-policy':
+    "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; " +
+    "frame-ancestors 'none'; base-uri 'none'",
+} as const
