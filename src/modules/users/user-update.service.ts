@@ -79,7 +79,9 @@ export async function updateUserById(
   })
   if (!updated) throw userNotFound()
   // Role, status and password feed authentication and permission caches.
-  if (changes.role_id || changes.status || changes.password_hash) ctx.access.invalidate()
+  if (changes.role_id || changes.additional_role_ids || changes.status || changes.password_hash) {
+    ctx.access.invalidate()
+  }
   return toUser(updated)
 }
 
