@@ -24,6 +24,7 @@ import { validatorCompiler } from './http/validation.js'
 import { apiKeyRoutes } from './modules/api-keys/api-keys.routes.js'
 import { authRoutes } from './modules/auth/auth.routes.js'
 import { Authenticator } from './modules/auth/authenticator.js'
+import { bulkRoutes } from './modules/bulk/bulk.routes.js'
 import { healthRoutes } from './modules/health/health.routes.js'
 import { integrationRoutes } from './modules/integrations/integrations.routes.js'
 import { invitationRoutes } from './modules/invitations/invitations.routes.js'
@@ -59,6 +60,7 @@ const ROUTE_MODULES: RouteModule[] = [
   apiKeyRoutes,
   membershipRoutes,
   invitationRoutes,
+  bulkRoutes,
 ]
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/

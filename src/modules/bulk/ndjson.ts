@@ -25,7 +25,7 @@ export async function* ndjsonLines(
 
   const finish = (text: string): NdjsonLine | undefined => {
     lineNumber += 1
-    if (skipping) {
+    if (skipping || text.length > maxLineBytes) {
       skipping = false
       return { lineNumber, tooLong: true }
     }

@@ -1,6 +1,7 @@
 import { Type } from 'typebox'
 import { Result } from '../../http/schemas.js'
 import type { RouteModule } from '../../http/typed-app.js'
+import { bulkUserForms } from '../bulk/bulk.routes.js'
 import { updateUserById } from './user-update.service.js'
 import { CreateUserBody, ListUsersQuery, UpdateUserBody, UserParams, UserSchema } from './users.schemas.js'
 import { createUser, getUser, listVisibleUsers } from './users.service.js'
@@ -21,6 +22,7 @@ export const userRoutes: RouteModule = async (app, ctx) => {
         body: CreateUserBody,
         response: { 201: Result(UserSchema) },
       },
+      preValidation: bulkUserForms(ctx), // a JSON array or NDJSON body is a bulk load (API.md §7)
     },
     async (request, reply) => {
       const user = await createUser(ctx, request.actor, request.body)

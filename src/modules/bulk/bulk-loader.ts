@@ -1,0 +1,235 @@
+import type { Actor } from '../../access/actor.js'
+import type { ServiceContext } from '../../context.js'
+import { constraintError } from '../../db/constraint-errors.js'
+import type { NewUserRow, UserRow } from '../../db/schema.js'
+import { AppError } from '../../http/errors.js'
+import { compileBodyValidator } from '../../http/validation.js'
+import { nudgeOutbox } from '../../mail/outbox-signal.js'
+import { invitationLimits } from '../invitations/invitation-limits.js'
+import { inviterName } from '../invitations/invitation-token.js'
+import { loadRoleCatalog } from '../roles/roles.service.js'
+import { buildNewUserRow, type NewUserEnv } from '../users/user-rules.js'
+import { platformPermissionsOf } from '../users/user-visibility.js'
+import { toUser } from '../users/users.service.js'
+import { findTakenEmails, insertUsersSkippingTakenEmails } from './bulk.repository.js'
+import { type BulkItemResult, type BulkSummary, type BulkUserInput, BulkUserItem } from './bulk.schemas.js'
+import { BulkMemberships, type PlannedMembership, writeMemberships } from './bulk-memberships.js'
+
+/** A row that passed every check that needs no write: ready to be inserted. */
+export interface PreparedRow {
+  kind: 'prepared'
+  index: number
+  row: NewUserRow
+  membership: PlannedMembership | undefined
+}
+
+/** A row whose outcome is known (failed a check, or written). */
+export interface RowOutcome extends BulkItemResult {
+  kind: 'outcome'
+}
+
+export type PendingRow = PreparedRow | RowOutcome
+
+const validateItem = compileBodyValidator(BulkUserItem)
+
+export function failedRow(index: number, error: AppError): RowOutcome {
+  return {
+    kind: 'outcome',
+    index,
+    status: error.statusCode,
+    error: {
+      code: error.statusCode,
+      reason: error.reason,
+      message: error.message,
+      ...(error.attribute ? { attribute: error.attribute } : {}),
+    },
+  }
+}
+
+function emailTaken(email: string, earlierIndex?: number): AppError {
+  const where = earlierIndex === undefined ? '' : ` (row ${earlierIndex} of this request)`
+  return new AppError('email_taken', `A user with e-mail "${email}" already exists${where}`, {
+    email: 'already exists',
+  })
+}
+
+/**
+ * The bulk load of platform users (API.md §7), shared by the JSON-array and the NDJSON forms. A row is
+ * judged exactly as a single create is — the same body schema, the same `buildNewUserRow` rules (e-mail,
+ * E.164, platform roles, the role ceiling) — and, when it names a tenant, the same membership rules as an
+ * invitation. Checks that need no write run in `prepare`, one row at a time; `write` then stores a whole
+ * batch in one multi-row INSERT, in which an e-mail that is already taken is that row's 409, never the
+ * batch's failure. No password is hashed: bulk rows carry none (users set one on accepting an invitation).
+ *
+ * Each batch commits on its own, so an interrupted load keeps what it wrote, and a re-run reports those
+ * rows as already existing: the unique e-mail index makes a second copy impossible.
+ */
+export class BulkUserLoader {
+  readonly #counts = { total: 0, created: 0, failed: 0 }
+  /** Dry runs only: e-mails seen earlier in this request, which no database row records. */
+  readonly #dryRunEmails = new Set<string>()
+
+  private constructor(
+    private readonly ctx: ServiceContext,
+    private readonly actor: Actor,
+    private readonly env: Omit<NewUserEnv, 'now'>,
+    private readonly memberships: BulkMemberships,
+    readonly dryRun: boolean,
+  ) {}
+
+  /** Checks the caller may create users at all (as for a single create) and loads what rows need. */
+  static async open(
+    ctx: ServiceContext,
+    actor: Actor,
+    options: { dryRun: boolean },
+  ): Promise<BulkUserLoader> {
+    if (!(await ctx.access.holdsAnywhere(actor, 'MANAGE_ALL_USERS'))) {
+      throw new AppError('permission_denied', 'MANAGE_ALL_USERS is required to create platform users')
+    }
+    const env = {
+      roles: await loadRoleCatalog(ctx),
+      callerPlatformPermissions: platformPermissionsOf(actor),
+      actorPrincipalId: actor.principalId,
+    }
+    return new BulkUserLoader(ctx, actor, env, new BulkMemberships(ctx, actor), options.dryRun)
+  }
+
+  /** Every check of one row that needs no write; `raw` is the parsed item, or why it could not be. */
+  async prepare(index: number, raw: unknown): Promise<PendingRow> {
+    this.#counts.total += 1
+    if (raw instanceof AppError) return this.#fail(index, raw)
+    const invalid = validateItem(raw)
+    if (invalid) return this.#fail(index, invalid)
+    const { tenantId, tenantRoleId, tenantStatus, ...userInput } = raw as BulkUserInput
+    const row = buildNewUserRow(userInput, { ...this.env, now: this.ctx.clock.now() })
+    if (row instanceof AppError) return this.#fail(index, row)
+    let membership: PlannedMembership | undefined
+    if (tenantId !== undefined || tenantRoleId !== undefined || tenantStatus !== undefined) {
+      const planned = await this.memberships.plan({ tenantId, tenantRoleId, tenantStatus })
+      if (planned instanceof AppError) return this.#fail(index, planned)
+      membership = planned
+    }
+    return { kind: 'prepared', index, row, membership }
+  }
+
+  /**
+   * Stores the prepared rows of one batch (or, in a dry run, checks their e-mails against the database
+   * and the rest of the request) and returns every row's outcome in input order.
+   */
+  async write(batch: readonly PendingRow[]): Promise<RowOutcome[]> {
+    const outcomes = new Array<RowOutcome>(batch.length)
+    const toStore: { position: number; prepared: PreparedRow }[] = []
+    const firstByEmail = new Map<string, number>()
+    for (const [position, pending] of batch.entries()) {
+      if (pending.kind === 'outcome') {
+        outcomes[position] = pending
+        continue
+      }
+      const email = pending.row.email
+      const earlier = firstByEmail.get(email)
+      if (earlier !== undefined || this.#dryRunEmails.has(email)) {
+        outcomes[position] = this.#fail(pending.index, emailTaken(email, earlier))
+        continue
+      }
+      firstByEmail.set(email, pending.index)
+      toStore.push({ position, prepared: pending })
+    }
+
+    if (this.dryRun) {
+      const taken = await findTakenEmails(
+        this.ctx.db,
+        toStore.map((s) => s.prepared.row.email),
+      )
+      for (const { position, prepared } of toStore) {
+        const email = prepared.row.email
+        this.#dryRunEmails.add(email)
+        outcomes[position] = taken.has(email)
+          ? this.#fail(prepared.index, emailTaken(email))
+          : { kind: 'outcome', index: prepared.index, status: 200 }
+      }
+      return outcomes
+    }
+
+    const stored = await this.#store(toStore.map((s) => s.prepared))
+    for (const { position, prepared } of toStore) {
+      const row = stored.get(prepared.row.email)
+      if (row instanceof AppError) outcomes[position] = this.#fail(prepared.index, row)
+      else if (row) {
+        this.#counts.created += 1
+        outcomes[position] = { kind: 'outcome', index: prepared.index, status: 201, result: toUser(row) }
+      } else outcomes[position] = this.#fail(prepared.index, emailTaken(prepared.row.email))
+    }
+    return outcomes
+  }
+
+  summary(): BulkSummary {
+    return { ...this.#counts, ...(this.dryRun ? { dryRun: true } : {}) }
+  }
+
+  /**
+   * One statement for the users (and, when rows name tenants, one for their memberships and one for the
+   * invitation mail, in the same transaction). Should the batch fail as a whole — a role deleted since
+   * the rows were checked, say — each row is retried alone, so that the failure lands on its own row.
+   */
+  async #store(rows: PreparedRow[]): Promise<Map<string, UserRow | AppError>> {
+    const byEmail = new Map<string, UserRow | AppError>()
+    try {
+      for (const row of await this.#insert(rows)) byEmail.set(row.email, row)
+      return byEmail
+    } catch (error) {
+      if (rows.length === 1) throw error
+      this.ctx.logger.warn({ err: error }, 'bulk batch failed as a whole; retrying its rows one by one')
+    }
+    for (const row of rows) {
+      try {
+        const [stored] = await this.#insert([row])
+        if (stored) byEmail.set(stored.email, stored)
+      } catch (error) {
+        const known = constraintError(error, { email: row.row.email })
+        if (!known) throw error
+        byEmail.set(row.row.email, known)
+      }
+    }
+    return byEmail
+  }
+
+  async #insert(rows: PreparedRow[]): Promise<UserRow[]> {
+    const users = rows.map((r) => r.row)
+    if (!rows.some((r) => r.membership)) return insertUsersSkippingTakenEmails(this.ctx.db, users)
+    let invitees: string[] = []
+    // Read before the transaction: nothing but the batch's own statements runs inside it (the embedded
+    // database has one connection, which the transaction holds).
+    const inviter = rows.some((r) => r.membership?.status === 'invited') ? await this.#inviter() : ''
+    const stored = await this.ctx.db.transaction().execute(async (tx) => {
+      const inserted = await insertUsersSkippingTakenEmails(tx, users)
+      const created = new Set(inserted.map((r) => r.email))
+      const memberships = rows.flatMap((r) =>
+        r.membership && created.has(r.row.email) ? [{ user: r.row, membership: r.membership }] : [],
+      )
+      invitees = await writeMemberships(tx, this.ctx, this.actor, inviter, memberships)
+      return inserted
+    })
+    // New members change what the permission caches know; queued mail wakes the worker.
+    this.ctx.access.invalidate()
+    if (invitees.length > 0) {
+      const limits = invitationLimits(this.ctx)
+      for (const userId of invitees) limits.recordMail(userId)
+      nudgeOutbox(this.ctx.db)
+    }
+    return stored
+  }
+
+  /** How invitation e-mails name the caller: looked up once per request, and only if one is sent. */
+  readonly #inviter = (() => {
+    let name: Promise<string> | undefined
+    return () => {
+      name ??= inviterName(this.ctx, this.actor)
+      return name
+    }
+  })()
+
+  #fail(index: number, error: AppError): RowOutcome {
+    this.#counts.failed += 1
+    return failedRow(index, error)
+  }
+}

@@ -1,0 +1,147 @@
+import type { Insertable, Transaction } from 'kysely'
+import type { Actor } from '../../access/actor.js'
+import type { ServiceContext } from '../../context.js'
+import type { Database, NewUserRow, TenantUsersTable } from '../../db/schema.js'
+import { AppError, invalidField } from '../../http/errors.js'
+import { enqueueInvitationMail, type InvitationMailFacts } from '../../mail/invitation-mail.js'
+import { issueInvitation } from '../invitations/invitation-token.js'
+import { extensionsFor } from '../memberships/extensions.js'
+import { checkRoleCeiling, requireTenantPermission } from '../memberships/tenant-user.js'
+import { findTenantRoleFor } from '../roles/roles.service.js'
+import type { BulkUserInput } from './bulk.schemas.js'
+
+/** The membership one bulk row asks for, checked: where, with which role, in which status. */
+export interface PlannedMembership {
+  tenantId: string
+  tenantName: string
+  roleId: string
+  roleName: string
+  status: 'pending' | 'invited' | 'accepted'
+}
+
+type MembershipFields = Pick<BulkUserInput, 'tenantId' | 'tenantRoleId' | 'tenantStatus'>
+
+// Distinct (tenant, role, status) triples remembered per request; a load naming more starts over.
+const MAX_PLANS = 1000
+
+/**
+ * The membership rules of an invitation (API.md §4.4), applied to bulk rows: MANAGE_TENANT_ENROLLMENT
+ * effective in the tenant, a tenant role usable there, and the role ceiling against the caller's
+ * effective permissions in that tenant. The checks are the memberships module's own functions; a
+ * request checks each distinct (tenant, role, status) once, however many rows repeat it.
+ */
+export class BulkMemberships {
+  readonly #plans = new Map<string, Promise<PlannedMembership | AppError>>()
+
+  constructor(
+    private readonly ctx: ServiceContext,
+    private readonly actor: Actor,
+  ) {}
+
+  plan(fields: MembershipFields): Promise<PlannedMembership | AppError> {
+    const { tenantId, tenantRoleId, tenantStatus = 'pending' } = fields
+    if (tenantId === undefined) {
+      return Promise.resolve(invalidField('tenantId', 'is required with tenantRoleId and tenantStatus'))
+    }
+    if (tenantRoleId === undefined) {
+      return Promise.resolve(invalidField('tenantRoleId', 'is required with tenantId'))
+    }
+    const key = `${tenantId}/${tenantRoleId}/${tenantStatus}`.toLowerCase()
+    let plan = this.#plans.get(key)
+    if (!plan) {
+      if (this.#plans.size >= MAX_PLANS) this.#plans.clear()
+      plan = this.#check(tenantId, tenantRoleId, tenantStatus)
+      this.#plans.set(key, plan)
+    }
+    return plan
+  }
+
+  async #check(
+    tenantId: string,
+    roleId: string,
+    status: PlannedMembership['status'],
+  ): Promise<PlannedMembership | AppError> {
+    try {
+      const access = await requireTenantPermission(this.ctx, this.actor, tenantId, [
+        'MANAGE_TENANT_ENROLLMENT',
+      ])
+      const role = await findTenantRoleFor(this.ctx, access.tenant, roleId, 'tenantRoleId')
+      checkRoleCeiling(role, access.permissions, 'tenantRoleId')
+      return {
+        tenantId: access.tenant.id,
+        tenantName: access.tenant.name,
+        roleId: role.id,
+        roleName: role.name,
+        status,
+      }
+    } catch (error) {
+      if (error instanceof AppError) return error
+      throw error
+    }
+  }
+}
+
+export interface NewMembership {
+  user: NewUserRow
+  membership: PlannedMembership
+}
+
+/**
+ * Writes the memberships of freshly created users inside the batch's transaction, as an invitation
+ * writes one (memberships.service.ts `createTenantUser`): the default extensions, the active extension
+ * only once a member, and for `invited` a one-time token (stored hashed) whose e-mail is queued in the
+ * outbox in the same transaction. One multi-row INSERT for the memberships. Returns the invitees, whose
+ * mail counts toward the per-invitee limit once the transaction has committed.
+ */
+export async function writeMemberships(
+  tx: Transaction<Database>,
+  ctx: ServiceContext,
+  actor: Actor,
+  inviterName: string,
+  created: readonly NewMembership[],
+): Promise<string[]> {
+  if (created.length === 0) return []
+  const now = ctx.clock.now()
+  const invitations: { facts: InvitationMailFacts; token: string }[] = []
+  const rows: Insertable<TenantUsersTable>[] = []
+  for (const { user, membership } of created) {
+    const { status } = membership
+    const extensions = extensionsFor(user.id, undefined)
+    const invitation = status === 'invited' ? issueInvitation(ctx) : undefined
+    if (invitation) {
+      invitations.push({
+        token: invitation.token,
+        facts: {
+          tenantId: membership.tenantId,
+          userId: user.id,
+          to: user.email,
+          tenantName: membership.tenantName,
+          roleName: membership.roleName,
+          inviterName,
+          expiresAt: invitation.expiresAt.toISOString(),
+        },
+      })
+    }
+    rows.push({
+      tenant_id: membership.tenantId,
+      user_id: user.id,
+      role_id: membership.roleId,
+      status,
+      no_password: null,
+      default_identity_provider: null,
+      invitation_expiry_date: invitation?.expiresAt ?? null,
+      invitation_token_hash: invitation?.tokenHash ?? null,
+      invited_by: invitation ? actor.principalId : null,
+      extension: extensions[0]?.value ?? '',
+      extensions: JSON.stringify(extensions),
+      active_extension: status === 'accepted' && extensions[0] ? JSON.stringify(extensions[0]) : null,
+      created: now,
+      created_by: actor.principalId,
+      updated: now,
+      updated_by: actor.principalId,
+    })
+  }
+  await tx.insertInto('tenant_users').values(rows).execute()
+  for (const { facts, token } of invitations) await enqueueInvitationMail(tx, ctx.keys, facts, token, now)
+  return invitations.map((i) => i.facts.userId)
+}

@@ -1,0 +1,79 @@
+import type { Readable } from 'node:stream'
+import { AppError } from '../../http/errors.js'
+import type { BulkUserLoader, PendingRow, RowOutcome } from './bulk-loader.js'
+import { MAX_LINE_BYTES, type NdjsonLine, ndjsonLines } from './ndjson.js'
+
+/**
+ * Rows a statement. Large enough that a round trip per batch costs little next to the rows, small
+ * enough that a batch (and its answer) weighs well under a megabyte and an interrupted load loses at
+ * most one batch of work.
+ */
+export const STREAM_BATCH_ROWS = 1000
+
+export interface StreamLineSerializers {
+  result(line: RowOutcome & { line: number }): string
+  summary(line: { summary: ReturnType<BulkUserLoader['summary']> }): string
+}
+
+/** A line's item, or the error that makes it that line's failure (not the request's). */
+function parseLine(line: NdjsonLine): unknown {
+  if (line.tooLong) {
+    return new AppError('payload_too_large', `Line ${line.lineNumber} is longer than ${MAX_LINE_BYTES} bytes`)
+  }
+  try {
+    return JSON.parse(line.text)
+  } catch {
+    return new AppError('invalid_json', `Line ${line.lineNumber} is not valid JSON`)
+  }
+}
+
+/**
+ * The NDJSON form (API.md §7): reads the body line by line, writes batches, and yields the answer one
+ * chunk per batch — a result line per input line, then the summary line. It is pulled by the response:
+ * while the client is not reading answers, nothing more is read from the request, so memory stays at
+ * about two batches whatever the length of the stream. One batch is written while the next is read and
+ * checked, so parsing overlaps the database's work.
+ */
+export async function* streamBulkLoad(
+  body: Readable,
+  loader: BulkUserLoader,
+  serialize: StreamLineSerializers,
+): AsyncGenerator<string> {
+  let batch: PendingRow[] = []
+  let lineNumbers: number[] = []
+  let inFlight: { written: Promise<RowOutcome[]>; lineNumbers: number[] } | undefined
+  let index = 0
+
+  const answer = (outcomes: RowOutcome[], numbers: number[]) => {
+    let text = ''
+    for (const [i, outcome] of outcomes.entries())
+      text += `${serialize.result({ ...outcome, line: numbers[i]! })}\n`
+    return text
+  }
+  const launch = () => {
+    const written = loader.write(batch)
+    // Awaited below; until then a rejection must not count as unhandled.
+    written.catch(() => {})
+    inFlight = { written, lineNumbers }
+    batch = []
+    lineNumbers = []
+  }
+
+  for await (const line of ndjsonLines(body)) {
+    batch.push(await loader.prepare(index, parseLine(line)))
+    lineNumbers.push(line.lineNumber)
+    index += 1
+    if (batch.length >= STREAM_BATCH_ROWS) {
+      const finished = inFlight
+      const outcomes = finished ? await finished.written : undefined
+      launch()
+      if (finished && outcomes) yield answer(outcomes, finished.lineNumbers)
+    }
+  }
+  if (inFlight) yield answer(await inFlight.written, inFlight.lineNumbers)
+  if (batch.length > 0) {
+    const numbers = lineNumbers
+    yield answer(await loader.write(batch), numbers)
+  }
+  yield `${serialize.summary({ summary: loader.summary() })}\n`
+}

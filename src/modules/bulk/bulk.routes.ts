@@ -1,0 +1,139 @@
+import { Readable } from 'node:stream'
+import type { FastifyReply, FastifyRequest, preValidationAsyncHookHandler } from 'fastify'
+import type { TSchema } from 'typebox'
+import type { ServiceContext } from '../../context.js'
+import { AppError, invalidField } from '../../http/errors.js'
+import type { RouteModule } from '../../http/typed-app.js'
+import {
+  BulkAbortLine,
+  BulkResponse,
+  BulkResultLine,
+  BulkSummaryLine,
+  MAX_BULK_ITEMS,
+} from './bulk.schemas.js'
+import { BulkUserLoader, type RowOutcome } from './bulk-loader.js'
+import { streamBulkLoad } from './bulk-stream.js'
+
+export const NDJSON = 'application/x-ndjson'
+
+/** The one route that takes an NDJSON body: the bulk form of creating platform users (API.md §7). */
+const BULK_ROUTE = { method: 'POST', url: '/v1/users' } as const
+
+/**
+ * Registers the NDJSON body type under /v1. The body is handed over as the raw stream — never buffered,
+ * and so not subject to the 1 MiB limit of JSON bodies (API.md §1) — and only to the bulk route; any
+ * other route answers 415 as for any other type that is not JSON.
+ */
+export const bulkRoutes: RouteModule = (app) => {
+  app.addContentTypeParser(NDJSON, (request, payload, done) => {
+    if (request.method !== BULK_ROUTE.method || request.routeOptions.url !== BULK_ROUTE.url) {
+      return done(
+        new AppError(
+          'unsupported_media_type',
+          'The request body must be JSON (Content-Type: application/json)',
+        ),
+        undefined,
+      )
+    }
+    return done(null, payload)
+  })
+}
+
+function isStream(body: unknown): body is Readable {
+  return typeof (body as { pipe?: unknown } | undefined)?.pipe === 'function'
+}
+
+function dryRunOf(request: FastifyRequest): boolean {
+  const value = (request.query as Record<string, unknown> | undefined)?.dryRun
+  if (value === undefined || value === 'false' || value === '0') return false
+  if (value === 'true' || value === '1' || value === '') return true
+  throw invalidField('dryRun', 'must be true or false')
+}
+
+/**
+ * The bulk forms of `POST /v1/users`, as a preValidation hook of that route: a JSON array or an NDJSON
+ * stream is answered here; a single object passes on to the route's own validation and handler. The
+ * hook runs before body validation because the route's schema describes one user: each bulk item is
+ * validated on its own, against that same schema, by the loader.
+ */
+export function bulkUserForms(ctx: ServiceContext): preValidationAsyncHookHandler {
+  return async function bulkUserFormsHook(request: FastifyRequest, reply: FastifyReply) {
+    const body = request.body
+    if (isStream(body)) return answerStream(ctx, request, reply, body)
+    if (Array.isArray(body)) return answerArray(ctx, request, reply, body)
+  }
+}
+
+async function answerArray(
+  ctx: ServiceContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  items: unknown[],
+) {
+  const dryRun = dryRunOf(request)
+  const loader = await BulkUserLoader.open(ctx, request.actor, { dryRun })
+  if (items.length > MAX_BULK_ITEMS) {
+    throw new AppError(
+      'too_many_items',
+      `A JSON array holds at most ${MAX_BULK_ITEMS} users (got ${items.length}); send more as NDJSON (Content-Type: ${NDJSON})`,
+    )
+  }
+  const pending = []
+  for (const [index, item] of items.entries()) pending.push(await loader.prepare(index, item))
+  const outcomes = await loader.write(pending)
+  const serialize = serializerFor(reply, BulkResponse)
+  const payload = { result: outcomes.map(withoutKind), summary: loader.summary() }
+  return reply.code(200).type('application/json; charset=utf-8').send(serialize(payload))
+}
+
+async function answerStream(
+  ctx: ServiceContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  body: Readable,
+) {
+  const dryRun = dryRunOf(request)
+  const loader = await BulkUserLoader.open(ctx, request.actor, { dryRun })
+  const result = serializerFor(reply, BulkResultLine)
+  const summary = serializerFor(reply, BulkSummaryLine)
+  const abort = serializerFor(reply, BulkAbortLine)
+
+  async function* answer() {
+    try {
+      yield* streamBulkLoad(body, loader, {
+        result: (line) => result(withoutKind(line)),
+        summary: (line) => summary(line),
+      })
+    } catch (error) {
+      // The 200 and the rows answered so far are on their way: the last line says why the rest is not.
+      // A client that finds no summary line knows the load stopped.
+      request.log.error({ err: error }, 'bulk load stopped')
+      const known = error instanceof AppError && error.statusCode < 500 ? error : undefined
+      const line = {
+        error: {
+          code: known?.statusCode ?? 500,
+          reason: known?.reason ?? 'internal',
+          message: known?.message ?? 'The load stopped on an internal error; rows answered above stand',
+          requestId: request.id,
+        },
+      }
+      yield `${abort(line)}\n`
+    }
+  }
+  return reply.code(200).type(`${NDJSON}; charset=utf-8`).send(Readable.from(answer()))
+}
+
+function withoutKind<T extends RowOutcome>({ kind, ...rest }: T): Omit<T, 'kind'> {
+  void kind
+  return rest
+}
+
+/**
+ * The response schema's serializer (compiled once per route and cached by Fastify): an allow-list, so
+ * only the fields the schema names reach the client, as for every other response.
+ */
+function serializerFor(reply: FastifyReply, schema: TSchema): (data: unknown) => string {
+  return reply.compileSerializationSchema(schema as unknown as Record<string, unknown>) as (
+    data: unknown,
+  ) => string
+}

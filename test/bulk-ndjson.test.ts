@@ -1,0 +1,164 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ROLE_IDS } from '../src/access/permissions.js'
+import { insertUser, REGION_ID, uniqueEmail, uniqueName } from './helpers/fixtures.js'
+import { createTestApp, type TestApp } from './helpers/test-app.js'
+
+/** Bulk load of platform users, the NDJSON form (API.md §7). */
+
+let t: TestApp
+let adminToken: string
+
+beforeAll(async () => {
+  t = await createTestApp()
+  adminToken = await t.adminToken()
+})
+afterAll(() => t.close())
+
+async function postNdjson(body: string, query = '') {
+  const response = await t.app.inject({
+    method: 'POST',
+    url: `/v1/users${query}`,
+    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/x-ndjson' },
+    payload: body,
+  })
+  const lines = response.body
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line))
+  return { status: response.statusCode, contentType: String(response.headers['content-type']), lines }
+}
+
+async function existingEmails(emails: string[]): Promise<Map<string, number>> {
+  const rows = await t.database.handle.db
+    .selectFrom('users')
+    .select(['email'])
+    .where('email', 'in', emails)
+    .execute()
+  const counts = new Map<string, number>()
+  for (const row of rows) counts.set(row.email, (counts.get(row.email) ?? 0) + 1)
+  return counts
+}
+
+const user = (email: string, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ email, roleId: ROLE_IDS.platformUser, ...extra })
+
+describe('POST /v1/users with Content-Type application/x-ndjson', () => {
+  it('answers a malformed line in the middle as that line’s error and creates every other row', async () => {
+    const emails = [uniqueEmail('nd'), uniqueEmail('nd'), uniqueEmail('nd'), uniqueEmail('nd')]
+    const body = [
+      user(emails[0]!),
+      user(emails[1]!, { firstName: 'Grace' }),
+      `{"email": "${uniqueEmail('broken')}", "roleId": `,
+      '',
+      user(emails[2]!),
+      user(emails[3]!),
+    ].join('\n')
+
+    const response = await postNdjson(body)
+
+    expect(response.status).toBe(200)
+    expect(response.contentType).toContain('application/x-ndjson')
+    const results = response.lines.slice(0, -1)
+    // One result line per input line (the blank line is skipped), in input order, with its line number.
+    expect(results.map((r) => [r.index, r.line, r.status])).toEqual([
+      [0, 1, 201],
+      [1, 2, 201],
+      [2, 3, 400],
+      [3, 5, 201],
+      [4, 6, 201],
+    ])
+    expect(results[2].error).toMatchObject({ code: 400, reason: 'invalid_json' })
+    expect(results[2].error.message).toContain('Line 3')
+    expect(results[1].result).toMatchObject({ email: emails[1], firstName: 'Grace', hasPassword: false })
+    expect(response.lines.at(-1)).toEqual({ summary: { total: 5, created: 4, failed: 1 } })
+    const stored = await existingEmails(emails)
+    for (const email of emails) expect(stored.get(email)).toBe(1)
+  })
+
+  it('streams thousands of rows past the 1 MiB JSON limit, in batches, catching duplicates across them', async () => {
+    const existing = await insertUser(t.database.handle.db)
+    const count = 3000
+    const emails = Array.from({ length: count }, () => uniqueEmail('many'))
+    const lines = emails.map((email, i) =>
+      user(email, { firstName: `First ${i}`, externalId: 'x'.repeat(250) }),
+    )
+    // A duplicate of a row two batches earlier, one inside the same batch, and an existing user.
+    lines[2100] = user(emails[5]!.toUpperCase())
+    lines[11] = user(emails[10]!)
+    lines[1500] = user(existing.email)
+    const body = `${lines.join('\n')}\n`
+    expect(Buffer.byteLength(body)).toBeGreaterThan(1024 * 1024)
+
+    const response = await postNdjson(body)
+
+    expect(response.status).toBe(200)
+    const results = response.lines.slice(0, -1)
+    expect(results).toHaveLength(count)
+    expect(results.map((r) => r.index)).toEqual(emails.map((_, i) => i))
+    const failedAt = results.filter((r) => r.status !== 201).map((r) => [r.index, r.status, r.error.reason])
+    expect(failedAt).toEqual([
+      [11, 409, 'email_taken'],
+      [1500, 409, 'email_taken'],
+      [2100, 409, 'email_taken'],
+    ])
+    expect(response.lines.at(-1)).toEqual({ summary: { total: count, created: count - 3, failed: 3 } })
+    const stored = await existingEmails(emails)
+    // Every generated e-mail once, but those of the three lines that were replaced by repeats.
+    expect(stored.size).toBe(count - 3)
+    expect([...stored.values()].every((n) => n === 1)).toBe(true)
+    for (const replaced of [11, 1500, 2100]) expect(stored.has(emails[replaced]!)).toBe(false)
+  })
+
+  it('dryRun checks every row, duplicates across batches included, and writes nothing', async () => {
+    const emails = Array.from({ length: 1200 }, () => uniqueEmail('dry'))
+    const lines = emails.map((email) => user(email))
+    lines[1100] = user(emails[3]!)
+    lines[7] = user(uniqueEmail('bad'), { personalTelephone: '12345' })
+
+    const response = await postNdjson(lines.join('\n'), '?dryRun=true')
+
+    const results = response.lines.slice(0, -1)
+    expect(results.filter((r) => r.status !== 200).map((r) => [r.index, r.status, r.error.reason])).toEqual([
+      [7, 400, 'validation_failed'],
+      [1100, 409, 'email_taken'],
+    ])
+    expect(results.every((r) => r.result === undefined)).toBe(true)
+    expect(response.lines.at(-1)).toEqual({ summary: { total: 1200, created: 0, failed: 2, dryRun: true } })
+    expect((await existingEmails(emails)).size).toBe(0)
+  })
+
+  it('a line too long to be a user is that line’s error', async () => {
+    const email = uniqueEmail('after-long')
+    const body = [user(uniqueEmail('long'), { firstName: 'y'.repeat(70 * 1024) }), user(email)].join('\n')
+    const response = await postNdjson(body)
+    expect(response.lines.map((r) => r.status ?? 'summary')).toEqual([413, 201, 'summary'])
+    expect(response.lines[0].error.reason).toBe('payload_too_large')
+    expect((await existingEmails([email])).get(email)).toBe(1)
+  })
+
+  it('an empty stream answers only the summary', async () => {
+    const response = await postNdjson('')
+    expect(response.lines).toEqual([{ summary: { total: 0, created: 0, failed: 0 } }])
+  })
+
+  it('is refused before reading when the caller may not create users', async () => {
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/v1/users',
+      headers: { 'content-type': 'application/x-ndjson' },
+      payload: user(uniqueEmail('anon')),
+    })
+    expect(response.statusCode).toBe(401)
+  })
+
+  it('is not a body type any other route takes', async () => {
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/v1/tenants',
+      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/x-ndjson' },
+      payload: JSON.stringify({ name: uniqueName(), regionId: REGION_ID }),
+    })
+    expect(response.statusCode).toBe(415)
+    expect(JSON.parse(response.body).error.reason).toBe('unsupported_media_type')
+  })
+})
