@@ -17,6 +17,8 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE)
     return 0
   }
+  // A client of a running server over HTTP: it needs no server configuration.
+  if (command === 'users') return (await import('./cli/users-import.js')).runUsersCommand(argv.slice(1))
 
   let config: ReturnType<typeof loadConfig>
   try {
