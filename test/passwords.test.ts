@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../src/access/permissions.js'
+import { ManualClock } from '../src/clock.js'
 import {
   createTenantAsAdmin,
   insertMembership,
@@ -9,16 +10,32 @@ import {
 } from './helpers/fixtures.js'
 import { createTestApp, type TestApp } from './helpers/test-app.js'
 
+/**
+ * The app's clock for this file: wall-clock time plus whatever the tests add. Fixture users get their
+ * password_changed_at from the wall clock, so a clock standing still would soon issue tokens that look
+ * older than those users' passwords.
+ */
+class FollowingClock extends ManualClock {
+  #offset = 0
+  override now(): Date {
+    return new Date(Date.now() + this.#offset)
+  }
+  override advance(ms: number): void {
+    this.#offset += ms
+  }
+  override set(at: Date): void {
+    this.#offset = at.getTime() - Date.now()
+  }
+}
+
 let t: TestApp
 let adminToken: string
 
 beforeAll(async () => {
-  t = await createTestApp()
+  t = await createTestApp({ clock: new FollowingClock() })
   adminToken = await t.adminToken()
 })
 afterAll(() => t.close())
-// Fixture users get a password_changed_at from the wall clock; keep the app's clock from lagging behind it.
-beforeEach(() => t.clock.set(new Date(Math.max(Date.now(), t.clock.now().getTime()))))
 
 const basic = (user: string, password: string) =>
   `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`
