@@ -46,6 +46,12 @@ export async function startSmtpServer(
     // Plain SMTP on loopback: the test server has no certificate a client would trust.
     disabledCommands: ['STARTTLS', 'AUTH'],
     logger: false,
+    onRcptTo(address, _session, callback) {
+      if (!options.rejectRecipients) return callback()
+      const error = new Error(`No such mailbox: ${address.address}`) as Error & { responseCode: number }
+      error.responseCode = 550
+      return callback(error)
+    },
     onData(stream, session, callback) {
       const chunks: Buffer[] = []
       stream.on('data', (chunk: Buffer) => chunks.push(chunk))
