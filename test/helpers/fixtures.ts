@@ -35,6 +35,9 @@ export async function insertUser(
   const email = (options.email ?? uniqueEmail()).toLowerCase()
   const password = options.password ?? 'correct horse battery staple'
   const now = new Date(Date.now() - 1000)
+  // Long before any test clock: tokens are refused when issued before the last password change, and a
+  // test app's ManualClock stands still while the wall clock moves on.
+  const passwordChangedAt = new Date('2000-01-01T00:00:00Z')
   const id = uuidv7()
   await db
     .insertInto('users')
@@ -44,7 +47,7 @@ export async function insertUser(
       role_id: options.roleId ?? ROLE_IDS.platformUser,
       status: options.status ?? 'enabled',
       password_hash: await hashPassword(password),
-      password_changed_at: now,
+      password_changed_at: passwordChangedAt,
       created: now,
       updated: now,
     })
