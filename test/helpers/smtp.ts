@@ -37,9 +37,16 @@ export async function freePort(): Promise<number> {
   return address.port
 }
 
-export async function startSmtpServer(
-  options: { port?: number; delayMs?: number } = {},
-): Promise<TestSmtpServer> {
+export interface SmtpServerOptions {
+  /** Listen here instead of on a fresh port (a server that "comes back up"). */
+  port?: number
+  /** Answer each message this late (a slow relay). */
+  delayMs?: number
+  /** Refuse every recipient with 550, as for a mailbox that does not exist. */
+  rejectRecipients?: boolean
+}
+
+export async function startSmtpServer(options: SmtpServerOptions = {}): Promise<TestSmtpServer> {
   const messages: ReceivedMail[] = []
   const server = new SMTPServer({
     authOptional: true,
