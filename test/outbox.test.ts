@@ -149,10 +149,13 @@ describe('the invitation e-mail', () => {
     await expect.poll(() => emailStatus(user.id)).toBe('sent')
     const line = t.logs.find((l) => l.includes(`E-mail to ${user.email}`))
     expect(line).toBeDefined()
-    const message = JSON.parse(line!).msg as string
+    const entry = JSON.parse(line!)
+    const message = entry.msg as string
     expect(message).toContain(`Subject: You are invited to join ${tenant.name}`)
     const link = /http:\/\/tenantry\.test\/invitations\/accept\?token=([A-Za-z0-9_-]+)/.exec(message)
     expect(link).not.toBeNull()
+    // The link also stands alone in the entry, for `jq .mail.links[0]`.
+    expect(entry.mail.links).toEqual([link![0]])
     expect((await t.request('GET', `/v1/invitations/${link![1]}`)).status).toBe(200)
     await stopWorker(worker)
   })

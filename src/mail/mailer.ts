@@ -84,7 +84,7 @@ export class LogMailer implements Mailer {
 
   async send(mail: OutgoingMail): Promise<void> {
     this.logger.info(
-      { mail: { to: mail.to, subject: mail.subject } },
+      { mail: { to: mail.to, subject: mail.subject, links: mail.text.match(/https?:\/\/\S+/g) ?? [] } },
       `E-mail to ${mail.to} (no SMTP server configured: set TENANTRY_SMTP_URL to send it)\n` +
         `Subject: ${mail.subject}\n\n${mail.text}`,
     )
