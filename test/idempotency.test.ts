@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { sweepIdempotencyKeys } from '../src/http/idempotency.js'
 import { REGION_ID, uniqueName } from './helpers/fixtures.js'
 import { createTestApp, type TestApp } from './helpers/test-app.js'
 
@@ -126,5 +127,29 @@ describe('ETag and If-Match', () => {
     const after = await t.request('GET', url, { token })
     expect(after.body.result.description).toBe('one')
     expect(after.headers.etag).not.toBe(etag)
+  })
+})
+
+describe('the idempotency sweep', () => {
+  it('deletes records past the 24-hour window and keeps fresh ones', async () => {
+    token = await t.tokenFor('admin@tenantry.test', 'admin-password-for-tests')
+    await t.request('POST', '/v1/tenants', {
+      token,
+      body: { name: uniqueName(), regionId: REGION_ID },
+      headers: { 'idempotency-key': 'sweep-old' },
+    })
+    t.clock.advance(24 * 3600 * 1000 + 1000)
+    token = await t.tokenFor('admin@tenantry.test', 'admin-password-for-tests')
+    await t.request('POST', '/v1/tenants', {
+      token,
+      body: { name: uniqueName(), regionId: REGION_ID },
+      headers: { 'idempotency-key': 'sweep-new' },
+    })
+    await sweepIdempotencyKeys(t.database.handle.db, t.clock.now())
+    const keys = (await t.database.handle.db.selectFrom('idempotency_keys').select('key').execute()).map(
+      (r) => r.key,
+    )
+    expect(keys).toContain('sweep-new')
+    expect(keys).not.toContain('sweep-old')
   })
 })
