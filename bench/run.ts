@@ -14,12 +14,20 @@ import { parseArgs } from 'node:util'
 import { arrange, call, isMissingRoute } from './lib/arrange.js'
 import { type BenchDatabase, createBenchDatabase } from './lib/database.js'
 import { drive } from './lib/load.js'
-import { freePort, RssSampler, type Service, startService } from './lib/processes.js'
+import {
+  cpuBetween,
+  cpuSeconds,
+  databaseCpuSnapshot,
+  freePort,
+  RssSampler,
+  type Service,
+  startService,
+} from './lib/processes.js'
 import { buildReport, formatTable, type RunRecord } from './lib/report.js'
 import { ceilingWorkloads, Pool, type Scenario, tenantryScenarios, type Workload } from './lib/scenarios.js'
 import { insertAdministratorMembership, seedDatabase } from './lib/seed.js'
 
-const SERVER_ENTRY = 'dist/src/main.js'
+const DEFAULT_SERVER_ENTRY = 'dist/src/main.js'
 
 /** Interleaving within a round: each scenario sits next to its ceiling; the insert one is in the middle. */
 const ROUND_ORDER = [
@@ -46,7 +54,9 @@ const { values: args } = parseArgs({
     /** Comma-separated workload ids, to run a subset while working on one operation. */
     only: { type: 'string' },
     'server-log': { type: 'string' },
-    /** Write a V8 CPU profile of the server (node --cpu-prof) into this folder. */
+    /** Another build of the server to measure (A/B comparisons); default dist/src/main.js. */
+    'server-entry': { type: 'string', default: DEFAULT_SERVER_ENTRY },
+    /** Write V8 CPU profiles of the server and the ceiling process (node --cpu-prof) into this folder. */
     profile: { type: 'string' },
     invitees: { type: 'string' },
     logins: { type: 'string', default: '15000' },
@@ -64,7 +74,8 @@ const log = (message: string) => process.stderr.write(`${message}\n`)
 async function main(): Promise<number> {
   const started = Date.now()
   const loadAtStart = loadavg()[0]!.toFixed(2)
-  if (!existsSync(SERVER_ENTRY)) throw new Error(`${SERVER_ENTRY} is missing: run npm run build first`)
+  const serverEntry = args['server-entry']
+  if (!existsSync(serverEntry)) throw new Error(`${serverEntry} is missing: run npm run build first`)
   const settings = {
     connections: number('connections'),
     rounds: number('rounds'),
@@ -100,7 +111,7 @@ async function main(): Promise<number> {
     const ceilingPort = await freePort()
     const ceiling = await startService({
       name: 'ceiling',
-      args: ['--import', 'tsx', 'bench/lib/ceiling-server.ts'],
+      args: [...profileArgs(args.profile, 'ceiling'), '--import', 'tsx', 'bench/lib/ceiling-server.ts'],
       env: {
         PORT: String(ceilingPort),
         LOG_LEVEL: 'info',
@@ -113,7 +124,7 @@ async function main(): Promise<number> {
     })
     cleanup.push(() => ceiling.stop())
 
-    const server = await startTenantry(database, admin, args['server-log'], args.profile)
+    const server = await startTenantry(serverEntry, database, admin, args['server-log'], args.profile)
     cleanup.push(() => server.stop())
     const rss = new RssSampler(server.child.pid!)
     rss.start()
@@ -152,19 +163,36 @@ async function main(): Promise<number> {
       for (const id of order) {
         const workload = workloads.get(id)!
         const baseUrl = workload.target === 'server' ? server.url : ceiling.url
+        const pid = (workload.target === 'server' ? server : ceiling).child.pid!
+        let cpuAtStart = 0
+        let dbCpuAtStart = new Map<number, number>()
+        const dbName = database.serverDatabaseName
         rss.takeWindowPeakMb()
         const result = await drive(baseUrl, workload.next, {
           connections: settings.connections,
           warmupSeconds: round === 1 ? settings.warmupSeconds : settings.rewarmupSeconds,
           measureSeconds: settings.measureSeconds,
+          beforeMeasure: () => {
+            cpuAtStart = cpuSeconds(pid)
+            if (dbName) dbCpuAtStart = databaseCpuSnapshot(dbName)
+          },
         })
-        const record: RunRecord = { workloadId: id, round, result }
+        const cpuUsPerRequest = ((cpuSeconds(pid) - cpuAtStart) * 1e6) / result.requests
+        const record: RunRecord = { workloadId: id, round, result, cpuUsPerRequest }
+        if (dbName) {
+          const dbCpu = cpuBetween(dbCpuAtStart, databaseCpuSnapshot(dbName))
+          record.dbCpuUsPerRequest = (dbCpu * 1e6) / result.requests
+        }
         if (workload.target === 'server') record.serverPeakRssMb = rss.takeWindowPeakMb()
         records.push(record)
         log(
           `[${round}/${settings.rounds}] ${workload.label.padEnd(40)} ${Math.round(result.reqPerSec)
             .toString()
-            .padStart(6)} req/s  p50 ${result.p50Ms} ms  p99 ${result.p99Ms} ms` +
+            .padStart(6)} req/s  p50 ${result.p50Ms} ms  p99 ${result.p99Ms} ms  ` +
+            `CPU/req ${Math.round(cpuUsPerRequest)} µs` +
+            (record.dbCpuUsPerRequest === undefined
+              ? ''
+              : ` + db ${Math.round(record.dbCpuUsPerRequest)} µs`) +
             (result.failures ? `  ${result.failures} FAILED ${JSON.stringify(result.statuses)}` : ''),
         )
       }
@@ -226,6 +254,7 @@ async function main(): Promise<number> {
 }
 
 async function startTenantry(
+  entry: string,
   database: BenchDatabase,
   admin: { email: string; password: string },
   logFile: string | undefined,
@@ -234,7 +263,7 @@ async function startTenantry(
   const port = await freePort()
   return startService({
     name: 'tenantry',
-    args: [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), SERVER_ENTRY, 'serve'],
+    args: [...profileArgs(profileDir, 'tenantry'), entry, 'serve'],
     env: {
       NODE_ENV: 'production',
       PORT: String(port),
@@ -250,6 +279,11 @@ async function startTenantry(
     logFile,
     readyPath: '/healthz',
   })
+}
+
+function profileArgs(dir: string | undefined, name: string): string[] {
+  // A folder per process: with tsx, the loader thread writes a profile of its own beside the main one.
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}/${name}`] : []
 }
 
 /** One request of the scenario first: a missing route or a refusal is reported instead of measured. */

@@ -16,6 +16,8 @@ export interface BenchDatabase {
   dataDir: string
   /** For the ceiling process: the same database (postgres) or a data folder of its own (embedded). */
   ceiling: { url: string } | { dataDir: string }
+  /** The database's name on a PostgreSQL server (its backends' CPU is measured by it). */
+  serverDatabaseName?: string
   /** Which database, for the report. */
   describe: string
   drop(): Promise<void>
@@ -50,6 +52,7 @@ export async function createBenchDatabase(serverUrl: string | undefined): Promis
   url.pathname = `/${name}`
   return {
     kind: 'postgres',
+    serverDatabaseName: name,
     url: url.toString(),
     dataDir: join(root, 'data'),
     ceiling: { url: url.toString() },

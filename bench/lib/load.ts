@@ -14,6 +14,8 @@ export interface LoadOptions {
   connections: number
   warmupSeconds: number
   measureSeconds: number
+  /** Called between the warm-up and the measured window. */
+  beforeMeasure?: () => void
 }
 
 /** What one measured window produced. Non-2xx and errors also count the warm-up's. */
@@ -65,6 +67,7 @@ export async function drive(
     autocannon({ url: baseUrl, connections: options.connections, duration, timeout: 20, requests: [request] })
 
   const warmup = options.warmupSeconds > 0 ? await run(options.warmupSeconds) : undefined
+  options.beforeMeasure?.()
   const measured = await run(options.measureSeconds)
 
   const statuses: Record<string, number> = {}

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { openSync, readFileSync } from 'node:fs'
+import { openSync, readdirSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 
 /** A free TCP port on 127.0.0.1: bind port 0, read the port, let it go. */
@@ -121,4 +121,45 @@ export class RssSampler {
       return undefined
     }
   }
+}
+
+/** CPU seconds (user + system, every thread) a process has used so far, from /proc/<pid>/stat. */
+export function cpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    // Fields after the parenthesised command name; utime and stime are the 14th and 15th overall.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS
+  } catch {
+    return Number.NaN
+  }
+}
+
+/** USER_HZ: 100 on every Linux build in practice. */
+const CLOCK_TICKS = 100
+
+/**
+ * CPU seconds used so far by the PostgreSQL backends serving `database` on this machine, by pid (their
+ * command line reads "postgres: <user> <database> <client> …"). Compare two snapshots with
+ * `cpuBetween`: a backend started in between counts from zero.
+ */
+export function databaseCpuSnapshot(database: string): Map<number, number> {
+  const snapshot = new Map<number, number>()
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8')
+      if (!cmdline.startsWith('postgres: ') || !cmdline.split(' ').includes(database)) continue
+      snapshot.set(Number(entry), cpuSeconds(Number(entry)))
+    } catch {
+      // the process went away while we looked
+    }
+  }
+  return snapshot
+}
+
+export function cpuBetween(before: Map<number, number>, after: Map<number, number>): number {
+  let total = 0
+  for (const [pid, seconds] of after) total += seconds - (before.get(pid) ?? 0)
+  return total
 }

@@ -8,6 +8,10 @@ export interface RunRecord {
   workloadId: string
   round: number
   result: LoadResult
+  /** CPU time the serving process (server or ceiling) spent per measured request, in µs. */
+  cpuUsPerRequest: number
+  /** CPU time of the PostgreSQL backends per request, in µs (server database only). */
+  dbCpuUsPerRequest?: number
   /** The server's highest RSS seen during the window (scenarios only). */
   serverPeakRssMb?: number
 }
@@ -21,6 +25,10 @@ export interface Row {
   reqPerSec: number
   p50Ms: number
   p99Ms: number
+  /** CPU time of the serving process per request (the database's own is not counted), in µs. */
+  cpuUsPerRequest: number
+  /** CPU time of the PostgreSQL backends per request, in µs (server database only). */
+  dbCpuUsPerRequest?: number
   /** Non-2xx responses and connection errors over every run, warm-ups included. */
   failures: number
   statuses: Record<string, number>
@@ -72,6 +80,10 @@ function summarise(workload: Workload, records: RunRecord[]): Row {
     reqPerSec: median(runs.map((r) => r.result.reqPerSec)),
     p50Ms: median(runs.map((r) => r.result.p50Ms)),
     p99Ms: median(runs.map((r) => r.result.p99Ms)),
+    cpuUsPerRequest: median(runs.map((r) => r.cpuUsPerRequest)),
+    ...(runs.some((r) => r.dbCpuUsPerRequest !== undefined)
+      ? { dbCpuUsPerRequest: median(runs.map((r) => r.dbCpuUsPerRequest ?? Number.NaN)) }
+      : {}),
     failures: runs.reduce((sum, r) => sum + r.result.failures, 0),
     statuses,
     failureSamples: runs.flatMap((r) => r.result.failureSamples).slice(0, 3),
@@ -170,6 +182,8 @@ export function formatTable(report: Report): string {
     row.budget?.text ?? (row.kind === 'scenario' ? 'none' : ''),
     row.budget ? (row.budget.met ? 'yes' : report.budgetsEnforced ? 'NO' : 'no (not enforced)') : '',
     row.serverPeakRssMb === undefined ? '' : int(row.serverPeakRssMb),
+    int(row.cpuUsPerRequest),
+    row.dbCpuUsPerRequest === undefined ? '' : int(row.dbCpuUsPerRequest),
   ])
   const rssLine = [
     'server peak RSS (VmHWM, whole run)',
@@ -183,10 +197,12 @@ export function formatTable(report: Report): string {
     `≤ ${report.rss.budgetMb} MB`,
     report.rss.met ? 'yes' : report.budgetsEnforced ? 'NO' : 'no (not enforced)',
     int(report.serverPeakRssMb),
+    '',
+    '',
   ]
   const all = [header, ...lines, rssLine]
   const widths = header.map((_, i) => Math.max(...all.map((line) => line[i]!.length)))
-  const numeric = new Set([1, 2, 3, 4, 6, 7, 10])
+  const numeric = new Set([1, 2, 3, 4, 6, 7, 10, 11, 12])
   const render = (line: string[]) =>
     line.map((cell, i) => (numeric.has(i) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  ')
   const rule = widths.map((w) => '-'.repeat(w)).join('  ')
