@@ -37,9 +37,9 @@ const defaultIo: CliIo = { stdout: process.stdout, stderr: process.stderr, env: 
 
 /**
  * Rows sent but not answered yet, at most. The server answers a batch once the next one has arrived, so
- * this must hold a few batches; it bounds the memory of the rows kept for the report.
+ * this must hold more than two of its largest batches; it bounds the memory of the rows kept for the report.
  */
-const WINDOW_ROWS = 8 * STREAM_BATCH_ROWS
+const WINDOW_ROWS = 10 * STREAM_BATCH_ROWS
 
 /** `tenantry users …`: exit status 0, 1 (rows failed) or 2 (could not run). */
 export async function runUsersCommand(argv: string[], io: CliIo = defaultIo): Promise<number> {

@@ -11,30 +11,40 @@ import { loadRoleCatalog } from '../roles/roles.service.js'
 import { buildNewUserRow, type NewUserEnv } from '../users/user-rules.js'
 import { platformPermissionsOf } from '../users/user-visibility.js'
 import { toUser } from '../users/users.service.js'
-import { findTakenEmails, insertUsersSkippingTakenEmails } from './bulk.repository.js'
+import { findTakenEmails, insertUsersSkippingTakenEmails, type StoredUser } from './bulk.repository.js'
 import { type BulkItemResult, type BulkSummary, type BulkUserInput, BulkUserItem } from './bulk.schemas.js'
 import { BulkMemberships, type PlannedMembership, writeMemberships } from './bulk-memberships.js'
 
 /** A row that passed every check that needs no write: ready to be inserted. */
-export interface PreparedRow {
-  kind: 'prepared'
-  index: number
-  row: NewUserRow
-  membership: PlannedMembership | undefined
+export class PreparedRow {
+  constructor(
+    readonly index: number,
+    readonly row: NewUserRow,
+    readonly membership: PlannedMembership | undefined,
+  ) {}
 }
 
-/** A row whose outcome is known (failed a check, or written). */
-export interface RowOutcome extends BulkItemResult {
-  kind: 'outcome'
-}
+/** A row whose outcome is known (it failed a check, or was written): its line of the answer. */
+export type RowOutcome = BulkItemResult
 
 export type PendingRow = PreparedRow | RowOutcome
 
 const validateItem = compileBodyValidator(BulkUserItem)
 
+/**
+ * The creation time shared by a batch's rows. Every answer formats it (created, updated) with
+ * toISOString; the text is the same for the whole batch, so it is computed once.
+ */
+class BatchInstant extends Date {
+  #iso: string | undefined
+  override toISOString(): string {
+    this.#iso ??= super.toISOString()
+    return this.#iso
+  }
+}
+
 export function failedRow(index: number, error: AppError): RowOutcome {
   return {
-    kind: 'outcome',
     index,
     status: error.statusCode,
     error: {
@@ -68,14 +78,21 @@ export class BulkUserLoader {
   readonly #counts = { total: 0, created: 0, failed: 0 }
   /** Dry runs only: e-mails seen earlier in this request, which no database row records. */
   readonly #dryRunEmails = new Set<string>()
+  /**
+   * What the rules need, with the creation time of the rows being prepared: one time per batch, taken
+   * when the previous batch is written.
+   */
+  #env: NewUserEnv
 
   private constructor(
     private readonly ctx: ServiceContext,
     private readonly actor: Actor,
-    private readonly env: Omit<NewUserEnv, 'now'>,
+    private readonly baseEnv: Omit<NewUserEnv, 'now'>,
     private readonly memberships: BulkMemberships,
     readonly dryRun: boolean,
-  ) {}
+  ) {
+    this.#env = { ...baseEnv, now: new BatchInstant(ctx.clock.now()) }
+  }
 
   /** Checks the caller may create users at all (as for a single create) and loads what rows need. */
   static async open(
@@ -94,22 +111,28 @@ export class BulkUserLoader {
     return new BulkUserLoader(ctx, actor, env, new BulkMemberships(ctx, actor), options.dryRun)
   }
 
-  /** Every check of one row that needs no write; `raw` is the parsed item, or why it could not be. */
-  async prepare(index: number, raw: unknown): Promise<PendingRow> {
+  /**
+   * Every check of one row that needs no write; `raw` is the parsed item, or why it could not be. A
+   * promise only when the row names a tenant whose checks are not cached yet: most rows cost no await.
+   */
+  prepare(index: number, raw: unknown): PendingRow | Promise<PendingRow> {
     this.#counts.total += 1
     if (raw instanceof AppError) return this.#fail(index, raw)
     const invalid = validateItem(raw)
     if (invalid) return this.#fail(index, invalid)
-    const { tenantId, tenantRoleId, tenantStatus, ...userInput } = raw as BulkUserInput
-    const row = buildNewUserRow(userInput, { ...this.env, now: this.ctx.clock.now() })
+    // The validated item is a create-user body with, at most, the membership fields the rules ignore.
+    const input = raw as BulkUserInput
+    const row = buildNewUserRow(input, this.#env)
     if (row instanceof AppError) return this.#fail(index, row)
-    let membership: PlannedMembership | undefined
-    if (tenantId !== undefined || tenantRoleId !== undefined || tenantStatus !== undefined) {
-      const planned = await this.memberships.plan({ tenantId, tenantRoleId, tenantStatus })
-      if (planned instanceof AppError) return this.#fail(index, planned)
-      membership = planned
+    const { tenantId, tenantRoleId, tenantStatus } = input
+    if (tenantId === undefined && tenantRoleId === undefined && tenantStatus === undefined) {
+      return new PreparedRow(index, row, undefined)
     }
-    return { kind: 'prepared', index, row, membership }
+    return this.memberships
+      .plan({ tenantId, tenantRoleId, tenantStatus })
+      .then((planned) =>
+        planned instanceof AppError ? this.#fail(index, planned) : new PreparedRow(index, row, planned),
+      )
   }
 
   /**
@@ -117,11 +140,12 @@ export class BulkUserLoader {
    * and the rest of the request) and returns every row's outcome in input order.
    */
   async write(batch: readonly PendingRow[]): Promise<RowOutcome[]> {
+    this.#env = { ...this.baseEnv, now: new BatchInstant(this.ctx.clock.now()) }
     const outcomes = new Array<RowOutcome>(batch.length)
     const toStore: { position: number; prepared: PreparedRow }[] = []
     const firstByEmail = new Map<string, number>()
     for (const [position, pending] of batch.entries()) {
-      if (pending.kind === 'outcome') {
+      if (!(pending instanceof PreparedRow)) {
         outcomes[position] = pending
         continue
       }
@@ -145,19 +169,23 @@ export class BulkUserLoader {
         this.#dryRunEmails.add(email)
         outcomes[position] = taken.has(email)
           ? this.#fail(prepared.index, emailTaken(email))
-          : { kind: 'outcome', index: prepared.index, status: 200 }
+          : { index: prepared.index, status: 200 }
       }
       return outcomes
     }
 
     const stored = await this.#store(toStore.map((s) => s.prepared))
     for (const { position, prepared } of toStore) {
-      const row = stored.get(prepared.row.email)
-      if (row instanceof AppError) outcomes[position] = this.#fail(prepared.index, row)
-      else if (row) {
+      const { row } = prepared
+      const outcome = stored.get(row.email)
+      if (outcome instanceof AppError) outcomes[position] = this.#fail(prepared.index, outcome)
+      else if (outcome && outcome.id === row.id) {
         this.#counts.created += 1
-        outcomes[position] = { kind: 'outcome', index: prepared.index, status: 201, result: toUser(row) }
-      } else outcomes[position] = this.#fail(prepared.index, emailTaken(prepared.row.email))
+        // The row as stored is the row sent plus the alias the database issued.
+        const storedRow = Object.assign(row, { alias_platform_user_id: outcome.alias_platform_user_id })
+        const user = toUser(storedRow as UserRow)
+        outcomes[position] = { index: prepared.index, status: 201, result: user }
+      } else outcomes[position] = this.#fail(prepared.index, emailTaken(row.email))
     }
     return outcomes
   }
@@ -171,8 +199,8 @@ export class BulkUserLoader {
    * invitation mail, in the same transaction). Should the batch fail as a whole — a role deleted since
    * the rows were checked, say — each row is retried alone, so that the failure lands on its own row.
    */
-  async #store(rows: PreparedRow[]): Promise<Map<string, UserRow | AppError>> {
-    const byEmail = new Map<string, UserRow | AppError>()
+  async #store(rows: PreparedRow[]): Promise<Map<string, StoredUser | AppError>> {
+    const byEmail = new Map<string, StoredUser | AppError>()
     try {
       for (const row of await this.#insert(rows)) byEmail.set(row.email, row)
       return byEmail
@@ -193,7 +221,7 @@ export class BulkUserLoader {
     return byEmail
   }
 
-  async #insert(rows: PreparedRow[]): Promise<UserRow[]> {
+  async #insert(rows: PreparedRow[]): Promise<StoredUser[]> {
     const users = rows.map((r) => r.row)
     if (!rows.some((r) => r.membership)) return insertUsersSkippingTakenEmails(this.ctx.db, users)
     let invitees: string[] = []

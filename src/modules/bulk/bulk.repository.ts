@@ -1,50 +1,86 @@
-import { type Kysely, sql, type Transaction } from 'kysely'
-import type { Database, NewUserRow, UserRow } from '../../db/schema.js'
+import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely'
+import type { Database, NewUserRow } from '../../db/schema.js'
 
 type Executor = Kysely<Database> | Transaction<Database>
 
+/** What the database adds to a stored row: the alias it issued. The rest the caller already has. */
+export interface StoredUser {
+  id: string
+  email: string
+  alias_platform_user_id: string
+}
+
+interface Column {
+  name: keyof NewUserRow & string
+  type: string
+  value: (row: NewUserRow) => unknown
+}
+
+// additional_role_ids is a uuid[] per row; unnest would flatten a two-dimensional array, so each row's
+// list travels as its array literal text and is cast back per row.
+const COLUMNS: Column[] = [
+  { name: 'id', type: 'uuid', value: (r) => r.id },
+  { name: 'email', type: 'text', value: (r) => r.email },
+  { name: 'role_id', type: 'uuid', value: (r) => r.role_id },
+  { name: 'additional_role_ids', type: 'text', value: (r) => `{${(r.additional_role_ids ?? []).join(',')}}` },
+  { name: 'first_name', type: 'text', value: (r) => r.first_name ?? '' },
+  { name: 'last_name', type: 'text', value: (r) => r.last_name ?? '' },
+  { name: 'external_id', type: 'text', value: (r) => r.external_id ?? '' },
+  { name: 'personal_telephone', type: 'text', value: (r) => r.personal_telephone ?? null },
+  { name: 'status', type: 'text', value: (r) => r.status },
+  { name: 'default_tenant', type: 'uuid', value: (r) => r.default_tenant ?? null },
+  { name: 'password_hash', type: 'text', value: (r) => r.password_hash ?? null },
+  { name: 'password_changed_at', type: 'timestamptz', value: (r) => r.password_changed_at ?? null },
+  {
+    name: 'reset_password_expiry_date',
+    type: 'timestamptz',
+    value: (r) => r.reset_password_expiry_date ?? null,
+  },
+  { name: 'created', type: 'timestamptz', value: (r) => r.created },
+  { name: 'created_by', type: 'uuid', value: (r) => r.created_by ?? null },
+  { name: 'updated', type: 'timestamptz', value: (r) => r.updated },
+  { name: 'updated_by', type: 'uuid', value: (r) => r.updated_by ?? null },
+]
+
+const same = (a: unknown, b: unknown) =>
+  a === b || (a instanceof Date && b instanceof Date && a.getTime() === b.getTime())
+
 /**
- * Many user rows in one statement: each column travels as one array parameter and `unnest` zips them
- * back into rows (STACK.md: the measured ceiling, ~50 k rows/s). An e-mail that is already taken —
- * by an earlier batch, an earlier run or a concurrent writer — is skipped by ON CONFLICT and simply not
- * returned, so it becomes that row's 409 instead of failing the batch.
- *
- * `additional_role_ids` is a uuid[] per row; unnest would flatten a two-dimensional array, so each
- * row's list travels as its array literal text and is cast back per row.
+ * Many user rows in one statement: each column that differs between rows travels as one array
+ * parameter and `unnest` zips them back into rows (STACK.md: the measured ceiling); a column with one
+ * value for the whole batch (the creation time, the creator, the nulls of a new user) travels once.
+ * An e-mail that is already taken — by an earlier batch, an earlier run or a concurrent writer — is
+ * skipped by ON CONFLICT and simply not returned, so it becomes that row's 409 instead of failing the
+ * batch. Only what the database adds comes back.
  */
-export async function insertUsersSkippingTakenEmails(db: Executor, rows: NewUserRow[]): Promise<UserRow[]> {
-  if (rows.length === 0) return []
-  const column = <T>(pick: (row: NewUserRow) => T) => rows.map(pick)
-  const result = await sql<UserRow>`
-    insert into users (id, email, role_id, additional_role_ids, first_name, last_name, external_id,
-      personal_telephone, status, default_tenant, password_hash, password_changed_at,
-      reset_password_expiry_date, created, created_by, updated, updated_by)
-    select id, email, role_id, additional_role_ids::uuid[], first_name, last_name, external_id,
-      personal_telephone, status, default_tenant, password_hash, password_changed_at,
-      reset_password_expiry_date, created, created_by, updated, updated_by
-    from unnest(
-      ${column((r) => r.id)}::uuid[],
-      ${column((r) => r.email)}::text[],
-      ${column((r) => r.role_id)}::uuid[],
-      ${column((r) => arrayLiteral(r.additional_role_ids ?? []))}::text[],
-      ${column((r) => r.first_name ?? '')}::text[],
-      ${column((r) => r.last_name ?? '')}::text[],
-      ${column((r) => r.external_id ?? '')}::text[],
-      ${column((r) => r.personal_telephone ?? null)}::text[],
-      ${column((r) => r.status)}::text[],
-      ${column((r) => r.default_tenant ?? null)}::uuid[],
-      ${column((r) => r.password_hash ?? null)}::text[],
-      ${column((r) => r.password_changed_at ?? null)}::timestamptz[],
-      ${column((r) => r.reset_password_expiry_date ?? null)}::timestamptz[],
-      ${column((r) => r.created)}::timestamptz[],
-      ${column((r) => r.created_by ?? null)}::uuid[],
-      ${column((r) => r.updated)}::timestamptz[],
-      ${column((r) => r.updated_by ?? null)}::uuid[]
-    ) as incoming(id, email, role_id, additional_role_ids, first_name, last_name, external_id,
-      personal_telephone, status, default_tenant, password_hash, password_changed_at,
-      reset_password_expiry_date, created, created_by, updated, updated_by)
+export async function insertUsersSkippingTakenEmails(
+  db: Executor,
+  rows: NewUserRow[],
+): Promise<StoredUser[]> {
+  const first = rows[0]
+  if (!first) return []
+  const arrays: RawBuilder<unknown>[] = []
+  const arrayNames: string[] = []
+  const selected: RawBuilder<unknown>[] = []
+  for (const column of COLUMNS) {
+    const firstValue = column.value(first)
+    // id always varies, and unnest needs at least one array even for a single row.
+    const uniform = column.name !== 'id' && rows.every((row) => same(column.value(row), firstValue))
+    const cast = column.name === 'additional_role_ids' ? '::uuid[]' : ''
+    if (uniform) {
+      selected.push(sql`${firstValue}::${sql.raw(column.type)}${sql.raw(cast)}`)
+    } else {
+      arrays.push(sql`${rows.map(column.value)}::${sql.raw(column.type)}[]`)
+      arrayNames.push(column.name)
+      selected.push(sql`incoming.${sql.ref(column.name)}${sql.raw(cast)}`)
+    }
+  }
+  const result = await sql<StoredUser>`
+    insert into users (${sql.join(COLUMNS.map((c) => sql.ref(c.name)))})
+    select ${sql.join(selected)}
+    from unnest(${sql.join(arrays)}) as incoming(${sql.join(arrayNames.map((n) => sql.ref(n)))})
     on conflict (email) do nothing
-    returning *
+    returning id, email, alias_platform_user_id
   `.execute(db)
   return result.rows
 }
@@ -56,9 +92,4 @@ export async function findTakenEmails(db: Executor, emails: string[]): Promise<S
     select email from users where email = any(${emails}::text[])
   `.execute(db)
   return new Set(result.rows.map((row) => row.email))
-}
-
-/** `{a,b}`: uuids need no quoting. */
-function arrayLiteral(ids: readonly string[]): string {
-  return `{${ids.join(',')}}`
 }

@@ -11,10 +11,19 @@ import {
   BulkSummaryLine,
   MAX_BULK_ITEMS,
 } from './bulk.schemas.js'
-import { BulkUserLoader, type RowOutcome } from './bulk-loader.js'
+import { BulkUserLoader } from './bulk-loader.js'
 import { streamBulkLoad } from './bulk-stream.js'
+import { withNullableScalars } from './serialization.js'
 
 export const NDJSON = 'application/x-ndjson'
+
+// Built once: Fastify caches a compiled serializer per schema object.
+const SERIALIZED = {
+  response: withNullableScalars(BulkResponse),
+  resultLine: withNullableScalars(BulkResultLine),
+  summaryLine: BulkSummaryLine,
+  abortLine: BulkAbortLine,
+}
 
 /** The one route that takes an NDJSON body: the bulk form of creating platform users (API.md §7). */
 const BULK_ROUTE = { method: 'POST', url: '/v1/users' } as const
@@ -81,8 +90,8 @@ async function answerArray(
   const pending = []
   for (const [index, item] of items.entries()) pending.push(await loader.prepare(index, item))
   const outcomes = await loader.write(pending)
-  const serialize = serializerFor(reply, BulkResponse)
-  const payload = { result: outcomes.map(withoutKind), summary: loader.summary() }
+  const serialize = serializerFor(reply, SERIALIZED.response)
+  const payload = { result: outcomes, summary: loader.summary() }
   return reply.code(200).type('application/json; charset=utf-8').send(serialize(payload))
 }
 
@@ -94,16 +103,13 @@ async function answerStream(
 ) {
   const dryRun = dryRunOf(request)
   const loader = await BulkUserLoader.open(ctx, request.actor, { dryRun })
-  const result = serializerFor(reply, BulkResultLine)
-  const summary = serializerFor(reply, BulkSummaryLine)
-  const abort = serializerFor(reply, BulkAbortLine)
+  const result = serializerFor(reply, SERIALIZED.resultLine)
+  const summary = serializerFor(reply, SERIALIZED.summaryLine)
+  const abort = serializerFor(reply, SERIALIZED.abortLine)
 
   async function* answer() {
     try {
-      yield* streamBulkLoad(body, loader, {
-        result: (line) => result(withoutKind(line)),
-        summary: (line) => summary(line),
-      })
+      yield* streamBulkLoad(body, loader, { result, summary })
     } catch (error) {
       // The 200 and the rows answered so far are on their way: the last line says why the rest is not.
       // A client that finds no summary line knows the load stopped.
@@ -120,12 +126,10 @@ async function answerStream(
       yield `${abort(line)}\n`
     }
   }
-  return reply.code(200).type(`${NDJSON}; charset=utf-8`).send(Readable.from(answer()))
-}
-
-function withoutKind<T extends RowOutcome>({ kind, ...rest }: T): Omit<T, 'kind'> {
-  void kind
-  return rest
+  return reply
+    .code(200)
+    .type(`${NDJSON}; charset=utf-8`)
+    .send(Readable.from(answer(), { highWaterMark: 1 }))
 }
 
 /**
