@@ -4,11 +4,11 @@ import { TtlCache } from '../../access/cache.js'
 import type { AccessControl } from '../../access/effective.js'
 import { isPermission, type Permission } from '../../access/permissions.js'
 import type { Clock } from '../../clock.js'
-import { decoyPasswordHash, verifyPassword } from '../../crypto/passwords.js'
 import { looksLikeJwt, safeEqual, sha256, type TokenClaims, type TokenSigner } from '../../crypto/tokens.js'
 import type { Database } from '../../db/schema.js'
 import { AppError } from '../../http/errors.js'
 import { FailureLimiter } from '../../http/rate-limit.js'
+import { PasswordChecks } from './password-checks.js'
 import { findApiKeyCredentials, findUserCredentials } from './principals.repository.js'
 
 export const WWW_AUTHENTICATE = 'Bearer realm="tenantry", Basic realm="tenantry", charset="UTF-8"'
@@ -48,6 +48,7 @@ export class Authenticator {
   readonly #keys = new TtlCache<string, ApiKeyPrincipal | null>(5_000)
   readonly #verifiedPasswords = new TtlCache<string, { userId: string; at: number }>(60_000)
   readonly #verifiedTokens = new TtlCache<string, TokenClaims>(60_000)
+  readonly #passwordChecks = new PasswordChecks()
   readonly #failuresByName = new FailureLimiter(10, 60_000)
   readonly #failuresByAddress = new FailureLimiter(100, 60_000)
 
@@ -146,11 +147,8 @@ export class Authenticator {
       this.#verifiedPasswords.delete(cacheKey)
     }
     const row = await findUserCredentials(this.db, { email })
-    if (!row?.password_hash) {
-      await verifyPassword(await decoyPasswordHash(), password)
-      return undefined
-    }
-    if (!(await verifyPassword(row.password_hash, password))) return undefined
+    // Without a user or a password the check runs against a decoy: the answer takes as long.
+    if (!(await this.#passwordChecks.verify(row?.password_hash, password)) || !row) return undefined
     const user = await this.#user(row.id)
     if (!user || user.status === 'disabled') return undefined
     this.#verifiedPasswords.set(cacheKey, { userId: row.id, at: this.clock.now().getTime() })
