@@ -48,9 +48,9 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '50' },
     rounds: { type: 'string', default: '3' },
     /** Seconds of warm-up before a workload's first measured window, and before later ones. */
-    warmup: { type: 'string', default: '4' },
+    warmup: { type: 'string', default: '3' },
     rewarmup: { type: 'string', default: '1.5' },
-    duration: { type: 'string', default: '6' },
+    duration: { type: 'string', default: '5' },
     /** Comma-separated workload ids, to run a subset while working on one operation. */
     only: { type: 'string' },
     'server-log': { type: 'string' },
@@ -59,7 +59,7 @@ const { values: args } = parseArgs({
     /** Write V8 CPU profiles of the server and the ceiling process (node --cpu-prof) into this folder. */
     profile: { type: 'string' },
     invitees: { type: 'string' },
-    logins: { type: 'string', default: '15000' },
+    logins: { type: 'string', default: '5000' },
   },
 })
 
@@ -100,7 +100,7 @@ async function main(): Promise<number> {
     const admin = { email: 'admin@bench.test', password: randomBytes(12).toString('base64url') }
     const benchUser = { email: 'tenant-admin@bench.test', password: randomBytes(12).toString('base64url') }
     const loginPassword = benchUser.password
-    const invitees = args.invitees ? number('invitees') : database.kind === 'postgres' ? 150_000 : 60_000
+    const invitees = args.invitees ? number('invitees') : 60_000
     const logins = number('logins')
     const seedStart = Date.now()
     const { serverVersion } = await seedDatabase(database, { admin, benchUser, logins, invitees })
@@ -234,7 +234,7 @@ async function main(): Promise<number> {
     process.stdout.write(`${formatTable(report)}\n\n`)
     if (!report.budgetsEnforced) {
       process.stdout.write(
-        'Budgets are set for PostgreSQL: on the embedded database they are shown, not enforced.\n',
+        '* Budgets are set for PostgreSQL: on the embedded database they are shown, not enforced.\n',
       )
     }
     for (const problem of report.problems) process.stdout.write(`FAILED: ${problem}\n`)
