@@ -84,6 +84,8 @@ describe('POST /v1/users with Content-Type application/x-ndjson', () => {
     )
     // A duplicate of a row two batches earlier, one inside the same batch, and an existing user.
     lines[2100] = user(emails[5]!.toUpperCase())
+    // Rows 240 and 260 sit in consecutive batches, written at the same time: the first still wins.
+    lines[260] = user(emails[240]!)
     lines[11] = user(emails[10]!)
     lines[1500] = user(existing.email)
     const body = `${lines.join('\n')}\n`
@@ -98,15 +100,18 @@ describe('POST /v1/users with Content-Type application/x-ndjson', () => {
     const failedAt = results.filter((r) => r.status !== 201).map((r) => [r.index, r.status, r.error.reason])
     expect(failedAt).toEqual([
       [11, 409, 'email_taken'],
+      [260, 409, 'email_taken'],
       [1500, 409, 'email_taken'],
       [2100, 409, 'email_taken'],
     ])
-    expect(response.lines.at(-1)).toEqual({ summary: { total: count, created: count - 3, failed: 3 } })
+    expect(results[240].status).toBe(201)
+    expect(results[260].error.message).toContain('already exists')
+    expect(response.lines.at(-1)).toEqual({ summary: { total: count, created: count - 4, failed: 4 } })
     const stored = await existingEmails(emails)
-    // Every generated e-mail once, but those of the three lines that were replaced by repeats.
-    expect(stored.size).toBe(count - 3)
+    // Every generated e-mail once, but those of the four lines that were replaced by repeats.
+    expect(stored.size).toBe(count - 4)
     expect([...stored.values()].every((n) => n === 1)).toBe(true)
-    for (const replaced of [11, 1500, 2100]) expect(stored.has(emails[replaced]!)).toBe(false)
+    for (const replaced of [11, 260, 1500, 2100]) expect(stored.has(emails[replaced]!)).toBe(false)
   })
 
   it('dryRun checks every row, duplicates across batches included, and writes nothing', async () => {

@@ -76,8 +76,12 @@ function emailTaken(email: string, earlierIndex?: number): AppError {
  */
 export class BulkUserLoader {
   readonly #counts = { total: 0, created: 0, failed: 0 }
-  /** Dry runs only: e-mails seen earlier in this request, which no database row records. */
-  readonly #dryRunEmails = new Set<string>()
+  /**
+   * E-mails of earlier rows of this request that the database may not show yet: those of batches still
+   * being written (several can be in flight) — and in a dry run, which writes nothing, every one so far.
+   * A later row with one of them is a 409 naming the earlier row, so the first occurrence always wins.
+   */
+  readonly #claimed = new Map<string, number>()
   /**
    * What the rules need, with the creation time of the rows being prepared: one time per batch, taken
    * when the previous batch is written.
@@ -143,19 +147,18 @@ export class BulkUserLoader {
     this.#env = { ...this.baseEnv, now: new BatchInstant(this.ctx.clock.now()) }
     const outcomes = new Array<RowOutcome>(batch.length)
     const toStore: { position: number; prepared: PreparedRow }[] = []
-    const firstByEmail = new Map<string, number>()
     for (const [position, pending] of batch.entries()) {
       if (!(pending instanceof PreparedRow)) {
         outcomes[position] = pending
         continue
       }
       const email = pending.row.email
-      const earlier = firstByEmail.get(email)
-      if (earlier !== undefined || this.#dryRunEmails.has(email)) {
+      const earlier = this.#claimed.get(email)
+      if (earlier !== undefined) {
         outcomes[position] = this.#fail(pending.index, emailTaken(email, earlier))
         continue
       }
-      firstByEmail.set(email, pending.index)
+      this.#claimed.set(email, pending.index)
       toStore.push({ position, prepared: pending })
     }
 
@@ -166,7 +169,6 @@ export class BulkUserLoader {
       )
       for (const { position, prepared } of toStore) {
         const email = prepared.row.email
-        this.#dryRunEmails.add(email)
         outcomes[position] = taken.has(email)
           ? this.#fail(prepared.index, emailTaken(email))
           : { index: prepared.index, status: 200 }
@@ -174,7 +176,13 @@ export class BulkUserLoader {
       return outcomes
     }
 
-    const stored = await this.#store(toStore.map((s) => s.prepared))
+    let stored: Map<string, StoredUser | AppError>
+    try {
+      stored = await this.#store(toStore.map((s) => s.prepared))
+    } finally {
+      // Written (or failed): from now on the database itself knows these e-mails.
+      for (const { prepared } of toStore) this.#claimed.delete(prepared.row.email)
+    }
     for (const { position, prepared } of toStore) {
       const { row } = prepared
       const outcome = stored.get(row.email)

@@ -31,11 +31,17 @@ function parseLine(line: NdjsonLine): unknown {
 }
 
 /**
+ * Batches being written at once, at most. Two keep the database busy while this process turns one
+ * batch's rows into answers and reads the next: the server database has a connection for each; the
+ * embedded one simply takes them in turn. Answers still go out in input order.
+ */
+export const BATCHES_IN_FLIGHT = 2
+
+/**
  * The NDJSON form (API.md §7): reads the body line by line, writes batches, and yields the answer one
  * chunk per batch — a result line per input line, then the summary line. It is pulled by the response:
- * while the client is not reading answers, nothing more is read from the request, so memory stays at
- * about two batches whatever the length of the stream. One batch is written while the next is read and
- * checked, so parsing overlaps the database's work.
+ * while the client is not reading answers, nothing more is read from the request, so memory stays at a
+ * few batches whatever the length of the stream.
  */
 export async function* streamBulkLoad(
   body: Readable,
@@ -44,7 +50,7 @@ export async function* streamBulkLoad(
 ): AsyncGenerator<string> {
   let batch: PendingRow[] = []
   let lineNumbers: number[] = []
-  let inFlight: { written: Promise<RowOutcome[]>; lineNumbers: number[] } | undefined
+  const inFlight: { written: Promise<RowOutcome[]>; lineNumbers: number[] }[] = []
   let index = 0
   let batchRows = FIRST_BATCH_ROWS
 
@@ -58,9 +64,9 @@ export async function* streamBulkLoad(
   }
   const launch = () => {
     const written = loader.write(batch)
-    // Awaited below; until then a rejection must not count as unhandled.
+    // Awaited in turn below; until then a rejection must not count as unhandled.
     written.catch(() => {})
-    inFlight = { written, lineNumbers }
+    inFlight.push({ written, lineNumbers })
     batch = []
     lineNumbers = []
   }
@@ -72,16 +78,18 @@ export async function* streamBulkLoad(
     index += 1
     if (batch.length >= batchRows) {
       batchRows = Math.min(batchRows * 2, STREAM_BATCH_ROWS)
-      const finished = inFlight
-      const outcomes = finished ? await finished.written : undefined
+      if (inFlight.length < BATCHES_IN_FLIGHT) {
+        launch()
+        continue
+      }
+      // The oldest batch is done: the next one takes its place before its answer is sent.
+      const oldest = inFlight.shift()!
+      const outcomes = await oldest.written
       launch()
-      if (finished && outcomes) yield answer(outcomes, finished.lineNumbers)
+      yield answer(outcomes, oldest.lineNumbers)
     }
   }
-  if (inFlight) yield answer(await inFlight.written, inFlight.lineNumbers)
-  if (batch.length > 0) {
-    const numbers = lineNumbers
-    yield answer(await loader.write(batch), numbers)
-  }
+  if (batch.length > 0) launch()
+  for (const pending of inFlight) yield answer(await pending.written, pending.lineNumbers)
   yield `${serialize.summary({ summary: loader.summary() })}\n`
 }
