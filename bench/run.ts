@@ -56,6 +56,8 @@ const { values: args } = parseArgs({
     'server-log': { type: 'string' },
     /** Another build of the server to measure (A/B comparisons); default dist/src/main.js. */
     'server-entry': { type: 'string', default: DEFAULT_SERVER_ENTRY },
+    /** Extra environment for the server, KEY=VALUE, repeatable (e.g. TENANTRY_WORKER=off). */
+    'server-env': { type: 'string', multiple: true },
     /** Write V8 CPU profiles of the server and the ceiling process (node --cpu-prof) into this folder. */
     profile: { type: 'string' },
     invitees: { type: 'string' },
@@ -124,7 +126,17 @@ async function main(): Promise<number> {
     })
     cleanup.push(() => ceiling.stop())
 
-    const server = await startTenantry(serverEntry, database, admin, args['server-log'], args.profile)
+    const serverEnv = Object.fromEntries(
+      (args['server-env'] ?? []).map((pair) => [
+        pair.slice(0, pair.indexOf('=')),
+        pair.slice(pair.indexOf('=') + 1),
+      ]),
+    )
+    const server = await startTenantry(serverEntry, database, admin, {
+      logFile: args['server-log'],
+      profileDir: args.profile,
+      env: serverEnv,
+    })
     cleanup.push(() => server.stop())
     const rss = new RssSampler(server.child.pid!)
     rss.start()
@@ -223,7 +235,13 @@ async function main(): Promise<number> {
         database.kind === 'postgres'
           ? database.describe
           : `${database.describe}, PostgreSQL ${serverVersion}`,
-      settings: { ...settings, invitees, logins, totalSeconds: Math.round((Date.now() - started) / 1000) },
+      settings: {
+        ...settings,
+        invitees,
+        logins,
+        ...(Object.keys(serverEnv).length ? { serverEnv: JSON.stringify(serverEnv) } : {}),
+        totalSeconds: Math.round((Date.now() - started) / 1000),
+      },
       problems,
     })
     process.stdout.write(`\nTenantry benchmark — ${report.database}\n`)
@@ -257,13 +275,12 @@ async function startTenantry(
   entry: string,
   database: BenchDatabase,
   admin: { email: string; password: string },
-  logFile: string | undefined,
-  profileDir: string | undefined,
+  options: { logFile: string | undefined; profileDir: string | undefined; env: Record<string, string> },
 ): Promise<Service> {
   const port = await freePort()
   return startService({
     name: 'tenantry',
-    args: [...profileArgs(profileDir, 'tenantry'), entry, 'serve'],
+    args: [...profileArgs(options.profileDir, 'tenantry'), entry, 'serve'],
     env: {
       NODE_ENV: 'production',
       PORT: String(port),
@@ -274,9 +291,10 @@ async function startTenantry(
       TENANTRY_SECRET_KEY: randomBytes(32).toString('base64'),
       TENANTRY_ADMIN_EMAIL: admin.email,
       TENANTRY_ADMIN_PASSWORD: admin.password,
+      ...options.env,
     },
     port,
-    logFile,
+    logFile: options.logFile,
     readyPath: '/healthz',
   })
 }
