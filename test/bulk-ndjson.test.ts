@@ -18,7 +18,7 @@ async function postNdjson(body: string, query = '') {
   const response = await t.app.inject({
     method: 'POST',
     url: `/v1/users${query}`,
-    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/x-ndjson' },
+    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/x-ndjson; charset=utf-8' },
     payload: body,
   })
   const lines = response.body

@@ -43,7 +43,7 @@ class BatchInstant extends Date {
   }
 }
 
-export function failedRow(index: number, error: AppError): RowOutcome {
+function failedRow(index: number, error: AppError): RowOutcome {
   return {
     index,
     status: error.statusCode,
@@ -255,14 +255,13 @@ export class BulkUserLoader {
     return stored
   }
 
+  #inviterName: Promise<string> | undefined
+
   /** How invitation e-mails name the caller: looked up once per request, and only if one is sent. */
-  readonly #inviter = (() => {
-    let name: Promise<string> | undefined
-    return () => {
-      name ??= inviterName(this.ctx, this.actor)
-      return name
-    }
-  })()
+  #inviter(): Promise<string> {
+    this.#inviterName ??= inviterName(this.ctx, this.actor)
+    return this.#inviterName
+  }
 
   #fail(index: number, error: AppError): RowOutcome {
     this.#counts.failed += 1
