@@ -3,6 +3,8 @@ import cliProgress from 'cli-progress'
 /** What an import reports while it runs. */
 export interface Progress {
   update(done: number, failed: number): void
+  /** A message on a line of its own (the bar redraws below it). */
+  note(text: string): void
   stop(): void
 }
 
@@ -46,6 +48,10 @@ export function createProgress(options: ProgressOptions): Progress {
         if (done > bar.getTotal()) bar.setTotal(done)
         bar.update(done, { rate: rate(done, startedAt, now()), failed })
       },
+      note(text) {
+        // Clear the bar's line, print, and let the next update draw the bar again.
+        options.stream.write(`\r\x1b[K${text}\n`)
+      },
       stop() {
         bar.stop()
       },
@@ -68,6 +74,9 @@ export function createProgress(options: ProgressOptions): Progress {
         lastPrinted = now()
         print()
       }
+    },
+    note(text) {
+      options.stream.write(`${text}\n`)
     },
     stop() {},
   }

@@ -106,7 +106,7 @@ async function importUsers(argv: string[], io: CliIo): Promise<number> {
       format: format!,
       roleId: values['role-id'],
       onUnknownColumns: (headers) =>
-        io.stderr.write(`ignoring columns that name no user field: ${headers.join(', ')}\n`),
+        progress.note(`ignoring columns that name no user field: ${headers.join(', ')}`),
     })
     for await (const row of rows) {
       if (window.closed) return
