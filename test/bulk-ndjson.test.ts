@@ -132,6 +132,32 @@ describe('POST /v1/users with Content-Type application/x-ndjson', () => {
     expect((await existingEmails(emails)).size).toBe(0)
   })
 
+  it('stores text exactly, whatever quotes, backslashes, braces or commas it holds', async () => {
+    const tricky = [
+      { firstName: 'O"Brien', lastName: 'back\\slash', externalId: '{a,b}' },
+      { firstName: 'NULL', lastName: 'null', externalId: '' },
+      { firstName: 'Zoë 李', lastName: ' spaced ', externalId: 'a,"b",\\c' },
+    ]
+    const emails = tricky.map((_, i) => uniqueEmail(`odd"${i}{x}`))
+    const response = await postNdjson(tricky.map((fields, i) => user(emails[i]!, fields)).join('\n'))
+    expect(response.lines.slice(0, -1).map((r) => r.status)).toEqual([201, 201, 201])
+    const stored = await t.database.handle.db
+      .selectFrom('users')
+      .select(['email', 'first_name', 'last_name', 'external_id'])
+      .where('email', 'in', emails)
+      .execute()
+    for (const [i, fields] of tricky.entries()) {
+      const row = stored.find((r) => r.email === emails[i])
+      expect(row).toEqual({
+        email: emails[i],
+        first_name: fields.firstName,
+        last_name: fields.lastName,
+        external_id: fields.externalId,
+      })
+      expect(response.lines[i].result).toMatchObject(fields)
+    }
+  })
+
   it('a line too long to be a user is that line’s error', async () => {
     const email = uniqueEmail('after-long')
     const body = [user(uniqueEmail('long'), { firstName: 'y'.repeat(70 * 1024) }), user(email)].join('\n')

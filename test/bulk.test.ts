@@ -112,6 +112,9 @@ describe('POST /v1/users with a JSON array', () => {
       createdBy: supervisor.id,
     })
     expect(first.aliasPlatformUserId).toMatch(/^\d+$/)
+    // Time-ordered UUIDv7 ids, as for every new row (API.md §1).
+    expect(first.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+    expect(first.id < result[2].result.id).toBe(true)
     expect(result[7].result).toMatchObject({ status: 'pending', externalId: 'crm-42' })
 
     expect(await userCount()).toBe(before + 3)

@@ -54,13 +54,15 @@ export async function* streamBulkLoad(
   let index = 0
   let batchRows = FIRST_BATCH_ROWS
 
+  // One string per batch, joined at once (appending line by line leaves a chain to flatten later).
   const answer = (outcomes: RowOutcome[], numbers: number[]) => {
-    let text = ''
-    for (const [i, outcome] of outcomes.entries()) {
+    const lines = new Array<string>(outcomes.length + 1)
+    for (let i = 0; i < outcomes.length; i++) {
       // The outcome is this answer's own object: giving it its line number costs no copy.
-      text += `${serialize.result(Object.assign(outcome, { line: numbers[i]! }))}\n`
+      lines[i] = serialize.result(Object.assign(outcomes[i]!, { line: numbers[i]! }))
     }
-    return text
+    lines[outcomes.length] = ''
+    return lines.join('\n')
   }
   const launch = () => {
     const written = loader.write(batch)

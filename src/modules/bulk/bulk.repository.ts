@@ -70,7 +70,7 @@ export async function insertUsersSkippingTakenEmails(
     if (uniform) {
       selected.push(sql`${firstValue}::${sql.raw(column.type)}${sql.raw(cast)}`)
     } else {
-      arrays.push(sql`${rows.map(column.value)}::${sql.raw(column.type)}[]`)
+      arrays.push(sql`${arrayLiteral(rows.map(column.value))}::text::${sql.raw(column.type)}[]`)
       arrayNames.push(column.name)
       selected.push(sql`incoming.${sql.ref(column.name)}${sql.raw(cast)}`)
     }
@@ -84,6 +84,28 @@ export async function insertUsersSkippingTakenEmails(
   `.execute(db)
   return result.rows
 }
+
+/**
+ * A column's values as one PostgreSQL array literal, `{"a","b",NULL}`, built with a single join: the
+ * drivers' own array encoding grows the text piece by piece, which at hundreds of thousands of values
+ * is most of the garbage a load makes. Sent as text and cast, so both drivers pass it through untouched.
+ */
+function arrayLiteral(values: unknown[]): string {
+  const elements = new Array<string>(values.length)
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i]
+    if (value === null || value === undefined) {
+      elements[i] = 'NULL'
+      continue
+    }
+    const text = value instanceof Date ? value.toISOString() : String(value)
+    elements[i] = `"${NEEDS_ESCAPE.test(text) ? text.replace(ESCAPED, '\\$&') : text}"`
+  }
+  return `{${elements.join(',')}}`
+}
+
+const NEEDS_ESCAPE = /["\\]/
+const ESCAPED = /["\\]/g
 
 /** The e-mails among `emails` that already belong to a user (dry runs write nothing to find out). */
 export async function findTakenEmails(db: Executor, emails: string[]): Promise<Set<string>> {
