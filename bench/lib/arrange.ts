@@ -53,11 +53,6 @@ export interface ArrangeInput {
   ceilingUrl: string
   admin: { email: string; password: string }
   benchUser: { email: string; password: string }
-  /**
-   * Used only while the invitation route is missing from the build: writes the membership with SQL
-   * (possible on a server database only; the embedded one belongs to the server process).
-   */
-  insertMembershipDirectly?: ((tenantId: string, email: string) => Promise<void>) | undefined
 }
 
 /**
@@ -79,15 +74,14 @@ export async function arrange(input: ArrangeInput): Promise<Arrangement> {
     'create the bench tenant',
   ).result
 
-  const membership = await call(serverUrl, 'POST', `/v1/tenants/${tenant.id}/users`, {
-    token: adminToken,
-    body: { email: input.benchUser.email, roleId: ROLE_IDS.administrator, status: 'accepted' },
-  })
-  if (isMissingRoute(membership) && input.insertMembershipDirectly) {
-    await input.insertMembershipDirectly(tenant.id, input.benchUser.email)
-  } else {
-    expectStatus(membership, 201, 'make the bench user an Administrator of the bench tenant')
-  }
+  expectStatus(
+    await call(serverUrl, 'POST', `/v1/tenants/${tenant.id}/users`, {
+      token: adminToken,
+      body: { email: input.benchUser.email, roleId: ROLE_IDS.administrator, status: 'accepted' },
+    }),
+    201,
+    'make the bench user an Administrator of the bench tenant',
+  )
 
   const token = await issueToken(serverUrl, input.benchUser.email, input.benchUser.password)
   const parent = expectStatus(

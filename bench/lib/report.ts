@@ -34,9 +34,9 @@ export interface Row {
   statuses: Record<string, number>
   failureSamples: string[]
   ceiling?: CeilingId
-  /** reqPerSec / the ceiling's reqPerSec. */
+  /** Median over the rounds of this round's req/s / the ceiling's req/s in the same round. */
   ratio?: number
-  /** p99Ms / the ceiling's p99Ms. */
+  /** Median over the rounds of this round's p99 / the ceiling's p99 in the same round. */
   p99Factor?: number
   budget?: { text: string; met: boolean }
   note?: string
@@ -49,6 +49,18 @@ export interface Report {
   database: string
   settings: Record<string, number | string>
   rows: Row[]
+  /** Every measured window, in the order they ran. */
+  runs: Array<{
+    workload: string
+    round: number
+    reqPerSec: number
+    p50Ms: number
+    p99Ms: number
+    failures: number
+    cpuUsPerRequest: number
+    dbCpuUsPerRequest?: number
+    serverPeakRssMb?: number
+  }>
   serverPeakRssMb: number
   rss: { budgetMb: number; met: boolean }
   /** Budgets are set for PostgreSQL; on the embedded database they are shown, not enforced. */
@@ -91,6 +103,24 @@ function summarise(workload: Workload, records: RunRecord[]): Row {
   }
 }
 
+/**
+ * Each round's run of a scenario with the same round's run of its ceiling. The machine is shared: load
+ * from elsewhere drifts over tens of seconds, so a scenario is compared with the ceiling measured next
+ * to it rather than with a ceiling measured minutes apart.
+ */
+function pairedRuns(
+  records: RunRecord[],
+  scenarioId: string,
+  ceilingId: string,
+): Array<[RunRecord, RunRecord]> {
+  const pairs: Array<[RunRecord, RunRecord]> = []
+  for (const run of records.filter((r) => r.workloadId === scenarioId)) {
+    const ceiling = records.find((r) => r.workloadId === ceilingId && r.round === run.round)
+    if (ceiling) pairs.push([run, ceiling])
+  }
+  return pairs
+}
+
 function budgetText(budget: Budget): string {
   const parts = [`≥ ${Math.round(budget.minRatio * 100)}%`]
   if (budget.maxP99Factor !== undefined) parts.push(`p99 ≤ ${budget.maxP99Factor}×`)
@@ -115,10 +145,10 @@ export function buildReport(input: {
   const problems = [...input.problems]
   const scenarioRows = input.scenarios.map((scenario) => {
     const row = summarise(scenario, input.records)
-    const ceiling = ceilingRows[scenario.ceiling]
     row.ceiling = scenario.ceiling
-    row.ratio = row.reqPerSec / ceiling.reqPerSec
-    row.p99Factor = row.p99Ms / ceiling.p99Ms
+    const pairs = pairedRuns(input.records, scenario.id, input.ceilings[scenario.ceiling].id)
+    row.ratio = median(pairs.map(([s, c]) => s.result.reqPerSec / c.result.reqPerSec))
+    row.p99Factor = median(pairs.map(([s, c]) => s.result.p99Ms / c.result.p99Ms))
     if (scenario.note) row.note = scenario.note
     if (scenario.budget) {
       const { minRatio, maxP99Factor } = scenario.budget
@@ -146,6 +176,17 @@ export function buildReport(input: {
     database: input.database,
     settings: input.settings,
     rows,
+    runs: input.records.map((r) => ({
+      workload: r.workloadId,
+      round: r.round,
+      reqPerSec: r.result.reqPerSec,
+      p50Ms: r.result.p50Ms,
+      p99Ms: r.result.p99Ms,
+      failures: r.result.failures,
+      cpuUsPerRequest: r.cpuUsPerRequest,
+      ...(r.dbCpuUsPerRequest === undefined ? {} : { dbCpuUsPerRequest: r.dbCpuUsPerRequest }),
+      ...(r.serverPeakRssMb === undefined ? {} : { serverPeakRssMb: r.serverPeakRssMb }),
+    })),
     serverPeakRssMb: input.serverPeakRssMb,
     rss: { budgetMb: RSS_BUDGET_MB, met: rssMet },
     budgetsEnforced: input.budgetsEnforced,

@@ -39,12 +39,6 @@ export interface Arrangement {
   ceilingRowId: string
 }
 
-export interface Pools {
-  logins: number
-  invitees: number
-  loginPassword: string
-}
-
 const REGION_ID = REGIONS[0]!.id
 
 /** Counts what a pool handed out, and whether it ran dry (then it wraps, and the report says so). */

@@ -80,29 +80,3 @@ async function insertUsers(
 function range(from: number, to: number): number[] {
   return Array.from({ length: to - from }, (_, i) => from + i)
 }
-
-/**
- * Only while POST /v1/tenants/{t}/users is not in the build: the bench user's Administrator membership,
- * written directly (server database only). The server has never seen this user, so no cache is stale.
- */
-export async function insertAdministratorMembership(
-  target: BenchDatabase,
-  tenantId: string,
-  email: string,
-): Promise<void> {
-  if (target.kind !== 'postgres') {
-    throw new Error(
-      'the invitation route is missing and the embedded database cannot be written from outside',
-    )
-  }
-  const database = await openDatabase({ url: target.url, dataDir: target.dataDir, poolSize: 1 })
-  try {
-    await sql`
-      insert into tenant_users (tenant_id, user_id, role_id, status, created, created_by, updated, updated_by)
-      select ${tenantId}::uuid, u.id, ${ROLE_IDS.administrator}::uuid, 'accepted', now(), u.id, now(), u.id
-      from users u where u.email = ${email}
-    `.execute(database.db)
-  } finally {
-    await database.close()
-  }
-}
