@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../src/access/permissions.js'
-import { ManualClock } from '../src/clock.js'
 import {
   createTenantAsAdmin,
   memberWithToken,
@@ -9,25 +8,7 @@ import {
   uniqueEmail,
   uniqueName,
 } from './helpers/fixtures.js'
-import { createTestApp, type TestApp } from './helpers/test-app.js'
-
-/**
- * The app's clock for this file: wall-clock time plus whatever the tests add. Fixture users get their
- * password_changed_at from the wall clock, so a clock standing still would soon issue tokens that look
- * older than those users' passwords.
- */
-class FollowingClock extends ManualClock {
-  #offset = 0
-  override now(): Date {
-    return new Date(Date.now() + this.#offset)
-  }
-  override advance(ms: number): void {
-    this.#offset += ms
-  }
-  override set(at: Date): void {
-    this.#offset = at.getTime() - Date.now()
-  }
-}
+import { createTestApp, FollowingClock, type TestApp } from './helpers/test-app.js'
 
 const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/
 const KEY_FIELDS = [

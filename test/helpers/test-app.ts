@@ -9,6 +9,23 @@ import { createLogger } from '../../src/logger.js'
 import { createTestDatabase, type TestDatabase } from './test-database.js'
 import { TEST_ADMIN, TEST_SECRET_KEY, TEST_TOKEN_SECRET } from './test-env.js'
 
+/**
+ * A test clock that moves with the wall clock, plus whatever a test adds. For tests that need real
+ * passage of time between steps (a password change must postdate the tokens issued before it).
+ */
+export class FollowingClock extends ManualClock {
+  #offset = 0
+  override now(): Date {
+    return new Date(Date.now() + this.#offset)
+  }
+  override advance(ms: number): void {
+    this.#offset += ms
+  }
+  override set(at: Date): void {
+    this.#offset = at.getTime() - Date.now()
+  }
+}
+
 export interface ApiResponse<T = any> {
   status: number
   body: T
