@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../src/access/permissions.js'
+import { closeAfterBulk } from './bulk-helpers.js'
 import { insertUser, REGION_ID, uniqueEmail, uniqueName } from './helpers/fixtures.js'
 import { createTestApp, type TestApp } from './helpers/test-app.js'
 
@@ -12,7 +13,7 @@ beforeAll(async () => {
   t = await createTestApp()
   adminToken = await t.adminToken()
 })
-afterAll(() => t.close())
+afterAll(() => closeAfterBulk(t))
 
 async function postNdjson(body: string, query = '') {
   const response = await t.app.inject({

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../src/access/permissions.js'
+import { closeAfterBulk } from './bulk-helpers.js'
 import { createTenantAsAdmin, insertUser, memberWithToken, uniqueEmail } from './helpers/fixtures.js'
 import { createTestApp, type TestApp } from './helpers/test-app.js'
 
@@ -18,7 +19,7 @@ beforeAll(async () => {
   // users only with a platform role that carries no permission.
   supervisor = await asMember(ROLE_IDS.supervisor)
 })
-afterAll(() => t.close())
+afterAll(() => closeAfterBulk(t))
 
 /** A member of the tenant with a token. The fixture stamps the password change with the wall clock, so
  * the app's clock is brought up to it first, or the token would predate the password and be refused. */
@@ -194,6 +195,17 @@ describe('POST /v1/users with a JSON array', () => {
     expect(response.body.result[0].status).toBe(201)
     expect(response.body.result[0].result.hasPassword).toBe(false)
     expect(response.body.result[0].result).not.toHaveProperty('shoeSize')
+  })
+
+  it('replays a retried array sent with the same Idempotency-Key instead of running it again', async () => {
+    const items = [{ email: uniqueEmail('retry'), roleId: ROLE_IDS.platformUser }]
+    const headers = { 'idempotency-key': `bulk-${uniqueEmail('key')}` }
+    const first = await t.request('POST', '/v1/users', { token: adminToken, body: items, headers })
+    const again = await t.request('POST', '/v1/users', { token: adminToken, body: items, headers })
+    expect(first.body.result[0].status).toBe(201)
+    expect(again.status).toBe(200)
+    expect(again.headers['idempotent-replayed']).toBe('true')
+    expect(again.body).toEqual(first.body)
   })
 
   it('still creates a single user from a JSON object', async () => {

@@ -7,6 +7,7 @@ import { PassThrough } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../src/access/permissions.js'
 import { runUsersCommand } from '../src/cli/users-import.js'
+import { closeAfterBulk } from './bulk-helpers.js'
 import { insertUser, uniqueEmail } from './helpers/fixtures.js'
 import { createTestApp, type TestApp } from './helpers/test-app.js'
 import { TEST_ADMIN } from './helpers/test-env.js'
@@ -23,7 +24,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'tenantry-import-'))
 })
 afterAll(async () => {
-  await t.close()
+  await closeAfterBulk(t)
   rmSync(dir, { recursive: true, force: true })
 })
 
