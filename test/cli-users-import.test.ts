@@ -169,6 +169,30 @@ describe('tenantry users import', () => {
     for (const email of [emails[0]!, emails[24]!]) expect((await findByEmail(email)).status).toBe(200)
   })
 
+  it('stops with exit 2 at a CSV it cannot read on, after the rows before it', async () => {
+    const before = uniqueEmail('before-break')
+    const file = join(dir, 'broken.csv')
+    writeFileSync(
+      file,
+      `email,firstName\n${before},Ok\n${uniqueEmail('x')},"never closed\n${uniqueEmail('y')},z\n`,
+    )
+
+    const run = await tenantryHere([
+      'users',
+      'import',
+      file,
+      '--url',
+      url,
+      '--role-id',
+      ROLE_IDS.platformUser,
+      ...login(),
+    ])
+
+    expect(run.code).toBe(2)
+    expect(run.stderr).toContain('could not be read to its end')
+    expect((await findByEmail(before)).status).toBe(200)
+  })
+
   it('exits 2 when it cannot run: no file, bad credentials, no server', async () => {
     const file = join(dir, 'one.csv')
     writeFileSync(file, `email,roleId\n${uniqueEmail('x')},${ROLE_IDS.platformUser}\n`)

@@ -108,7 +108,16 @@ async function importUsers(argv: string[], io: CliIo): Promise<number> {
       onUnknownColumns: (headers) =>
         progress.note(`ignoring columns that name no user field: ${headers.join(', ')}`),
     })
-    for await (const row of rows) {
+    // A file that cannot be read to its end (a CSV quote never closed, say) ends the body where it
+    // broke: the rows before are answered as usual, then the command stops with the reason.
+    const read = async function* () {
+      try {
+        yield* rows
+      } catch (error) {
+        unreadable = error instanceof Error ? error.message : String(error)
+      }
+    }
+    for await (const row of read()) {
       if (window.closed) return
       if (row.localError !== undefined) {
         await report.add({
@@ -138,6 +147,7 @@ async function importUsers(argv: string[], io: CliIo): Promise<number> {
   }
 
   let stopped: string | undefined
+  let unreadable: string | undefined
   try {
     for await (const answer of postNdjson(baseUrl, authorization, body(), { dryRun })) {
       if ('summary' in answer) {
@@ -172,6 +182,13 @@ async function importUsers(argv: string[], io: CliIo): Promise<number> {
 
   const seconds = (Date.now() - startedAt) / 1000
   const rate = seconds > 0 ? Math.round(done / seconds) : done
+  if (unreadable !== undefined) {
+    io.stderr.write(
+      `tenantry users import: ${file} could not be read to its end (${unreadable}); the ${done} rows before were processed\n` +
+        (report.count > 0 ? `Failed rows: ${reportPath}\n` : ''),
+    )
+    return 2
+  }
   if (stopped !== undefined || !summary) {
     io.stderr.write(
       `tenantry users import: the server stopped after ${done} rows: ${stopped ?? 'the answer ended early'}\n` +
