@@ -1,15 +1,13 @@
 import { uuidv7 } from 'uuidv7'
 import { type Actor, actingUserId } from '../../access/actor.js'
-import { permissionsBeyondCeiling } from '../../access/ceiling.js'
-import { canSee, type TenantAccess } from '../../access/effective.js'
+import type { TenantAccess } from '../../access/effective.js'
 import type { ServiceContext } from '../../context.js'
 import { randomSecret, sha256 } from '../../crypto/tokens.js'
 import type { ApiKeyRow } from '../../db/schema.js'
 import { AppError } from '../../http/errors.js'
 import { decodeCursor, type Page, toPage } from '../../http/pagination.js'
-import type { CatalogRole } from '../roles/role-catalog.js'
 import { findTenantRoleFor } from '../roles/roles.service.js'
-import { tenantNotFound } from '../tenants/tenants.service.js'
+import { checkRoleCeiling, requireTenantPermission } from '../tenants/tenant-access.js'
 import { findApiKey, insertApiKey, listApiKeys, updateApiKeyStatus } from './api-keys.repository.js'
 import type {
   ApiKey,
@@ -30,24 +28,8 @@ export function apiKeyNotFound(): AppError {
   return new AppError('api_key_not_found', 'API key not found')
 }
 
-async function manageableTenant(ctx: ServiceContext, actor: Actor, tenantId: string): Promise<TenantAccess> {
-  const access = await ctx.access.inTenant(actor, tenantId)
-  if (!canSee(access)) throw tenantNotFound()
-  if (!access.permissions.has('MANAGE_ALL_APP_CREDENTIALS')) {
-    throw new AppError('permission_denied', 'MANAGE_ALL_APP_CREDENTIALS is required in this tenant')
-  }
-  return access
-}
-
-function assertWithinCeiling(role: CatalogRole, access: TenantAccess): void {
-  const missing = permissionsBeyondCeiling(role.permissions, access.permissions)
-  if (missing.length > 0) {
-    throw new AppError(
-      'role_exceeds_caller',
-      `The role "${role.name}" carries permissions the caller does not hold here: ${missing.join(', ')}`,
-      { roleId: 'exceeds the caller’s own permissions' },
-    )
-  }
+function manageableTenant(ctx: ServiceContext, actor: Actor, tenantId: string): Promise<TenantAccess> {
+  return requireTenantPermission(ctx, actor, tenantId, ['MANAGE_ALL_APP_CREDENTIALS'])
 }
 
 export async function createApiKey(
@@ -58,7 +40,7 @@ export async function createApiKey(
 ): Promise<NewApiKey> {
   const access = await manageableTenant(ctx, actor, tenantId)
   const role = await findTenantRoleFor(ctx, access.tenant, input.roleId)
-  assertWithinCeiling(role, access)
+  checkRoleCeiling(role, access.permissions)
 
   const secret = randomSecret()
   const now = ctx.clock.now()
@@ -120,7 +102,7 @@ export async function updateApiKey(
   const access = await manageableTenant(ctx, actor, tenantId)
   const existing = await findApiKey(ctx.db, tenantId, keyId)
   if (!existing) throw apiKeyNotFound()
-  assertWithinCeiling(await findTenantRoleFor(ctx, access.tenant, existing.role_id), access)
+  checkRoleCeiling(await findTenantRoleFor(ctx, access.tenant, existing.role_id), access.permissions)
   const row = await updateApiKeyStatus(ctx.db, tenantId, keyId, {
     status: input.status,
     updated: ctx.clock.now(),

@@ -6,8 +6,8 @@ import { AppError, invalidField } from '../../http/errors.js'
 import { enqueueInvitationMail, type InvitationMailFacts } from '../../mail/invitation-mail.js'
 import { issueInvitation } from '../invitations/invitation-token.js'
 import { extensionsFor } from '../memberships/extensions.js'
-import { checkRoleCeiling, requireTenantPermission } from '../memberships/tenant-user.js'
 import { findTenantRoleFor } from '../roles/roles.service.js'
+import { checkRoleCeiling, requireTenantPermission } from '../tenants/tenant-access.js'
 import type { BulkUserInput } from './bulk.schemas.js'
 
 /** The membership one bulk row asks for, checked: where, with which role, in which status. */

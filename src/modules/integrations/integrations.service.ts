@@ -1,7 +1,6 @@
 import type { Updateable } from 'kysely'
 import { uuidv7 } from 'uuidv7'
 import type { Actor } from '../../access/actor.js'
-import { canSee } from '../../access/effective.js'
 import type { Permission } from '../../access/permissions.js'
 import type { ServiceContext } from '../../context.js'
 import { SecretDecryptionError } from '../../crypto/secrets.js'
@@ -9,7 +8,7 @@ import { constraintError, withConstraintErrors } from '../../db/constraint-error
 import type { IntegrationRow, IntegrationsTable } from '../../db/schema.js'
 import { AppError } from '../../http/errors.js'
 import { decodeCursor, type Page, toPage } from '../../http/pagination.js'
-import { tenantNotFound } from '../tenants/tenants.service.js'
+import { requireTenantPermission } from '../tenants/tenant-access.js'
 import {
   checkMergedProperties,
   type NewIntegrationInput,
@@ -49,12 +48,7 @@ async function requirePermission(
   tenantId: string,
   anyOf: Permission[],
 ): Promise<string> {
-  const access = await ctx.access.inTenant(actor, tenantId)
-  if (!canSee(access)) throw tenantNotFound()
-  if (!anyOf.some((permission) => access.permissions.has(permission))) {
-    throw new AppError('permission_denied', `${anyOf.join(' or ')} is required in this tenant`)
-  }
-  return access.tenant.id
+  return (await requireTenantPermission(ctx, actor, tenantId, anyOf)).tenant.id
 }
 
 export interface CreatedIntegration {

@@ -10,6 +10,7 @@ import { nudgeOutbox } from '../../mail/outbox-signal.js'
 import { invitationLimits } from '../invitations/invitation-limits.js'
 import { type IssuedInvitation, inviterName, issueInvitation } from '../invitations/invitation-token.js'
 import { findTenantRoleFor } from '../roles/roles.service.js'
+import { checkRoleCeiling, requireTenantPermission } from '../tenants/tenant-access.js'
 import { extensionsFor, resolveActiveExtension, toExtensionRecord } from './extensions.js'
 import { planStatusMove, type StatusMove } from './membership-status.js'
 import {
@@ -20,7 +21,7 @@ import {
 } from './memberships.repository.js'
 import type { ExtensionRecord, TenantUser, UpdateTenantUserInput } from './memberships.schemas.js'
 import { getMembershipRecord } from './memberships.service.js'
-import { checkRoleCeiling, membershipNotFound, requireTenantPermission } from './tenant-user.js'
+import { membershipNotFound } from './tenant-user.js'
 
 const NO_PERMISSIONS: ReadonlySet<Permission> = new Set()
 

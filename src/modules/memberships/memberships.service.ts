@@ -8,12 +8,13 @@ import { nudgeOutbox } from '../../mail/outbox-signal.js'
 import { invitationLimits } from '../invitations/invitation-limits.js'
 import { type IssuedInvitation, inviterName, issueInvitation } from '../invitations/invitation-token.js'
 import { findTenantRoleFor, loadRoleCatalog } from '../roles/roles.service.js'
+import { checkRoleCeiling, requireTenantPermission } from '../tenants/tenant-access.js'
 import { buildNewUserRow, normalizeEmail } from '../users/user-rules.js'
 import { findUserByEmail, insertUserRows } from '../users/users.repository.js'
 import { extensionsFor } from './extensions.js'
 import { findMembership, insertMembership, listMemberships } from './memberships.repository.js'
 import type { CreateTenantUserInput, ListTenantUsersQuery, TenantUser } from './memberships.schemas.js'
-import { checkRoleCeiling, membershipNotFound, requireTenantPermission, toTenantUser } from './tenant-user.js'
+import { membershipNotFound, toTenantUser } from './tenant-user.js'
 
 const READ_PERMISSIONS = ['VIEW_ALL_USERS', 'MANAGE_ALL_USERS'] as const
 
