@@ -27,7 +27,12 @@ export async function start(
   clock: Clock = systemClock,
 ): Promise<RunningServer> {
   const keys = resolveKeys(config, logger)
-  const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir })
+  const database = await openDatabase({
+    url: config.databaseUrl,
+    dataDir: config.dataDir,
+    onIdleError: (error) =>
+      logger.warn({ err: error }, 'an idle database connection failed; it will be replaced'),
+  })
   try {
     const { applied } = await migrateToLatest(database.db)
     if (applied.length > 0) logger.info({ applied }, 'database migrated')

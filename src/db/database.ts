@@ -23,6 +23,8 @@ export interface OpenDatabaseOptions {
   poolSize?: number
   /** Start the embedded engine from a dumped data folder instead of running initdb (tests). */
   loadDataDir?: Blob
+  /** Told when an idle server connection fails (it is discarded and replaced). */
+  onIdleError?: (error: Error) => void
 }
 
 const INT8_OID = 20
@@ -34,6 +36,9 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   const { url } = options
   if (url?.startsWith('postgres://') || url?.startsWith('postgresql://')) {
     const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 })
+    // An idle connection the server drops (a restart, a terminated backend) is reported here; without a
+    // listener it would crash the process. The pool replaces it on the next checkout.
+    pool.on('error', (error) => options.onIdleError?.(error))
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
     return { db, kind: 'postgres', close: () => db.destroy() }
   }
