@@ -33,3 +33,24 @@ export function toPage<T>(rows: T[], limit: number | undefined, idOf: (row: T) =
   const last = items[items.length - 1]
   return { items, nextCursor: last === undefined ? undefined : encodeCursor(idOf(last)) }
 }
+
+/** What a repository's list function takes to read one page. */
+export interface PageWindow {
+  afterId: string | undefined
+  limit: number | undefined
+}
+
+/**
+ * One page of a list: decodes the cursor, reads up to limit+1 rows through `read`, and maps the rows
+ * kept to API records. Every list endpoint pages through this.
+ */
+export async function readPage<Row, Item>(
+  request: PageRequest,
+  read: (window: PageWindow) => Promise<Row[]>,
+  idOf: (row: Row) => string,
+  toItem: (row: Row) => Item,
+): Promise<Page<Item>> {
+  const rows = await read({ afterId: decodeCursor(request.cursor), limit: request.limit })
+  const page = toPage(rows, request.limit, idOf)
+  return { items: page.items.map(toItem), nextCursor: page.nextCursor }
+}

@@ -5,7 +5,7 @@ import type { ServiceContext } from '../../context.js'
 import { randomSecret, sha256 } from '../../crypto/tokens.js'
 import type { ApiKeyRow } from '../../db/schema.js'
 import { AppError } from '../../http/errors.js'
-import { decodeCursor, type Page, toPage } from '../../http/pagination.js'
+import { type Page, readPage } from '../../http/pagination.js'
 import { findTenantRoleFor } from '../roles/roles.service.js'
 import { checkRoleCeiling, requireTenantPermission } from '../tenants/tenant-access.js'
 import { findApiKey, insertApiKey, listApiKeys, updateApiKeyStatus } from './api-keys.repository.js'
@@ -71,12 +71,12 @@ export async function listTenantApiKeys(
   query: ListApiKeysQuery,
 ): Promise<Page<ApiKey>> {
   await manageableTenant(ctx, actor, tenantId)
-  const rows = await listApiKeys(ctx.db, tenantId, {
-    afterId: decodeCursor(query.cursor),
-    limit: query.limit,
-  })
-  const page = toPage(rows, query.limit, (row) => row.id)
-  return { items: page.items.map(toApiKey), nextCursor: page.nextCursor }
+  return readPage(
+    query,
+    (window) => listApiKeys(ctx.db, tenantId, window),
+    (row) => row.id,
+    toApiKey,
+  )
 }
 
 export async function getApiKey(

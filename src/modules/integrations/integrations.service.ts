@@ -7,7 +7,7 @@ import { SecretDecryptionError } from '../../crypto/secrets.js'
 import { constraintError, withConstraintErrors } from '../../db/constraint-errors.js'
 import type { IntegrationRow, IntegrationsTable } from '../../db/schema.js'
 import { AppError } from '../../http/errors.js'
-import { decodeCursor, type Page, toPage } from '../../http/pagination.js'
+import { type Page, readPage } from '../../http/pagination.js'
 import { requireTenantPermission } from '../tenants/tenant-access.js'
 import {
   checkMergedProperties,
@@ -128,12 +128,12 @@ export async function listTenantIntegrations(
   query: ListIntegrationsQuery,
 ): Promise<Page<Integration>> {
   await requirePermission(ctx, actor, tenantId, READ)
-  const rows = await listIntegrations(ctx.db, tenantId, {
-    afterId: decodeCursor(query.cursor),
-    limit: query.limit,
-  })
-  const page = toPage(rows, query.limit, (row) => row.id)
-  return { items: page.items.map(toIntegration), nextCursor: page.nextCursor }
+  return readPage(
+    query,
+    (window) => listIntegrations(ctx.db, tenantId, window),
+    (row) => row.id,
+    toIntegration,
+  )
 }
 
 /**

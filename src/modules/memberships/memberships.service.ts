@@ -2,7 +2,7 @@ import type { Actor } from '../../access/actor.js'
 import type { ServiceContext } from '../../context.js'
 import type { NewUserRow } from '../../db/schema.js'
 import { AppError } from '../../http/errors.js'
-import { decodeCursor, type Page, toPage } from '../../http/pagination.js'
+import { type Page, readPage } from '../../http/pagination.js'
 import { enqueueInvitationMail } from '../../mail/invitation-mail.js'
 import { nudgeOutbox } from '../../mail/outbox-signal.js'
 import { invitationLimits } from '../invitations/invitation-limits.js'
@@ -162,13 +162,13 @@ export async function listTenantUsers(
   query: ListTenantUsersQuery,
 ): Promise<Page<TenantUser>> {
   await requireTenantPermission(ctx, actor, tenantId, READ_PERMISSIONS)
-  const rows = await listMemberships(ctx.db, tenantId, {
-    afterUserId: decodeCursor(query.cursor),
-    limit: query.limit,
-  })
-  const page = toPage(rows, query.limit, (row) => row.user_id)
   const now = ctx.clock.now()
-  return { items: page.items.map((row) => toTenantUser(row, now)), nextCursor: page.nextCursor }
+  return readPage(
+    query,
+    ({ afterId, limit }) => listMemberships(ctx.db, tenantId, { afterUserId: afterId, limit }),
+    (row) => row.user_id,
+    (row) => toTenantUser(row, now),
+  )
 }
 
 /** The record as stored now, without an access check (the caller has done it). */

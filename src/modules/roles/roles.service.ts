@@ -10,7 +10,7 @@ import {
 import type { ServiceContext } from '../../context.js'
 import type { RoleRow } from '../../db/schema.js'
 import { AppError } from '../../http/errors.js'
-import { decodeCursor, type Page, toPage } from '../../http/pagination.js'
+import { type Page, readPage } from '../../http/pagination.js'
 import { tenantNotFound } from '../tenants/tenants.service.js'
 import type { CatalogRole, RoleCatalog } from './role-catalog.js'
 import { findRole, listGlobalRoles, listRoles } from './roles.repository.js'
@@ -66,13 +66,12 @@ export function listPermissions(): PermissionRecord[] {
 }
 
 export async function listPlatformRoles(ctx: ServiceContext, query: ListRolesQuery): Promise<Page<Role>> {
-  const rows = await listRoles(ctx.db, {
-    scope: 'platform',
-    afterId: decodeCursor(query.cursor),
-    limit: query.limit,
-  })
-  const page = toPage(rows, query.limit, (row) => row.id)
-  return { items: page.items.map(toRole), nextCursor: page.nextCursor }
+  return readPage(
+    query,
+    (window) => listRoles(ctx.db, { scope: 'platform', ...window }),
+    (row) => row.id,
+    toRole,
+  )
 }
 
 /** The built-in tenant roles and the tenant's own (and its ancestors'), for a tenant the caller can see. */
@@ -84,14 +83,13 @@ export async function listTenantRoles(
 ): Promise<Page<Role>> {
   const access = await ctx.access.inTenant(actor, tenantId)
   if (!canSee(access)) throw tenantNotFound()
-  const rows = await listRoles(ctx.db, {
-    scope: 'tenant',
-    ownerTenantIds: [access.tenant.id, ...access.tenant.parentIds],
-    afterId: decodeCursor(query.cursor),
-    limit: query.limit,
-  })
-  const page = toPage(rows, query.limit, (row) => row.id)
-  return { items: page.items.map(toRole), nextCursor: page.nextCursor }
+  const ownerTenantIds = [access.tenant.id, ...access.tenant.parentIds]
+  return readPage(
+    query,
+    (window) => listRoles(ctx.db, { scope: 'tenant', ownerTenantIds, ...window }),
+    (row) => row.id,
+    toRole,
+  )
 }
 
 export async function getRole(ctx: ServiceContext, actor: Actor, roleId: string): Promise<Role> {

@@ -6,7 +6,7 @@ import type { ServiceContext } from '../../context.js'
 import { withConstraintErrors } from '../../db/constraint-errors.js'
 import type { TenantRow, TenantUpdate } from '../../db/schema.js'
 import { AppError, invalidField } from '../../http/errors.js'
-import { decodeCursor, type Page, toPage } from '../../http/pagination.js'
+import { type Page, readPage } from '../../http/pagination.js'
 import { isTimezone } from '../regions/timezones.js'
 import { displayName, tenantNameKey } from './tenant-name.js'
 import {
@@ -100,14 +100,12 @@ export async function listVisibleTenants(
   else if (actor.platformPermissions.size === 0) {
     subtreesOf = (await ctx.access.grantingMemberships(actor.userId)).map((m) => m.tenantId)
   }
-  const rows = await listTenants(ctx.db, {
-    regionId: query.regionId,
-    subtreesOf,
-    afterId: decodeCursor(query.cursor),
-    limit: query.limit,
-  })
-  const page = toPage(rows, query.limit, (row) => row.id)
-  return { items: page.items.map((row) => toTenant(row, ctx)), nextCursor: page.nextCursor }
+  return readPage(
+    query,
+    (window) => listTenants(ctx.db, { regionId: query.regionId, subtreesOf, ...window }),
+    (row) => row.id,
+    (row) => toTenant(row, ctx),
+  )
 }
 
 export async function updateTenantById(

@@ -2,7 +2,7 @@ import type { Actor } from '../../access/actor.js'
 import type { ServiceContext } from '../../context.js'
 import type { UserRow } from '../../db/schema.js'
 import { AppError } from '../../http/errors.js'
-import { decodeCursor, type Page, toPage } from '../../http/pagination.js'
+import { type Page, readPage } from '../../http/pagination.js'
 import { loadRoleCatalog } from '../roles/roles.service.js'
 import { buildNewUserRow, normalizeEmail } from './user-rules.js'
 import {
@@ -65,9 +65,12 @@ export async function listVisibleUsers(
     if (!row) throw userNotFound()
     return { items: [toUser(row)], nextCursor: undefined }
   }
-  const rows = await listUsers(ctx.db, { scope, afterId: decodeCursor(query.cursor), limit: query.limit })
-  const page = toPage(rows, query.limit, (row) => row.id)
-  return { items: page.items.map(toUser), nextCursor: page.nextCursor }
+  return readPage(
+    query,
+    (window) => listUsers(ctx.db, { scope, ...window }),
+    (row) => row.id,
+    toUser,
+  )
 }
 
 /** The API record of a stored user: an allow-list, so the password hash cannot leak. */
