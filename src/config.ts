@@ -21,6 +21,8 @@ export interface Config {
   inProcessWorker: boolean
   /** Authenticated requests per minute per credential; 0 turns the limit off (the default). */
   apiRateLimitPerMinute: number
+  /** Send statements to a server database as named prepared statements (db/prepared-pool.ts). */
+  preparedStatements: boolean
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
@@ -108,6 +110,10 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push('TENANTRY_WORKER must be in-process or off')
   }
   const apiRateLimitPerMinute = integer('TENANTRY_API_RATE_LIMIT', 0, 0, 1_000_000)
+  const rawPrepared = read('TENANTRY_PREPARED_STATEMENTS') ?? 'on'
+  if (rawPrepared !== 'on' && rawPrepared !== 'off') {
+    problems.push('TENANTRY_PREPARED_STATEMENTS must be on or off')
+  }
 
   if (problems.length > 0) throw new ConfigError(problems)
   return Object.freeze({
@@ -126,6 +132,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     inProcessWorker: rawWorker === 'in-process',
     apiRateLimitPerMinute,
+    preparedStatements: rawPrepared !== 'off',
   })
 }
 

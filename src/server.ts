@@ -30,6 +30,7 @@ export async function start(
   const database = await openDatabase({
     url: config.databaseUrl,
     dataDir: config.dataDir,
+    prepare: config.preparedStatements,
     onIdleError: (error) =>
       logger.warn({ err: error }, 'an idle database connection failed; it will be replaced'),
   })

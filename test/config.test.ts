@@ -14,6 +14,7 @@ describe('loadConfig', () => {
       invitationTtlSeconds: 86_400,
       logLevel: 'info',
       inProcessWorker: true,
+      preparedStatements: true,
     })
     expect(Object.isFrozen(config)).toBe(true)
   })
@@ -27,6 +28,7 @@ describe('loadConfig', () => {
         TENANTRY_PUBLIC_URL: 'ftp://x',
         TENANTRY_INVITATION_TTL: 'soon',
         TENANTRY_ADMIN_PASSWORD: 'short',
+        TENANTRY_PREPARED_STATEMENTS: 'sometimes',
       })
     } catch (e) {
       error = e
@@ -39,6 +41,7 @@ describe('loadConfig', () => {
       'TENANTRY_PUBLIC_URL',
       'TENANTRY_INVITATION_TTL',
       'TENANTRY_ADMIN_PASSWORD',
+      'TENANTRY_PREPARED_STATEMENTS',
     ]) {
       expect(problems).toContain(name)
     }
@@ -51,5 +54,10 @@ describe('loadConfig', () => {
     expect(
       loadConfig({ DATABASE_URL: 'postgres://db/tenantry', TENANTRY_SECRET_KEY: key }).secretKey?.length,
     ).toBe(32)
+  })
+
+  it('sends prepared statements unless TENANTRY_PREPARED_STATEMENTS is off (for a pooler that cannot)', () => {
+    expect(loadConfig({ TENANTRY_PREPARED_STATEMENTS: 'off' }).preparedStatements).toBe(false)
+    expect(loadConfig({ TENANTRY_PREPARED_STATEMENTS: 'on' }).preparedStatements).toBe(true)
   })
 })

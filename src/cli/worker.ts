@@ -23,7 +23,12 @@ export async function runWorkerCommand(
     return 78 // EX_CONFIG
   }
   const keys = resolveKeys(config, logger)
-  const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 })
+  const database = await openDatabase({
+    url: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: 2,
+    prepare: config.preparedStatements,
+  })
   const worker = new OutboxWorker({ db: database.db, keys, logger, clock: systemClock, config })
   worker.start()
   logger.info(

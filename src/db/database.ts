@@ -3,6 +3,7 @@ import { PGlite } from '@electric-sql/pglite'
 import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import { PGliteDialect } from './pglite-dialect.js'
+import { preparingPool } from './prepared-pool.js'
 import type { Database } from './schema.js'
 
 export type DatabaseKind = 'embedded' | 'memory' | 'postgres'
@@ -23,6 +24,8 @@ export interface OpenDatabaseOptions {
   poolSize?: number
   /** Start the embedded engine from a dumped data folder instead of running initdb (tests). */
   loadDataDir?: Blob
+  /** Server statements as named prepared statements (default true; see prepared-pool.ts). */
+  prepare?: boolean
   /** Told when an idle server connection fails (it is discarded and replaced). */
   onIdleError?: (error: Error) => void
 }
@@ -39,7 +42,8 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     // An idle connection the server drops (a restart, a terminated backend) is reported here; without a
     // listener it would crash the process. The pool replaces it on the next checkout.
     pool.on('error', (error) => options.onIdleError?.(error))
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+    const dialect = new PostgresDialect({ pool: options.prepare === false ? pool : preparingPool(pool) })
+    const db = new Kysely<Database>({ dialect })
     return { db, kind: 'postgres', close: () => db.destroy() }
   }
   const memory = url === 'memory://'
