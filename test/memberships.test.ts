@@ -241,6 +241,38 @@ describe('POST /v1/tenants/{tenantId}/users', () => {
     ).toEqual([])
   })
 
+  it('answers with the record exactly as a read of it returns it, for every status', async () => {
+    for (const status of ['pending', 'invited', 'accepted']) {
+      const user = await insertUser(t.database.handle.db)
+      await t.database.handle.db
+        .updateTable('users')
+        .set({ first_name: 'Grace', last_name: `Hopper ${status}` })
+        .where('id', '=', user.id)
+        .execute()
+      const created = await invite(tenant.id, {
+        email: user.email,
+        status,
+        workStationId: 'WS-7',
+        extensions: [{ type: 'pstn', value: '+15551230000' }],
+      })
+      expect(created.status, status).toBe(201)
+      const read = await t.request('GET', `/v1/tenants/${tenant.id}/users/${user.id}`, { token })
+      expect(created.body.result, status).toEqual(read.body.result)
+    }
+  })
+
+  it("names the inviter in the e-mail by the inviter's current name", async () => {
+    const renamed = `Renamed ${Date.now()}`
+    const rename = await t.request('PUT', `/v1/users/${adminId}`, { token, body: { firstName: renamed } })
+    expect(rename.status).toBe(200)
+    const user = await insertUser(t.database.handle.db)
+    expect((await invite(tenant.id, { email: user.email, status: 'invited' })).status).toBe(201)
+    const mail = (await outboxRows(tenant.id)).find(
+      (r) => (r.payload as { userId: string }).userId === user.id,
+    )
+    expect((mail?.payload as { inviterName: string }).inviterName).toMatch(new RegExp(`^${renamed}\\b`))
+  })
+
   it('answers 404 tenant_not_found for an unknown tenant', async () => {
     const user = await insertUser(t.database.handle.db)
     const response = await invite('0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b', { email: user.email })

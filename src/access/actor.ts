@@ -9,6 +9,8 @@ export interface UserActor {
   principalId: string
   userId: string
   email: string
+  /** "First Last", or the e-mail when the user has no name: how mails name the user (e.g. as inviter). */
+  displayName: string
   platformRoleId: string
   /** Permissions of the platform role; they apply in every tenant. */
   platformPermissions: ReadonlySet<Permission>
@@ -29,4 +31,9 @@ export interface ApiKeyActor {
 /** The user an action is attributed to where a user id is required (e.g. a tenant's admin). */
 export function actingUserId(actor: Actor): string {
   return actor.kind === 'user' ? actor.userId : actor.createdBy
+}
+
+/** How mails name a user: "First Last", or the e-mail when the user has no name. */
+export function displayName(user: { first_name: string; last_name: string; email: string }): string {
+  return `${user.first_name} ${user.last_name}`.trim() || user.email
 }

@@ -3,7 +3,12 @@ import { uuidv7 } from 'uuidv7'
 import type { Keys } from '../crypto/keys.js'
 import { decryptSecret, encryptSecret, isSecretEnvelope, type SecretEnvelope } from '../crypto/secrets.js'
 import type { Database } from '../db/schema.js'
-import { deleteQueuedInvitationMail, INVITATION_EMAIL, insertOutboxRow } from './outbox.repository.js'
+import {
+  deleteQueuedInvitationMail,
+  INVITATION_EMAIL,
+  insertOutboxRow,
+  type NewOutboxRow,
+} from './outbox.repository.js'
 
 /**
  * The invitation e-mail as an outbox row (API.md §6). The row holds what the mail says, snapshotted when
@@ -32,8 +37,27 @@ function associatedData(outboxId: string): string {
 }
 
 /**
- * Queues the mail inside the caller's transaction, replacing any unsent mail of the same membership
- * (whose link is dead now). Returns the outbox id.
+ * The outbox row of one invitation e-mail, for the caller to insert with the change that issues the
+ * invitation: a new id, and the token encrypted bound to it.
+ */
+export function invitationMailRow(
+  keys: Pick<Keys, 'secretKey' | 'secretKeyId'>,
+  facts: InvitationMailFacts,
+  token: string,
+  now: Date,
+): NewOutboxRow {
+  const id = uuidv7()
+  const payload: InvitationMailPayload = {
+    ...facts,
+    envelope: encryptSecret(keys, token, associatedData(id)),
+  }
+  return { id, tenantId: facts.tenantId, kind: INVITATION_EMAIL, payload: { ...payload }, now }
+}
+
+/**
+ * Queues the mail of a re-issued invitation inside the caller's transaction, replacing any unsent mail
+ * of the same membership (whose link is dead now). A new membership has no mail to replace: it inserts
+ * `invitationMailRow` with the membership instead. Returns the outbox id.
  */
 export async function enqueueInvitationMail(
   tx: Executor,
@@ -43,13 +67,9 @@ export async function enqueueInvitationMail(
   now: Date,
 ): Promise<string> {
   await deleteQueuedInvitationMail(tx, facts.tenantId, facts.userId)
-  const id = uuidv7()
-  const payload: Record<string, unknown> = {
-    ...facts,
-    envelope: encryptSecret(keys, token, associatedData(id)),
-  }
-  await insertOutboxRow(tx, { id, tenantId: facts.tenantId, kind: INVITATION_EMAIL, payload, now })
-  return id
+  const row = invitationMailRow(keys, facts, token, now)
+  await insertOutboxRow(tx, row)
+  return row.id
 }
 
 export class UndeliverableMail extends Error {

@@ -1,5 +1,5 @@
-import { type Kysely, sql, type Transaction } from 'kysely'
-import type { Database, OutboxRow } from '../db/schema.js'
+import { type Insertable, type Kysely, sql, type Transaction } from 'kysely'
+import type { Database, OutboxRow, OutboxTable } from '../db/schema.js'
 
 /**
  * SQL for the mail outbox (API.md §6). Rows are written inside the transaction of the change that causes
@@ -19,21 +19,23 @@ export interface NewOutboxRow {
   now: Date
 }
 
+/** The columns of a new outbox row: due at once, not leased. */
+export function outboxValues(row: NewOutboxRow): Insertable<OutboxTable> {
+  return {
+    id: row.id,
+    tenant_id: row.tenantId,
+    kind: row.kind,
+    payload: JSON.stringify(row.payload),
+    next_attempt_at: row.now,
+    locked_until: null,
+    last_error: null,
+    created: row.now,
+    sent_at: null,
+  }
+}
+
 export async function insertOutboxRow(db: Executor, row: NewOutboxRow): Promise<void> {
-  await db
-    .insertInto('outbox')
-    .values({
-      id: row.id,
-      tenant_id: row.tenantId,
-      kind: row.kind,
-      payload: JSON.stringify(row.payload),
-      next_attempt_at: row.now,
-      locked_until: null,
-      last_error: null,
-      created: row.now,
-      sent_at: null,
-    })
-    .execute()
+  await db.insertInto('outbox').values(outboxValues(row)).execute()
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely'
-import type { Actor, ApiKeyActor, UserActor } from '../../access/actor.js'
+import { type Actor, type ApiKeyActor, displayName, type UserActor } from '../../access/actor.js'
 import { TtlCache } from '../../access/cache.js'
 import type { AccessControl } from '../../access/effective.js'
 import { isPermission, type Permission } from '../../access/permissions.js'
@@ -172,6 +172,7 @@ export class Authenticator {
         principalId: row.id,
         userId: row.id,
         email: row.email,
+        displayName: displayName(row),
         platformRoleId: row.role_id,
         platformPermissions: permissionSet(row.role_permissions),
         status: row.status,
@@ -211,6 +212,7 @@ function toUserActor(p: UserPrincipal): UserActor {
     principalId: p.principalId,
     userId: p.userId,
     email: p.email,
+    displayName: p.displayName,
     platformRoleId: p.platformRoleId,
     platformPermissions: p.platformPermissions,
   }

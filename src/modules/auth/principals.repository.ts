@@ -10,6 +10,8 @@ export async function findUserCredentials(db: Kysely<Database>, by: { id: string
     .select([
       'u.id',
       'u.email',
+      'u.first_name',
+      'u.last_name',
       'u.status',
       'u.role_id',
       'u.password_hash',

@@ -1,4 +1,4 @@
-import { type Actor, actingUserId } from '../../access/actor.js'
+import { type Actor, actingUserId, displayName } from '../../access/actor.js'
 import type { ServiceContext } from '../../context.js'
 import { randomSecret, sha256 } from '../../crypto/tokens.js'
 import { findUserById } from '../users/users.repository.js'
@@ -30,10 +30,12 @@ export function invitationTokenHash(token: string): string | undefined {
   return TOKEN_SHAPE.test(token) ? sha256(token) : undefined
 }
 
-/** How the e-mail names the inviter: the acting user's name, or its e-mail when it has none. */
+/**
+ * How the e-mail names the inviter: the acting user's name, or its e-mail when it has none. A user's
+ * name comes with its credentials (cached, and dropped when users change); an API key's creator is read.
+ */
 export async function inviterName(ctx: ServiceContext, actor: Actor): Promise<string> {
+  if (actor.kind === 'user') return actor.displayName
   const user = await findUserById(ctx.db, actingUserId(actor))
-  if (!user) return 'An administrator'
-  const name = `${user.first_name} ${user.last_name}`.trim()
-  return name || user.email
+  return user ? displayName(user) : 'An administrator'
 }

@@ -1,7 +1,7 @@
 import { type Insertable, type Kysely, sql, type Transaction, type Updateable } from 'kysely'
 import { withConstraintErrors } from '../../db/constraint-errors.js'
 import type { Database, MembershipRow, MembershipStatus, TenantUsersTable } from '../../db/schema.js'
-import { INVITATION_EMAIL } from '../../mail/outbox.repository.js'
+import { INVITATION_EMAIL, type NewOutboxRow, outboxValues } from '../../mail/outbox.repository.js'
 import type { ExtensionRecord } from './memberships.schemas.js'
 
 /** SQL for tenant users (memberships). Each function takes the executor (db or transaction) first. */
@@ -32,9 +32,25 @@ function selectMemberships(db: Executor) {
     )
 }
 
-/** Inserts a membership; a second one of the same user in the same tenant is 409 already_member. */
-export async function insertMembership(db: Executor, row: Insertable<TenantUsersTable>): Promise<void> {
-  await withConstraintErrors(() => db.insertInto('tenant_users').values(row).execute())
+/**
+ * Inserts a membership and, for an invitation, its e-mail's outbox row — one statement, so one round
+ * trip and atomic without a transaction. Returns the stored row. A second membership of the same user in
+ * the same tenant is 409 already_member (and no mail is queued).
+ */
+export async function insertMembership(
+  db: Executor,
+  row: Insertable<TenantUsersTable>,
+  mail?: NewOutboxRow,
+): Promise<MembershipRow> {
+  return withConstraintErrors(() => {
+    if (!mail) return db.insertInto('tenant_users').values(row).returningAll().executeTakeFirstOrThrow()
+    return db
+      .with('membership', (w) => w.insertInto('tenant_users').values(row).returningAll())
+      .with('mail', (w) => w.insertInto('outbox').values(outboxValues(mail)))
+      .selectFrom('membership')
+      .selectAll()
+      .executeTakeFirstOrThrow()
+  })
 }
 
 export async function findMembership(

@@ -1,9 +1,10 @@
+import type { Insertable, Kysely } from 'kysely'
 import type { Actor } from '../../access/actor.js'
 import type { ServiceContext } from '../../context.js'
-import type { NewUserRow } from '../../db/schema.js'
+import type { Database, NewUserRow, TenantUsersTable } from '../../db/schema.js'
 import { AppError } from '../../http/errors.js'
 import { type Page, readPage } from '../../http/pagination.js'
-import { enqueueInvitationMail } from '../../mail/invitation-mail.js'
+import { invitationMailRow } from '../../mail/invitation-mail.js'
 import { nudgeOutbox } from '../../mail/outbox-signal.js'
 import { invitationLimits } from '../invitations/invitation-limits.js'
 import { type IssuedInvitation, inviterName, issueInvitation } from '../invitations/invitation-token.js'
@@ -55,61 +56,72 @@ export async function createTenantUser(
     invitationLimits(ctx).checkMail(userId)
     invitation = issueInvitation(ctx)
   }
-  const inviter = invitation ? await inviterName(ctx, actor) : ''
   const extensions = extensionsFor(userId, input.extensions)
-
-  await ctx.db.transaction().execute(async (tx) => {
-    if (newUser) await insertUserRows(tx, [newUser])
-    await insertMembership(tx, {
-      tenant_id: tenantId,
-      user_id: userId,
-      role_id: role.id,
-      status,
-      no_password: input.noPassword ?? null,
-      default_identity_provider: input.defaultIdentityProvider?.toLowerCase() ?? null,
-      invitation_expiry_date: invitation?.expiresAt ?? null,
-      invitation_token_hash: invitation?.tokenHash ?? null,
-      invited_by: invitation ? actor.principalId : null,
-      extension: extensions[0]?.value ?? '',
-      extensions: JSON.stringify(extensions),
-      // The active extension is chosen once the user is a member (SPEC §2.3: null while pending).
-      active_extension: status === 'accepted' && extensions[0] ? JSON.stringify(extensions[0]) : null,
-      supervisor_id: null,
-      capacity_rule_id: null,
-      session_started: null,
-      session_reason: null,
-      work_station_id: input.workStationId ?? '',
-      client_log_level: null,
-      created: now,
-      created_by: actor.principalId,
-      updated: now,
-      updated_by: actor.principalId,
-    })
-    if (invitation) {
-      await enqueueInvitationMail(
-        tx,
-        ctx.keys,
-        {
-          tenantId,
-          userId,
-          to: email,
-          tenantName: access.tenant.name,
-          roleName: role.name,
-          inviterName: inviter,
-          expiresAt: invitation.expiresAt.toISOString(),
-        },
-        invitation.token,
-        now,
-      )
-    }
-  })
+  const mail = invitation && {
+    facts: {
+      tenantId,
+      userId,
+      to: email,
+      tenantName: access.tenant.name,
+      roleName: role.name,
+      inviterName: await inviterName(ctx, actor),
+      expiresAt: invitation.expiresAt.toISOString(),
+    },
+    token: invitation.token,
+  }
+  const row: Insertable<TenantUsersTable> = {
+    tenant_id: tenantId,
+    user_id: userId,
+    role_id: role.id,
+    status,
+    no_password: input.noPassword ?? null,
+    default_identity_provider: input.defaultIdentityProvider?.toLowerCase() ?? null,
+    invitation_expiry_date: invitation?.expiresAt ?? null,
+    invitation_token_hash: invitation?.tokenHash ?? null,
+    invited_by: invitation ? actor.principalId : null,
+    extension: extensions[0]?.value ?? '',
+    extensions: JSON.stringify(extensions),
+    // The active extension is chosen once the user is a member (SPEC §2.3: null while pending).
+    active_extension: status === 'accepted' && extensions[0] ? JSON.stringify(extensions[0]) : null,
+    supervisor_id: null,
+    capacity_rule_id: null,
+    session_started: null,
+    session_reason: null,
+    work_station_id: input.workStationId ?? '',
+    client_log_level: null,
+    created: now,
+    created_by: actor.principalId,
+    updated: now,
+    updated_by: actor.principalId,
+  }
+  // The membership and its mail are one statement; only a new platform user needs a transaction around it.
+  const insert = (db: Kysely<Database>) =>
+    insertMembership(db, row, mail && invitationMailRow(ctx.keys, mail.facts, mail.token, now))
+  const stored = newUser
+    ? await ctx.db.transaction().execute(async (tx) => {
+        await insertUserRows(tx, [newUser])
+        return insert(tx)
+      })
+    : await insert(ctx.db)
 
   if (invitation) {
     invitationLimits(ctx).recordMail(userId)
     nudgeOutbox(ctx.db)
   }
   if (status === 'accepted' || newUser) ctx.access.invalidate()
-  return getMembershipRecord(ctx, tenantId, userId)
+  // The response is the stored row with what this request already knows: the user's names, and the
+  // state of the mail it just queued — no second read.
+  const user = existing ?? newUser
+  return toTenantUser(
+    {
+      ...stored,
+      email,
+      first_name: user?.first_name ?? '',
+      last_name: user?.last_name ?? '',
+      email_status: invitation ? 'queued' : null,
+    },
+    now,
+  )
 }
 
 /** The row of a platform user created by an invitation: the users module's rules, unchanged. */

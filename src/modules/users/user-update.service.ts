@@ -78,8 +78,16 @@ export async function updateUserById(
     updated_by: actor.principalId,
   })
   if (!updated) throw userNotFound()
-  // Role, status and password feed authentication and permission caches.
-  if (changes.role_id || changes.additional_role_ids || changes.status || changes.password_hash) {
+  // Role, status and password feed authentication and permission caches; the name is cached with the
+  // credentials (the inviter's name in invitation e-mails).
+  if (
+    changes.role_id ||
+    changes.additional_role_ids ||
+    changes.status ||
+    changes.password_hash ||
+    changes.first_name !== undefined ||
+    changes.last_name !== undefined
+  ) {
     ctx.access.invalidate()
   }
   return toUser(updated)
