@@ -1,3 +1,4 @@
+import { type IncomingMessage, request } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../src/access/permissions.js'
 import { closeAfterBulk } from './bulk-helpers.js'
@@ -171,6 +172,59 @@ describe('POST /v1/users with Content-Type application/x-ndjson', () => {
   it('an empty stream answers only the summary', async () => {
     const response = await postNdjson('')
     expect(response.lines).toEqual([{ summary: { total: 0, created: 0, failed: 0 } }])
+  })
+
+  it('answers a slow sender’s rows as it goes: a batch that is not full is written after a short wait', async () => {
+    // A real socket: the answer is read while the request is still open.
+    const address = await t.app.listen({ port: 0, host: '127.0.0.1' })
+    const emails = [uniqueEmail('slow'), uniqueEmail('slow'), uniqueEmail('slow')]
+    const req = request(`${address}/v1/users`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/x-ndjson' },
+    })
+    const response = await new Promise<IncomingMessage>((resolve, reject) => {
+      req.on('response', resolve)
+      req.on('error', reject)
+      req.flushHeaders()
+      req.write(`${user(emails[0]!)}\n`)
+    })
+    response.setEncoding('utf8')
+    const received: string[] = []
+    let carry = ''
+    let waiting: (() => void) | undefined
+    response.on('data', (chunk: string) => {
+      const lines = (carry + chunk).split('\n')
+      carry = lines.pop()!
+      received.push(...lines)
+      waiting?.()
+    })
+    const ended = new Promise((resolve) => response.on('end', resolve))
+    const answered = async (count: number) => {
+      const deadline = Date.now() + 5_000
+      while (received.length < count && Date.now() < deadline) {
+        await new Promise<void>((resolve) => {
+          waiting = resolve
+          setTimeout(resolve, 100)
+        })
+      }
+      return received.map((line) => JSON.parse(line))
+    }
+
+    // Each row is answered while the request is still open, long before a batch would be full.
+    expect((await answered(1)).map((r) => [r.line, r.status])).toEqual([[1, 201]])
+    req.write(`${user(emails[1]!)}\n{"broken"\n`)
+    expect((await answered(3)).map((r) => [r.line, r.status])).toEqual([
+      [1, 201],
+      [2, 201],
+      [3, 400],
+    ])
+    req.end(user(emails[2]!))
+    await ended
+    const lines = received.map((line) => JSON.parse(line))
+    expect(lines.map((r) => r.line ?? 'summary')).toEqual([1, 2, 3, 4, 'summary'])
+    expect(lines.at(-1)).toEqual({ summary: { total: 4, created: 3, failed: 1 } })
+    const stored = await existingEmails(emails)
+    for (const email of emails) expect(stored.get(email)).toBe(1)
   })
 
   it('is refused before reading when the caller may not create users', async () => {

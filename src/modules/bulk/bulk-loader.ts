@@ -1,4 +1,3 @@
-import { uuidv7obj } from 'uuidv7'
 import type { Actor } from '../../access/actor.js'
 import type { ServiceContext } from '../../context.js'
 import { constraintError } from '../../db/constraint-errors.js'
@@ -15,6 +14,7 @@ import { toUser } from '../users/users.service.js'
 import { findTakenEmails, insertUsersSkippingTakenEmails, type StoredUser } from './bulk.repository.js'
 import { type BulkItemResult, type BulkSummary, type BulkUserInput, BulkUserItem } from './bulk.schemas.js'
 import { BulkMemberships, type PlannedMembership, writeMemberships } from './bulk-memberships.js'
+import { newUserId } from './user-ids.js'
 
 /** A row that passed every check that needs no write: ready to be inserted. */
 export class PreparedRow {
@@ -42,17 +42,6 @@ class BatchInstant extends Date {
     this.#iso ??= super.toISOString()
     return this.#iso
   }
-}
-
-/**
- * A new user's id: a UUIDv7 from the `uuidv7` generator, written out through one hex conversion. The
- * library's own toString builds the text a character at a time, which at bulk rates is a kilobyte of
- * garbage per id; the text is the same.
- */
-export function newUserId(): string {
-  const { bytes } = uuidv7obj()
-  const hex = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
 }
 
 function failedRow(index: number, error: AppError): RowOutcome {
@@ -198,9 +187,9 @@ export class BulkUserLoader {
     }
     for (const { position, prepared } of toStore) {
       const { row } = prepared
-      const outcome = stored.get(row.email)
+      const outcome = stored.get(row.id)
       if (outcome instanceof AppError) outcomes[position] = this.#fail(prepared.index, outcome)
-      else if (outcome && outcome.id === row.id) {
+      else if (outcome) {
         this.#counts.created += 1
         // The row as stored is the row sent plus the alias the database issued.
         const storedRow = Object.assign(row, { alias_platform_user_id: outcome.alias_platform_user_id })
@@ -221,10 +210,10 @@ export class BulkUserLoader {
    * the rows were checked, say — each row is retried alone, so that the failure lands on its own row.
    */
   async #store(rows: PreparedRow[]): Promise<Map<string, StoredUser | AppError>> {
-    const byEmail = new Map<string, StoredUser | AppError>()
+    const byId = new Map<string, StoredUser | AppError>()
     try {
-      for (const row of await this.#insert(rows)) byEmail.set(row.email, row)
-      return byEmail
+      for (const row of await this.#insert(rows)) byId.set(row.id, row)
+      return byId
     } catch (error) {
       if (rows.length === 1) throw error
       this.ctx.logger.warn({ err: error }, 'bulk batch failed as a whole; retrying its rows one by one')
@@ -232,14 +221,14 @@ export class BulkUserLoader {
     for (const row of rows) {
       try {
         const [stored] = await this.#insert([row])
-        if (stored) byEmail.set(stored.email, stored)
+        if (stored) byId.set(stored.id, stored)
       } catch (error) {
         const known = constraintError(error, { email: row.row.email })
         if (!known) throw error
-        byEmail.set(row.row.email, known)
+        byId.set(row.row.id, known)
       }
     }
-    return byEmail
+    return byId
   }
 
   async #insert(rows: PreparedRow[]): Promise<StoredUser[]> {
@@ -251,9 +240,9 @@ export class BulkUserLoader {
     const inviter = rows.some((r) => r.membership?.status === 'invited') ? await this.#inviter() : ''
     const stored = await this.ctx.db.transaction().execute(async (tx) => {
       const inserted = await insertUsersSkippingTakenEmails(tx, users)
-      const created = new Set(inserted.map((r) => r.email))
+      const created = new Set(inserted.map((r) => r.id))
       const memberships = rows.flatMap((r) =>
-        r.membership && created.has(r.row.email) ? [{ user: r.row, membership: r.membership }] : [],
+        r.membership && created.has(r.row.id) ? [{ user: r.row, membership: r.membership }] : [],
       )
       invitees = await writeMemberships(tx, this.ctx, this.actor, inviter, memberships)
       return inserted

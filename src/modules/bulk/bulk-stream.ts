@@ -2,20 +2,38 @@ import type { Readable } from 'node:stream'
 import { AppError } from '../../http/errors.js'
 import type { BulkSummary } from './bulk.schemas.js'
 import type { BulkUserLoader, PendingRow, RowOutcome } from './bulk-loader.js'
-import { MAX_LINE_BYTES, type NdjsonLine, ndjsonLines } from './ndjson.js'
+import { MAX_LINE_BYTES, type NdjsonLine, ndjsonLineChunks } from './ndjson.js'
+import { CreatedRowLines } from './serialization.js'
 
 /**
  * Rows a statement. The first batch is small so that the first answers come back at once; each next
  * batch doubles, up to a size at which a round trip and a commit per batch cost little next to the rows,
- * while a batch (and its answer) still weighs a few megabytes and an interrupted load loses at most one
- * batch of work.
+ * while a batch (and its answer) still weighs a few hundred kilobytes and an interrupted load loses at
+ * most one batch of work.
  */
 export const FIRST_BATCH_ROWS = 250
 export const STREAM_BATCH_ROWS = 500
 
+/**
+ * A batch that is not full is written once its first row has waited this long, so that a client sending
+ * slowly sees its answers come back as it goes rather than every STREAM_BATCH_ROWS rows.
+ */
+export const FLUSH_AFTER_MS = 200
+
+/**
+ * Batches being written at once, at most. Two keep the database busy while this process turns one
+ * batch's rows into answers and reads the next: the server database has a connection for each; the
+ * embedded one simply takes them in turn. Answers still go out in input order.
+ */
+export const BATCHES_IN_FLIGHT = 2
+
 export interface StreamLineSerializers {
   result(line: RowOutcome & { line: number }): string
   summary(line: { summary: BulkSummary }): string
+}
+
+export interface StreamOptions {
+  flushAfterMs?: number
 }
 
 /** A line's item, or the error that makes it that line's failure (not the request's). */
@@ -30,68 +48,157 @@ function parseLine(line: NdjsonLine): unknown {
   }
 }
 
-/**
- * Batches being written at once, at most. Two keep the database busy while this process turns one
- * batch's rows into answers and reads the next: the server database has a connection for each; the
- * embedded one simply takes them in turn. Answers still go out in input order.
- */
-export const BATCHES_IN_FLIGHT = 2
+interface InFlight {
+  written: Promise<RowOutcome[]>
+  lineNumbers: number[]
+  done: boolean
+}
+
+const FLUSH_DUE = Symbol('flush due')
+const WRITTEN = Symbol('written')
 
 /**
- * The NDJSON form (API.md §7): reads the body line by line, writes batches, and yields the answer one
- * chunk per batch — a result line per input line, then the summary line. It is pulled by the response:
- * while the client is not reading answers, nothing more is read from the request, so memory stays at a
- * few batches whatever the length of the stream.
+ * The NDJSON form (API.md §7): reads the body, writes batches, and yields the answer one chunk per batch
+ * — a result line per input line, then the summary line. It is pulled by the response: while the client
+ * is not reading answers, nothing more is read from the request and nothing more is written, so memory
+ * stays at a few batches whatever the length of the stream. While BATCHES_IN_FLIGHT batches are being
+ * written and the next one is full, the request is not read either.
+ *
+ * Waiting for input, it also wakes when a partial batch has waited FLUSH_AFTER_MS (the batch is written)
+ * and when the oldest batch being written is done (its answer is sent): a slow sender sees its answers
+ * as they are ready, not when enough later rows have arrived.
  */
 export async function* streamBulkLoad(
   body: Readable,
   loader: BulkUserLoader,
   serialize: StreamLineSerializers,
+  options: StreamOptions = {},
 ): AsyncGenerator<string> {
+  const flushAfterMs = options.flushAfterMs ?? FLUSH_AFTER_MS
+  const created = new CreatedRowLines()
+  const chunks = ndjsonLineChunks(body)
+  let pendingChunk: Promise<IteratorResult<NdjsonLine[]>> | undefined
   let batch: PendingRow[] = []
   let lineNumbers: number[] = []
-  const inFlight: { written: Promise<RowOutcome[]>; lineNumbers: number[] }[] = []
+  let batchStartedAt = 0
+  const inFlight: InFlight[] = []
   let index = 0
   let batchRows = FIRST_BATCH_ROWS
 
   // One string per batch, joined at once (appending line by line leaves a chain to flatten later).
-  const answer = (outcomes: RowOutcome[], numbers: number[]) => {
+  const answer = ({ lineNumbers: numbers }: InFlight, outcomes: RowOutcome[]) => {
     const lines = new Array<string>(outcomes.length + 1)
     for (let i = 0; i < outcomes.length; i++) {
-      // The outcome is this answer's own object: giving it its line number costs no copy.
-      lines[i] = serialize.result(Object.assign(outcomes[i]!, { line: numbers[i]! }))
+      const outcome = outcomes[i]!
+      const line = numbers[i]!
+      lines[i] =
+        outcome.status === 201 && outcome.result
+          ? created.line(outcome.index, line, outcome.result)
+          : // The outcome is this answer's own object: giving it its line number costs no copy.
+            serialize.result(Object.assign(outcome, { line }))
     }
     lines[outcomes.length] = ''
     return lines.join('\n')
   }
   const launch = () => {
-    const written = loader.write(batch)
+    const entry: InFlight = { written: loader.write(batch), lineNumbers, done: false }
     // Awaited in turn below; until then a rejection must not count as unhandled.
-    written.catch(() => {})
-    inFlight.push({ written, lineNumbers })
+    entry.written.then(
+      () => {
+        entry.done = true
+      },
+      () => {
+        entry.done = true
+      },
+    )
+    inFlight.push(entry)
     batch = []
     lineNumbers = []
   }
+  /** The oldest batch's answer, once it is written. */
+  const settleOldest = async () => {
+    const oldest = inFlight.shift()!
+    return answer(oldest, await oldest.written)
+  }
 
-  for await (const line of ndjsonLines(body)) {
-    const prepared = loader.prepare(index, parseLine(line))
-    batch.push(prepared instanceof Promise ? await prepared : prepared)
-    lineNumbers.push(line.lineNumber)
-    index += 1
-    if (batch.length >= batchRows) {
-      batchRows = Math.min(batchRows * 2, STREAM_BATCH_ROWS)
-      if (inFlight.length < BATCHES_IN_FLIGHT) {
+  try {
+    for (;;) {
+      pendingChunk ??= chunks.next()
+      const next = await nextEvent(
+        pendingChunk,
+        batch.length > 0 ? batchStartedAt + flushAfterMs : 0,
+        inFlight[0],
+      )
+      if (next === WRITTEN) {
+        yield await settleOldest()
+        continue
+      }
+      if (next === FLUSH_DUE) {
+        if (inFlight.length >= BATCHES_IN_FLIGHT) yield await settleOldest()
         launch()
         continue
       }
-      // The oldest batch is done: the next one takes its place before its answer is sent.
-      const oldest = inFlight.shift()!
-      const outcomes = await oldest.written
-      launch()
-      yield answer(outcomes, oldest.lineNumbers)
+      pendingChunk = undefined
+      if (next.done) break
+      for (const line of next.value) {
+        if (batch.length === 0) batchStartedAt = performance.now()
+        const prepared = loader.prepare(index, parseLine(line))
+        batch.push(prepared instanceof Promise ? await prepared : prepared)
+        lineNumbers.push(line.lineNumber)
+        index += 1
+        if (batch.length < batchRows) continue
+        batchRows = Math.min(batchRows * 2, STREAM_BATCH_ROWS)
+        // The oldest batch is done: the next one takes its place before its answer is sent.
+        const ready = inFlight.length >= BATCHES_IN_FLIGHT ? await settleOldest() : undefined
+        launch()
+        if (ready !== undefined) yield ready
+      }
     }
+    if (batch.length > 0) launch()
+    while (inFlight.length > 0) yield await settleOldest()
+    yield `${serialize.summary({ summary: loader.summary() })}\n`
+  } finally {
+    // Stopped early (the client went away, or an error): a read still pending must not reject unheard.
+    pendingChunk?.catch(() => {})
   }
-  if (batch.length > 0) launch()
-  for (const pending of inFlight) yield answer(await pending.written, pending.lineNumbers)
-  yield `${serialize.summary({ summary: loader.summary() })}\n`
+}
+
+/**
+ * Waits for the next chunk of lines, but no longer than until `flushAt` (a performance.now() time; 0 for
+ * no limit) nor than until `oldest` has been written.
+ */
+function nextEvent(
+  chunk: Promise<IteratorResult<NdjsonLine[]>>,
+  flushAt: number,
+  oldest: InFlight | undefined,
+): Promise<IteratorResult<NdjsonLine[]> | typeof FLUSH_DUE | typeof WRITTEN> {
+  if (oldest?.done) return Promise.resolve(WRITTEN)
+  if (flushAt === 0 && oldest === undefined) return chunk
+  return new Promise((resolve, reject) => {
+    let timer: NodeJS.Timeout | undefined
+    if (flushAt !== 0) {
+      timer = setTimeout(() => resolve(FLUSH_DUE), Math.max(0, flushAt - performance.now()))
+    }
+    const stop = () => clearTimeout(timer)
+    chunk.then(
+      (value) => {
+        stop()
+        resolve(value)
+      },
+      (error: unknown) => {
+        stop()
+        reject(error)
+      },
+    )
+    oldest?.written.then(
+      () => {
+        stop()
+        resolve(WRITTEN)
+      },
+      () => {
+        stop()
+        resolve(WRITTEN)
+      },
+    )
+  })
 }

@@ -6,7 +6,6 @@ type Executor = Kysely<Database> | Transaction<Database>
 /** What the database adds to a stored row: the alias it issued. The rest the caller already has. */
 export interface StoredUser {
   id: string
-  email: string
   alias_platform_user_id: string
 }
 
@@ -80,7 +79,7 @@ export async function insertUsersSkippingTakenEmails(
     select ${sql.join(selected)}
     from unnest(${sql.join(arrays)}) as incoming(${sql.join(arrayNames.map((n) => sql.ref(n)))})
     on conflict (email) do nothing
-    returning id, email, alias_platform_user_id
+    returning id, alias_platform_user_id
   `.execute(db)
   return result.rows
 }
