@@ -241,23 +241,41 @@ describe('POST /v1/tenants/{tenantId}/users', () => {
     ).toEqual([])
   })
 
-  it('answers with the record exactly as a read of it returns it, for every status', async () => {
+  it('answers with the record exactly as a read of it returns it, for every status and kind of extensions', async () => {
+    const pstn = { type: 'pstn', value: '+15551230000' }
+    const webrtc = { type: 'webrtc', value: 'softphone-7', provider: 'vonage', region: 'eu' }
     for (const status of ['pending', 'invited', 'accepted']) {
-      const user = await insertUser(t.database.handle.db)
-      await t.database.handle.db
-        .updateTable('users')
-        .set({ first_name: 'Grace', last_name: `Hopper ${status}` })
-        .where('id', '=', user.id)
-        .execute()
-      const created = await invite(tenant.id, {
-        email: user.email,
-        status,
-        workStationId: 'WS-7',
-        extensions: [{ type: 'pstn', value: '+15551230000' }],
-      })
-      expect(created.status, status).toBe(201)
-      const read = await t.request('GET', `/v1/tenants/${tenant.id}/users/${user.id}`, { token })
-      expect(created.body.result, status).toEqual(read.body.result)
+      for (const extensions of [undefined, [pstn], [pstn, webrtc]]) {
+        const user = await insertUser(t.database.handle.db)
+        await t.database.handle.db
+          .updateTable('users')
+          .set({ first_name: 'Grace', last_name: `Hopper ${status}` })
+          .where('id', '=', user.id)
+          .execute()
+        const created = await invite(tenant.id, {
+          email: user.email,
+          status,
+          workStationId: 'WS-7',
+          extensions,
+        })
+        const label = `${status} ${JSON.stringify(extensions)}`
+        expect(created.status, label).toBe(201)
+        const record = created.body.result
+        const read = await t.request('GET', `/v1/tenants/${tenant.id}/users/${user.id}`, { token })
+        expect(record, label).toEqual(read.body.result)
+        expect(record, label).toMatchObject({ firstName: 'Grace', lastName: `Hopper ${status}` })
+        // The default webrtc extension (the user's id) goes first only when no webrtc one is given.
+        const first = extensions?.length === 2 ? 'softphone-7' : user.id
+        expect(record.extensions[0].value, label).toBe(extensions?.length === 2 ? '+15551230000' : user.id)
+        expect(record.extension, label).toBe(record.extensions[0].value)
+        expect(record.activeExtension?.value ?? null, label).toBe(
+          status === 'accepted' ? record.extensions[0].value : null,
+        )
+        expect(
+          record.extensions.map((e: { value: string }) => e.value),
+          label,
+        ).toContain(first)
+      }
     }
   })
 

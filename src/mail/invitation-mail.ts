@@ -38,20 +38,18 @@ function associatedData(outboxId: string): string {
 
 /**
  * The outbox row of one invitation e-mail, for the caller to insert with the change that issues the
- * invitation: a new id, and the token encrypted bound to it.
+ * invitation: a new id, and the token encrypted bound to it. Facts without `userId` are for an insert
+ * that adds it to the payload from the row it creates (memberships.repository insertMembershipByEmail).
  */
 export function invitationMailRow(
   keys: Pick<Keys, 'secretKey' | 'secretKeyId'>,
-  facts: InvitationMailFacts,
+  facts: InvitationMailFacts | Omit<InvitationMailFacts, 'userId'>,
   token: string,
   now: Date,
 ): NewOutboxRow {
   const id = uuidv7()
-  const payload: InvitationMailPayload = {
-    ...facts,
-    envelope: encryptSecret(keys, token, associatedData(id)),
-  }
-  return { id, tenantId: facts.tenantId, kind: INVITATION_EMAIL, payload: { ...payload }, now }
+  const payload = { ...facts, envelope: encryptSecret(keys, token, associatedData(id)) }
+  return { id, tenantId: facts.tenantId, kind: INVITATION_EMAIL, payload, now }
 }
 
 /**

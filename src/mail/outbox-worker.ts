@@ -21,6 +21,11 @@ export interface OutboxWorkerDeps {
 export interface OutboxWorkerOptions {
   /** How often to look for due rows when not nudged; API.md §6 wants new mail out within a second. */
   pollIntervalMs?: number
+  /**
+   * After a nudge, how long to let more commits arrive before claiming: under a burst of invitations one
+   * claim and one mark then serve many mails instead of one each.
+   */
+  coalesceMs?: number
   /** Rows claimed at once; they are sent concurrently over the SMTP pool. */
   batchSize?: number
   /** How long a claimed row is reserved for this worker; a send always ends well within it. */
@@ -36,6 +41,7 @@ export interface OutboxWorkerOptions {
 
 const DEFAULTS = {
   pollIntervalMs: 250,
+  coalesceMs: 20,
   batchSize: 20,
   leaseMs: 120_000,
   // 5 s, 10 s, 20 s … capped at 1 h: twelve attempts span about five hours.
@@ -99,7 +105,10 @@ export class OutboxWorker {
     await this.#mailer.close()
   }
 
-  /** Claims one batch of due rows and delivers it; returns how many rows were claimed. */
+  /**
+   * Claims one batch of due rows, sends them concurrently and marks the sent ones in one statement;
+   * returns how many rows were claimed.
+   */
   async runOnce(): Promise<number> {
     const now = this.deps.clock.now()
     const rows = await claimDueRows(
@@ -108,7 +117,9 @@ export class OutboxWorker {
       new Date(now.getTime() + this.#options.leaseMs),
       this.#options.batchSize,
     )
-    await Promise.all(rows.map((row) => this.#deliver(row)))
+    const outcomes = await Promise.all(rows.map((row) => this.#send(row)))
+    const sent = rows.filter((_, i) => outcomes[i])
+    if (sent.length > 0) await this.#markSent(sent)
     return rows.length
   }
 
@@ -125,13 +136,11 @@ export class OutboxWorker {
     }
   }
 
+  /** Waits `ms`, or — when nudged before or during the wait — `coalesceMs` from the nudge; stop ends it. */
   #sleep(ms: number): Promise<void> {
-    if (this.#nudged || this.#stopping) {
-      this.#nudged = false
-      return Promise.resolve()
-    }
+    if (this.#stopping) return Promise.resolve()
     return new Promise((resolve) => {
-      const timer = setTimeout(done, ms)
+      let timer = setTimeout(done, this.#nudged ? this.#options.coalesceMs : ms)
       const self = this
       function done() {
         clearTimeout(timer)
@@ -139,7 +148,12 @@ export class OutboxWorker {
         self.#nudged = false
         resolve()
       }
-      this.#wake = done
+      this.#wake = () => {
+        if (this.#stopping) return done()
+        clearTimeout(timer)
+        timer = setTimeout(done, this.#options.coalesceMs)
+        this.#wake = undefined
+      }
     })
   }
 
@@ -148,25 +162,43 @@ export class OutboxWorker {
     this.#wake?.()
   }
 
-  async #deliver(row: OutboxRow): Promise<void> {
-    const log = this.deps.logger.child({ outboxId: row.id, tenantId: row.tenant_id, attempt: row.attempts })
+  /** Sends one claimed row; true when the mail was handed over, false when it was recorded as failed. */
+  async #send(row: OutboxRow): Promise<boolean> {
     try {
       if (row.kind !== INVITATION_EMAIL) throw new UndeliverableMail(`unknown outbox kind "${row.kind}"`)
       const { facts, token } = openInvitationMail(this.deps.keys, row.id, row.payload)
       const mail = renderInvitationMail(facts, acceptLink(this.deps.config.publicUrl, token))
       await this.#mailer.send({ to: facts.to, ...mail })
+      return true
     } catch (error) {
-      await this.#failed(row, error, log)
+      await this.#failed(row, error, this.#rowLogger(row))
+      return false
+    }
+  }
+
+  async #markSent(rows: OutboxRow[]): Promise<void> {
+    try {
+      await markSent(
+        this.deps.db,
+        rows.map((row) => row.id),
+        this.deps.clock.now(),
+      )
+    } catch (error) {
+      // Sent but not recorded: the rows are sent again when their lease ends (at-least-once delivery).
+      for (const row of rows) {
+        this.#rowLogger(row).error(
+          { err: error },
+          'outbox: mail sent but not marked sent; it may be sent twice',
+        )
+      }
       return
     }
-    try {
-      await markSent(this.deps.db, row.id, this.deps.clock.now())
-      this.stats.sent += 1
-      log.info('invitation e-mail sent')
-    } catch (error) {
-      // Sent but not recorded: the row is sent again when its lease ends (at-least-once delivery).
-      log.error({ err: error }, 'outbox: mail sent but not marked sent; it may be sent twice')
-    }
+    this.stats.sent += rows.length
+    for (const row of rows) this.#rowLogger(row).info('invitation e-mail sent')
+  }
+
+  #rowLogger(row: OutboxRow): Logger {
+    return this.deps.logger.child({ outboxId: row.id, tenantId: row.tenant_id, attempt: row.attempts })
   }
 
   async #failed(row: OutboxRow, error: unknown, log: Logger): Promise<void> {

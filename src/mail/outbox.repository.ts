@@ -88,8 +88,9 @@ export async function claimDueRows(
     .execute()
 }
 
-/** Marks a row delivered and drops its secret envelope: a sent mail's token is kept nowhere. */
-export async function markSent(db: Executor, id: string, now: Date): Promise<void> {
+/** Marks rows delivered and drops their secret envelopes: a sent mail's token is kept nowhere. */
+export async function markSent(db: Executor, ids: readonly string[], now: Date): Promise<void> {
+  if (ids.length === 0) return
   await db
     .updateTable('outbox')
     .set({
@@ -99,7 +100,7 @@ export async function markSent(db: Executor, id: string, now: Date): Promise<voi
       last_error: null,
       payload: sql`payload - 'envelope'`,
     })
-    .where('id', '=', id)
+    .where('id', 'in', ids)
     .execute()
 }
 
@@ -121,4 +122,27 @@ export async function markFailed(db: Executor, id: string, error: string): Promi
     .where('id', '=', id)
     .where('status', '=', 'queued')
     .execute()
+}
+
+/**
+ * Many new outbox rows in one statement (the invitation e-mails of a bulk load's batch): the same values
+ * as insertOutboxRow writes (outboxValues), each column one array parameter, zipped back into rows by
+ * unnest — one statement text whatever the number of rows.
+ */
+export async function insertOutboxRows(db: Executor, rows: readonly NewOutboxRow[]): Promise<void> {
+  if (rows.length === 0) return
+  const values = rows.map(outboxValues)
+  const time = (value: unknown) => (value instanceof Date ? value.toISOString() : String(value))
+  await sql`
+    insert into outbox (id, tenant_id, kind, payload, next_attempt_at, created)
+    select id, tenant_id, kind, payload, next_attempt_at, created
+    from unnest(
+      ${values.map((v) => v.id)}::uuid[],
+      ${values.map((v) => v.tenant_id ?? null)}::uuid[],
+      ${values.map((v) => v.kind)}::text[],
+      ${values.map((v) => v.payload)}::jsonb[],
+      ${values.map((v) => time(v.next_attempt_at))}::timestamptz[],
+      ${values.map((v) => time(v.created))}::timestamptz[]
+    ) as incoming(id, tenant_id, kind, payload, next_attempt_at, created)
+  `.execute(db)
 }

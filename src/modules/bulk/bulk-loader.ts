@@ -251,7 +251,7 @@ export class BulkUserLoader {
     this.ctx.access.invalidate()
     if (invitees.length > 0) {
       const limits = invitationLimits(this.ctx)
-      for (const userId of invitees) limits.recordMail(userId)
+      for (const email of invitees) limits.recordMail(email)
       nudgeOutbox(this.ctx.db)
     }
     return stored

@@ -3,7 +3,8 @@ import type { Actor } from '../../access/actor.js'
 import type { ServiceContext } from '../../context.js'
 import type { Database, NewUserRow, TenantUsersTable } from '../../db/schema.js'
 import { AppError, invalidField } from '../../http/errors.js'
-import { enqueueInvitationMail, type InvitationMailFacts } from '../../mail/invitation-mail.js'
+import { invitationMailRow } from '../../mail/invitation-mail.js'
+import { insertOutboxRows, type NewOutboxRow } from '../../mail/outbox.repository.js'
 import { issueInvitation } from '../invitations/invitation-token.js'
 import { extensionsFor } from '../memberships/extensions.js'
 import { findTenantRoleFor } from '../roles/roles.service.js'
@@ -90,8 +91,10 @@ export interface NewMembership {
  * Writes the memberships of freshly created users inside the batch's transaction, as an invitation
  * writes one (memberships.service.ts `createTenantUser`): the default extensions, the active extension
  * only once a member, and for `invited` a one-time token (stored hashed) whose e-mail is queued in the
- * outbox in the same transaction. One multi-row INSERT for the memberships. Returns the invitees, whose
- * mail counts toward the per-invitee limit once the transaction has committed.
+ * outbox in the same transaction — the outbox row an invitation makes (invitation-mail.ts
+ * `invitationMailRow`: the same payload, the token encrypted bound to the row id). One multi-row INSERT
+ * for the memberships and one for the batch's mails, however many rows are `invited`. Returns the invitees' e-mails,
+ * whose mail counts toward the per-invitee limit once the transaction has committed.
  */
 export async function writeMemberships(
   tx: Transaction<Database>,
@@ -102,25 +105,25 @@ export async function writeMemberships(
 ): Promise<string[]> {
   if (created.length === 0) return []
   const now = ctx.clock.now()
-  const invitations: { facts: InvitationMailFacts; token: string }[] = []
+  const mails: NewOutboxRow[] = []
+  const invitees: string[] = []
   const rows: Insertable<TenantUsersTable>[] = []
   for (const { user, membership } of created) {
     const { status } = membership
     const extensions = extensionsFor(user.id, undefined)
     const invitation = status === 'invited' ? issueInvitation(ctx) : undefined
     if (invitation) {
-      invitations.push({
-        token: invitation.token,
-        facts: {
-          tenantId: membership.tenantId,
-          userId: user.id,
-          to: user.email,
-          tenantName: membership.tenantName,
-          roleName: membership.roleName,
-          inviterName,
-          expiresAt: invitation.expiresAt.toISOString(),
-        },
-      })
+      const facts = {
+        tenantId: membership.tenantId,
+        userId: user.id,
+        to: user.email,
+        tenantName: membership.tenantName,
+        roleName: membership.roleName,
+        inviterName,
+        expiresAt: invitation.expiresAt.toISOString(),
+      }
+      mails.push(invitationMailRow(ctx.keys, facts, invitation.token, now))
+      invitees.push(user.email)
     }
     rows.push({
       tenant_id: membership.tenantId,
@@ -142,6 +145,8 @@ export async function writeMemberships(
     })
   }
   await tx.insertInto('tenant_users').values(rows).execute()
-  for (const { facts, token } of invitations) await enqueueInvitationMail(tx, ctx.keys, facts, token, now)
-  return invitations.map((i) => i.facts.userId)
+  // A user created in this very transaction has no queued mail to replace: the batch's mails are inserted
+  // as they are, in one statement.
+  await insertOutboxRows(tx, mails)
+  return invitees
 }

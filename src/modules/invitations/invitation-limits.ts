@@ -5,8 +5,8 @@ import { FailureLimiter } from '../../http/rate-limit.js'
 /**
  * The invitation rate limits (API.md §1), one set per application, counted in this process's memory
  * (docs/scaling.md says where they move for many processes) and timed by the injected clock:
- * - invitation e-mails per invitee: at most 5 an hour, whoever asks — the service cannot be made to
- *   flood one mailbox;
+ * - invitation e-mails per invitee (by normalized e-mail address, which names one user): at most 5 an
+ *   hour, whoever asks — the service cannot be made to flood one mailbox;
  * - failed token look-ups per client address: at most 30 every 15 minutes — tokens are 256 random bits,
  *   so this only stops a client from hammering the look-up.
  */
@@ -15,9 +15,9 @@ export const FAILED_LOOKUPS_PER_WINDOW = 30
 const LOOKUP_WINDOW_MS = 15 * 60_000
 
 export interface InvitationLimits {
-  /** 429 when the invitee has had its share of invitation e-mails this hour. */
-  checkMail(userId: string): void
-  recordMail(userId: string): void
+  /** 429 when the invitee (its normalized e-mail) has had its share of invitation e-mails this hour. */
+  checkMail(email: string): void
+  recordMail(email: string): void
   /** 429 when the address has failed too many look-ups. */
   checkLookup(address: string): void
   recordFailedLookup(address: string): void
@@ -32,12 +32,12 @@ export function invitationLimits(ctx: ServiceContext): InvitationLimits {
     const mails = new FailureLimiter(INVITATION_MAILS_PER_HOUR, 3_600_000, now)
     const lookups = new FailureLimiter(FAILED_LOOKUPS_PER_WINDOW, LOOKUP_WINDOW_MS, now)
     limits = {
-      checkMail: (userId) =>
+      checkMail: (email) =>
         rephrase(
-          () => mails.check(userId),
+          () => mails.check(email),
           `At most ${INVITATION_MAILS_PER_HOUR} invitation e-mails an hour may be sent to one user; try again later`,
         ),
-      recordMail: (userId) => mails.fail(userId),
+      recordMail: (email) => mails.fail(email),
       checkLookup: (address) =>
         rephrase(
           () => lookups.check(address),

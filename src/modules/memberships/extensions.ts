@@ -31,14 +31,25 @@ function fill(input: ExtensionInput): ExtensionRecord {
   }
 }
 
+/**
+ * The extensions a client gave, filled, and whether the default webrtc extension (whose value is the
+ * user's id) goes before them — it does when none of them is webrtc.
+ */
+export function givenExtensions(given: readonly ExtensionInput[] | undefined): {
+  given: ExtensionRecord[]
+  defaultFirst: boolean
+} {
+  const filled = (given ?? []).map(fill)
+  return { given: filled, defaultFirst: !filled.some((e) => e.type === 'webrtc') }
+}
+
 /** The extensions as stored: the given ones, with the default webrtc one first when none is webrtc. */
 export function extensionsFor(
   userId: string,
   given: readonly ExtensionInput[] | undefined,
 ): ExtensionRecord[] {
-  const extensions = (given ?? []).map(fill)
-  if (!extensions.some((e) => e.type === 'webrtc')) extensions.unshift(defaultWebrtcExtension(userId))
-  return extensions
+  const extensions = givenExtensions(given)
+  return extensions.defaultFirst ? [defaultWebrtcExtension(userId), ...extensions.given] : extensions.given
 }
 
 /**

@@ -1,7 +1,8 @@
 import { type Insertable, type Kysely, sql, type Transaction, type Updateable } from 'kysely'
 import { withConstraintErrors } from '../../db/constraint-errors.js'
 import type { Database, MembershipRow, MembershipStatus, TenantUsersTable } from '../../db/schema.js'
-import { INVITATION_EMAIL, type NewOutboxRow, outboxValues } from '../../mail/outbox.repository.js'
+import { INVITATION_EMAIL, type NewOutboxRow } from '../../mail/outbox.repository.js'
+import { DEFAULT_WEBRTC } from './extensions.js'
 import type { ExtensionRecord } from './memberships.schemas.js'
 
 /** SQL for tenant users (memberships). Each function takes the executor (db or transaction) first. */
@@ -32,25 +33,75 @@ function selectMemberships(db: Executor) {
     )
 }
 
+/** A new membership of the user with some e-mail: what the request decided; the user's id is the database's. */
+export interface NewMembershipByEmail {
+  email: string
+  tenantId: string
+  roleId: string
+  status: MembershipStatus
+  noPassword: boolean | null
+  defaultIdentityProvider: string | null
+  invitation: { expiresAt: Date; tokenHash: string; invitedBy: string } | null
+  /** The extensions given, and whether the user's default webrtc extension goes first. */
+  extensions: { given: ExtensionRecord[]; defaultFirst: boolean }
+  /** Accepted at once: the first extension becomes the active one (SPEC §2.3). */
+  activateFirstExtension: boolean
+  workStationId: string
+  actorId: string
+  now: Date
+}
+
 /**
- * Inserts a membership and, for an invitation, its e-mail's outbox row — one statement, so one round
- * trip and atomic without a transaction. Returns the stored row. A second membership of the same user in
- * the same tenant is 409 already_member (and no mail is queued).
+ * Inserts the membership of the user with `m.email` and, for an invitation, its e-mail's outbox row
+ * (its payload completed with the user's id) — one statement: one round trip, atomic without a
+ * transaction, and the user look-up in it. Returns the stored record, or undefined when no user has the
+ * e-mail (nothing is written). A second membership of the same user in a tenant is 409 already_member.
+ *
+ * Hand-written rather than built with Kysely: it is the hot path of every invitation, and its text is one
+ * of a few fixed ones, so the pool's prepared statements plan it once.
  */
-export async function insertMembership(
+export async function insertMembershipByEmail(
   db: Executor,
-  row: Insertable<TenantUsersTable>,
+  m: NewMembershipByEmail,
   mail?: NewOutboxRow,
-): Promise<MembershipRow> {
-  return withConstraintErrors(() => {
-    if (!mail) return db.insertInto('tenant_users').values(row).returningAll().executeTakeFirstOrThrow()
-    return db
-      .with('membership', (w) => w.insertInto('tenant_users').values(row).returningAll())
-      .with('mail', (w) => w.insertInto('outbox').values(outboxValues(mail)))
-      .selectFrom('membership')
-      .selectAll()
-      .executeTakeFirstOrThrow()
-  })
+): Promise<MembershipRecordRow | undefined> {
+  const { given, defaultFirst } = m.extensions
+  const defaultExtension = sql`(${JSON.stringify(DEFAULT_WEBRTC)}::jsonb || jsonb_build_object('value', invitee.id::text))`
+  const extensions = defaultFirst
+    ? sql`jsonb_build_array(${defaultExtension}) || ${JSON.stringify(given)}::jsonb`
+    : sql`${JSON.stringify(given)}::jsonb`
+  const extension = defaultFirst ? sql`invitee.id::text` : sql`${given[0]?.value ?? ''}::text`
+  const active = !m.activateFirstExtension
+    ? sql`null::jsonb`
+    : defaultFirst
+      ? defaultExtension
+      : sql`${JSON.stringify(given[0] ?? null)}::jsonb`
+  const queueMail = mail
+    ? sql`, mail as (
+        insert into outbox (id, tenant_id, kind, payload, next_attempt_at, created)
+        select ${mail.id}::uuid, ${mail.tenantId}::uuid, ${mail.kind}::text,
+          ${JSON.stringify(mail.payload)}::jsonb || jsonb_build_object('userId', membership.user_id),
+          ${mail.now}::timestamptz, ${mail.now}::timestamptz
+        from membership)`
+    : sql``
+  const query = sql<MembershipRecordRow>`
+    with invitee as (select id, email, first_name, last_name from users where email = ${m.email}::text),
+    membership as (
+      insert into tenant_users (tenant_id, user_id, role_id, status, no_password, default_identity_provider,
+        invitation_expiry_date, invitation_token_hash, invited_by, extension, extensions, active_extension,
+        work_station_id, created, created_by, updated, updated_by)
+      select ${m.tenantId}::uuid, invitee.id, ${m.roleId}::uuid, ${m.status}::text, ${m.noPassword}::boolean,
+        ${m.defaultIdentityProvider}::uuid, ${m.invitation?.expiresAt ?? null}::timestamptz,
+        ${m.invitation?.tokenHash ?? null}::text, ${m.invitation?.invitedBy ?? null}::uuid,
+        ${extension}, ${extensions}, ${active}, ${m.workStationId}::text,
+        ${m.now}::timestamptz, ${m.actorId}::uuid, ${m.now}::timestamptz, ${m.actorId}::uuid
+      from invitee
+      returning *)${queueMail}
+    select membership.*, invitee.email, invitee.first_name, invitee.last_name,
+      ${mail ? 'queued' : null}::text as email_status
+    from membership cross join invitee`
+  const result = await withConstraintErrors(() => query.execute(db))
+  return result.rows[0]
 }
 
 export async function findMembership(

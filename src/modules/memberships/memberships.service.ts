@@ -12,8 +12,13 @@ import { findTenantRoleFor, loadRoleCatalog } from '../roles/roles.service.js'
 import { checkRoleCeiling, requireTenantPermission } from '../tenants/tenant-access.js'
 import { buildNewUserRow, normalizeEmail } from '../users/user-rules.js'
 import { findUserByEmail, insertUserRows } from '../users/users.repository.js'
-import { extensionsFor } from './extensions.js'
-import { findMembership, insertMembership, listMemberships } from './memberships.repository.js'
+import { givenExtensions } from './extensions.js'
+import {
+  findMembership,
+  insertMembershipByEmail,
+  listMemberships,
+  type NewMembershipByEmail,
+} from './memberships.repository.js'
 import type { CreateTenantUserInput, ListTenantUsersQuery, TenantUser } from './memberships.schemas.js'
 import { membershipNotFound, toTenantUser } from './tenant-user.js'
 
@@ -38,90 +43,69 @@ export async function createTenantUser(
 
   const now = ctx.clock.now()
   const email = normalizeEmail(input.email)
-  const existing = await findUserByEmail(ctx.db, email)
-  let newUser: NewUserRow | undefined
-  if (!existing) {
-    if (input.platformRoleId === undefined) {
-      throw new AppError('user_not_found', `No platform user has the e-mail "${email}"`, {
-        email: 'no such user',
-      })
-    }
-    newUser = await newPlatformUser(ctx, actor, input, email, now)
-  }
-  const userId = existing?.id ?? (newUser?.id as string)
+  // Only a platformRoleId can create the user, so only then is the user looked up first; otherwise the
+  // look-up is part of the insert.
+  const newUser =
+    input.platformRoleId !== undefined && !(await findUserByEmail(ctx.db, email))
+      ? await newPlatformUser(ctx, actor, input, email, now)
+      : undefined
 
   const status = input.status ?? 'pending'
   let invitation: IssuedInvitation | undefined
   if (status === 'invited') {
-    invitationLimits(ctx).checkMail(userId)
+    invitationLimits(ctx).checkMail(email)
     invitation = issueInvitation(ctx)
   }
-  const extensions = extensionsFor(userId, input.extensions)
-  const mail = invitation && {
-    facts: {
-      tenantId,
-      userId,
-      to: email,
-      tenantName: access.tenant.name,
-      roleName: role.name,
-      inviterName: await inviterName(ctx, actor),
-      expiresAt: invitation.expiresAt.toISOString(),
-    },
-    token: invitation.token,
-  }
-  const row: Insertable<TenantUsersTable> = {
-    tenant_id: tenantId,
-    user_id: userId,
-    role_id: role.id,
+  const mail =
+    invitation &&
+    invitationMailRow(
+      ctx.keys,
+      {
+        tenantId,
+        to: email,
+        tenantName: access.tenant.name,
+        roleName: role.name,
+        inviterName: await inviterName(ctx, actor),
+        expiresAt: invitation.expiresAt.toISOString(),
+      },
+      invitation.token,
+      now,
+    )
+  const membership: NewMembershipByEmail = {
+    email,
+    tenantId,
+    roleId: role.id,
     status,
-    no_password: input.noPassword ?? null,
-    default_identity_provider: input.defaultIdentityProvider?.toLowerCase() ?? null,
-    invitation_expiry_date: invitation?.expiresAt ?? null,
-    invitation_token_hash: invitation?.tokenHash ?? null,
-    invited_by: invitation ? actor.principalId : null,
-    extension: extensions[0]?.value ?? '',
-    extensions: JSON.stringify(extensions),
+    noPassword: input.noPassword ?? null,
+    defaultIdentityProvider: input.defaultIdentityProvider?.toLowerCase() ?? null,
+    invitation: invitation
+      ? { expiresAt: invitation.expiresAt, tokenHash: invitation.tokenHash, invitedBy: actor.principalId }
+      : null,
+    extensions: givenExtensions(input.extensions),
     // The active extension is chosen once the user is a member (SPEC §2.3: null while pending).
-    active_extension: status === 'accepted' && extensions[0] ? JSON.stringify(extensions[0]) : null,
-    supervisor_id: null,
-    capacity_rule_id: null,
-    session_started: null,
-    session_reason: null,
-    work_station_id: input.workStationId ?? '',
-    client_log_level: null,
-    created: now,
-    created_by: actor.principalId,
-    updated: now,
-    updated_by: actor.principalId,
+    activateFirstExtension: status === 'accepted',
+    workStationId: input.workStationId ?? '',
+    actorId: actor.principalId,
+    now,
   }
-  // The membership and its mail are one statement; only a new platform user needs a transaction around it.
-  const insert = (db: Kysely<Database>) =>
-    insertMembership(db, row, mail && invitationMailRow(ctx.keys, mail.facts, mail.token, now))
   const stored = newUser
     ? await ctx.db.transaction().execute(async (tx) => {
         await insertUserRows(tx, [newUser])
-        return insert(tx)
+        return insertMembershipByEmail(tx, membership, mail)
       })
-    : await insert(ctx.db)
+    : await insertMembershipByEmail(ctx.db, membership, mail)
+  if (!stored) {
+    throw new AppError('user_not_found', `No platform user has the e-mail "${email}"`, {
+      email: 'no such user',
+    })
+  }
 
   if (invitation) {
-    invitationLimits(ctx).recordMail(userId)
+    invitationLimits(ctx).recordMail(email)
     nudgeOutbox(ctx.db)
   }
   if (status === 'accepted' || newUser) ctx.access.invalidate()
-  // The response is the stored row with what this request already knows: the user's names, and the
-  // state of the mail it just queued — no second read.
-  const user = existing ?? newUser
-  return toTenantUser(
-    {
-      ...stored,
-      email,
-      first_name: user?.first_name ?? '',
-      last_name: user?.last_name ?? '',
-      email_status: invitation ? 'queued' : null,
-    },
-    now,
-  )
+  return toTenantUser(stored, now)
 }
 
 /** The row of a platform user created by an invitation: the users module's rules, unchanged. */
