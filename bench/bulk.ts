@@ -29,6 +29,8 @@ const { values: args } = parseArgs({
     profile: { type: 'string' },
     /** NODE_OPTIONS for the server, e.g. '--max-semi-space-size=32' to see how V8 heap sizing moves RSS. */
     'node-options': { type: 'string' },
+    /** Flags for the server's node that NODE_OPTIONS refuses, e.g. '--trace-gc' (with --server-log). */
+    'node-flags': { type: 'string' },
   },
 })
 const log = (message: string) => process.stderr.write(`${message}\n`)
@@ -106,7 +108,12 @@ async function startServer(
   const port = await freePort()
   return startService({
     name: 'tenantry',
-    args: [...(args.profile ? ['--cpu-prof', '--cpu-prof-dir', args.profile] : []), SERVER_ENTRY, 'serve'],
+    args: [
+      ...(args.profile ? ['--cpu-prof', '--cpu-prof-dir', args.profile] : []),
+      ...(args['node-flags']?.split(' ').filter((flag) => flag !== '') ?? []),
+      SERVER_ENTRY,
+      'serve',
+    ],
     env: {
       PORT: String(port),
       HOST: '127.0.0.1',

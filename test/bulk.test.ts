@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../src/access/permissions.js'
+import { openInvitationMail } from '../src/mail/invitation-mail.js'
+import { invitationTokenHash } from '../src/modules/invitations/invitation-token.js'
 import { closeAfterBulk } from './bulk-helpers.js'
 import { createTenantAsAdmin, insertUser, memberWithToken, uniqueEmail } from './helpers/fixtures.js'
 import { createTestApp, type TestApp } from './helpers/test-app.js'
@@ -277,6 +279,56 @@ describe('bulk rows that name a tenant membership', () => {
     const toInvitees = mail.filter((m) => [invited, accepted, pending].includes((m.payload as any).to))
     expect(toInvitees).toHaveLength(1)
     expect(toInvitees[0]!.payload).toMatchObject({ to: invited, roleName: 'Agent', userId: invitedId })
+  })
+
+  it('queues one e-mail per invited row of a batch, each openable by the worker and carrying its member’s token', async () => {
+    const emails = Array.from({ length: 30 }, () => uniqueEmail('inv-batch'))
+    const response = await t.request('POST', '/v1/users', {
+      token: supervisor.token,
+      body: emails.map((email) => ({
+        email,
+        roleId: ROLE_IDS.platformUser,
+        tenantId,
+        tenantRoleId: ROLE_IDS.agent,
+        tenantStatus: 'invited',
+      })),
+    })
+    expect(response.body.summary).toEqual({ total: 30, created: 30, failed: 0 })
+    const ids = new Map<string, string>(response.body.result.map((r: any) => [r.result.email, r.result.id]))
+
+    const mail = await t.database.handle.db
+      .selectFrom('outbox')
+      .select(['id', 'payload', 'status', 'attempts', 'kind', 'next_attempt_at', 'locked_until'])
+      .where('tenant_id', '=', tenantId)
+      .execute()
+    const ours = mail.filter((m) => emails.includes((m.payload as any).to))
+    expect(ours).toHaveLength(30)
+    const memberships = await t.database.handle.db
+      .selectFrom('tenant_users')
+      .select(['user_id', 'invitation_token_hash'])
+      .where('tenant_id', '=', tenantId)
+      .where('user_id', 'in', [...ids.values()])
+      .execute()
+    const hashes = new Map(memberships.map((m) => [m.user_id, m.invitation_token_hash]))
+    for (const row of ours) {
+      expect(row).toMatchObject({
+        status: 'queued',
+        attempts: 0,
+        kind: 'invitation_email',
+        locked_until: null,
+      })
+      // What the outbox worker does with a claimed row: the envelope opens with this row's id only.
+      const { facts, token } = openInvitationMail(t.ctx.keys, row.id, row.payload as Record<string, unknown>)
+      expect(facts).toMatchObject({ tenantId, userId: ids.get(facts.to), roleName: 'Agent' })
+      expect(invitationTokenHash(token)).toBe(hashes.get(facts.userId))
+      expect(() =>
+        openInvitationMail(
+          t.ctx.keys,
+          ours[0] === row ? ours[1]!.id : ours[0]!.id,
+          row.payload as Record<string, unknown>,
+        ),
+      ).toThrow()
+    }
   })
 
   it('applies the role ceiling and the tenant checks per row, and a row that fails them creates no user', async () => {

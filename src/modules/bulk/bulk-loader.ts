@@ -11,7 +11,12 @@ import { loadRoleCatalog } from '../roles/roles.service.js'
 import { buildNewUserRow, type NewUserEnv } from '../users/user-rules.js'
 import { platformPermissionsOf } from '../users/user-visibility.js'
 import { toUser } from '../users/users.service.js'
-import { findTakenEmails, insertUsersSkippingTakenEmails, type StoredUser } from './bulk.repository.js'
+import {
+  findTakenEmails,
+  insertUsers,
+  insertUsersSkippingTakenEmails,
+  type StoredUser,
+} from './bulk.repository.js'
 import { type BulkItemResult, type BulkSummary, type BulkUserInput, BulkUserItem } from './bulk.schemas.js'
 import { BulkMemberships, type PlannedMembership, writeMemberships } from './bulk-memberships.js'
 import { newUserId } from './user-ids.js'
@@ -233,7 +238,18 @@ export class BulkUserLoader {
 
   async #insert(rows: PreparedRow[]): Promise<StoredUser[]> {
     const users = rows.map((r) => r.row)
-    if (!rows.some((r) => r.membership)) return insertUsersSkippingTakenEmails(this.ctx.db, users)
+    if (!rows.some((r) => r.membership)) {
+      // Plainly at first (cheaper for the database); from the first taken e-mail on, skipping them.
+      if (!this.#metTakenEmail) {
+        try {
+          return await insertUsers(this.ctx.db, users)
+        } catch (error) {
+          if (constraintError(error)?.reason !== 'email_taken') throw error
+          this.#metTakenEmail = true
+        }
+      }
+      return insertUsersSkippingTakenEmails(this.ctx.db, users)
+    }
     let invitees: string[] = []
     // Read before the transaction: nothing but the batch's own statements runs inside it (the embedded
     // database has one connection, which the transaction holds).
@@ -256,6 +272,13 @@ export class BulkUserLoader {
     }
     return stored
   }
+
+  /**
+   * Whether a batch of this request has met an e-mail that is taken. Until then batches are inserted
+   * without ON CONFLICT (insertUsers); the batch that meets one fails as a whole, writes nothing, and is
+   * sent again skipping taken e-mails, as every later batch is.
+   */
+  #metTakenEmail = false
 
   #inviterName: Promise<string> | undefined
 
