@@ -25,6 +25,7 @@ import { apiKeyRoutes } from './modules/api-keys/api-keys.routes.js'
 import { authRoutes } from './modules/auth/auth.routes.js'
 import { Authenticator } from './modules/auth/authenticator.js'
 import { bulkRoutes } from './modules/bulk/bulk.routes.js'
+import { documentBulkForms } from './modules/bulk/bulk-openapi.js'
 import { healthRoutes } from './modules/health/health.routes.js'
 import { integrationRoutes } from './modules/integrations/integrations.routes.js'
 import { invitationRoutes } from './modules/invitations/invitations.routes.js'
@@ -125,6 +126,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       security: [{ token: [] }, { basic: [] }],
     },
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    transformObject: (document) =>
+      'openapiObject' in document ? documentBulkForms(document.openapiObject) : document.swaggerObject,
   })
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } })
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())

@@ -96,6 +96,21 @@ describe('health, docs and reference data', () => {
     for (const reason of Object.keys(ERROR_REASONS)) expect(text).toContain(reason)
   })
 
+  it('documents both bulk forms of POST /v1/users beside the single one, with dryRun', async () => {
+    const post = (await t.request('GET', '/openapi.json')).body.paths['/v1/users'].post
+    const json = post.requestBody.content['application/json'].schema
+    expect(json.anyOf).toHaveLength(2)
+    expect(json.anyOf[0].properties).toHaveProperty('email')
+    expect(json.anyOf[1]).toMatchObject({ type: 'array', maxItems: 1000 })
+    expect(json.anyOf[1].items.properties).toHaveProperty('tenantStatus')
+    expect(post.requestBody.content['application/x-ndjson'].schema.properties).toHaveProperty('tenantId')
+    expect(post.responses['200'].content['application/json'].schema.properties).toHaveProperty('summary')
+    expect(
+      post.responses['201'].content['application/json'].schema.properties.result.properties,
+    ).toHaveProperty('email')
+    expect(post.parameters.map((p: { name: string }) => p.name)).toContain('dryRun')
+  })
+
   it('serves the interactive reference at /docs', async () => {
     const response = await t.request('GET', '/docs/')
     expect(response.status).toBe(200)
