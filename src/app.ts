@@ -78,7 +78,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     },
     return503OnClosing: true,
     forceCloseConnections: 'idle',
-    routerOptions: { ignoreTrailingSlash: true },
+    // A path parameter longer than maxParamLength makes the router answer "no such route"; a pasted
+    // invitation link with junk after the token must get the invitation's own 404 instead.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   const access = new AccessControl(deps.db)

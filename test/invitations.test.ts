@@ -223,7 +223,7 @@ describe('the token', () => {
 
   it('answers 404 invitation_not_found to a wrong or malformed token', async () => {
     const wellFormed = Buffer.alloc(32, 1).toString('base64url')
-    for (const wrong of [wellFormed, 'abc', 'not a token!', `${wellFormed}x`]) {
+    for (const wrong of [wellFormed, 'abc', 'not a token!', `${wellFormed}x`, wellFormed.repeat(4)]) {
       for (const response of [await lookUp(wrong), await accept(wrong, { password: 'whatever password' })]) {
         expect(response.status).toBe(404)
         expect(response.body.error.reason).toBe('invitation_not_found')
