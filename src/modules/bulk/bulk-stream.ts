@@ -27,6 +27,9 @@ export const FLUSH_AFTER_MS = 200
  */
 export const BATCHES_IN_FLIGHT = 2
 
+/** Answer lines a chunk of the response: about 30 KB for created rows. */
+export const ANSWER_PIECE_LINES = 50
+
 export interface StreamLineSerializers {
   result(line: RowOutcome & { line: number }): string
   summary(line: { summary: BulkSummary }): string
@@ -58,10 +61,10 @@ const FLUSH_DUE = Symbol('flush due')
 const WRITTEN = Symbol('written')
 
 /**
- * The NDJSON form (API.md §7): reads the body, writes batches, and yields the answer one chunk per batch
- * — a result line per input line, then the summary line. It is pulled by the response: while the client
- * is not reading answers, nothing more is read from the request and nothing more is written, so memory
- * stays at a few batches whatever the length of the stream. While BATCHES_IN_FLIGHT batches are being
+ * The NDJSON form (API.md §7): reads the body, writes batches, and yields the answer a few chunks per
+ * batch — a result line per input line, then the summary line. It is pulled by the response: while the
+ * client is not reading answers, nothing more is read from the request and nothing more is written, so
+ * memory stays at a few batches whatever the length of the stream. While BATCHES_IN_FLIGHT batches are being
  * written and the next one is full, the request is not read either.
  *
  * Waiting for input, it also wakes when a partial batch has waited FLUSH_AFTER_MS (the batch is written)
@@ -85,20 +88,29 @@ export async function* streamBulkLoad(
   let index = 0
   let batchRows = FIRST_BATCH_ROWS
 
-  // One string per batch, joined at once (appending line by line leaves a chain to flatten later).
-  const answer = ({ lineNumbers: numbers }: InFlight, outcomes: RowOutcome[]) => {
-    const lines = new Array<string>(outcomes.length + 1)
+  // A batch's answer as a few strings of ANSWER_PIECE_LINES lines, each joined at once (appending line by
+  // line leaves a chain to flatten later). Not one string a batch: a string of several hundred kilobytes
+  // is born in V8's large-object space, which only a full collection frees, and a long load would pile
+  // them up between those; pieces of a few dozen kilobytes die young, in the cheap minor collections.
+  const answer = ({ lineNumbers: numbers }: InFlight, outcomes: RowOutcome[]): string[] => {
+    const pieces: string[] = []
+    const lines: string[] = []
     for (let i = 0; i < outcomes.length; i++) {
       const outcome = outcomes[i]!
       const line = numbers[i]!
-      lines[i] =
+      lines.push(
         outcome.status === 201 && outcome.result
           ? created.line(outcome.index, line, outcome.result)
           : // The outcome is this answer's own object: giving it its line number costs no copy.
-            serialize.result(Object.assign(outcome, { line }))
+            serialize.result(Object.assign(outcome, { line })),
+      )
+      if (lines.length === ANSWER_PIECE_LINES || i === outcomes.length - 1) {
+        lines.push('')
+        pieces.push(lines.join('\n'))
+        lines.length = 0
+      }
     }
-    lines[outcomes.length] = ''
-    return lines.join('\n')
+    return pieces
   }
   const launch = () => {
     const entry: InFlight = { written: loader.write(batch), lineNumbers, done: false }
@@ -130,11 +142,11 @@ export async function* streamBulkLoad(
         inFlight[0],
       )
       if (next === WRITTEN) {
-        yield await settleOldest()
+        yield* await settleOldest()
         continue
       }
       if (next === FLUSH_DUE) {
-        if (inFlight.length >= BATCHES_IN_FLIGHT) yield await settleOldest()
+        if (inFlight.length >= BATCHES_IN_FLIGHT) yield* await settleOldest()
         launch()
         continue
       }
@@ -151,11 +163,11 @@ export async function* streamBulkLoad(
         // The oldest batch is done: the next one takes its place before its answer is sent.
         const ready = inFlight.length >= BATCHES_IN_FLIGHT ? await settleOldest() : undefined
         launch()
-        if (ready !== undefined) yield ready
+        if (ready !== undefined) yield* ready
       }
     }
     if (batch.length > 0) launch()
-    while (inFlight.length > 0) yield await settleOldest()
+    while (inFlight.length > 0) yield* await settleOldest()
     yield `${serialize.summary({ summary: loader.summary() })}\n`
   } finally {
     // Stopped early (the client went away, or an error): a read still pending must not reject unheard.
