@@ -78,7 +78,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     },
     return503OnClosing: true,
     forceCloseConnections: 'idle',
-    // A path parameter longer than maxParamLength makes the router answer "no such route"; a pasted
+    // A path parameter longer than maxParamLength makes the router answer 414 before any route runs; a pasted
     // invitation link with junk after the token must get the invitation's own 404 instead.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
   }).withTypeProvider<TypeBoxTypeProvider>()
