@@ -51,6 +51,23 @@ function parseLine(line: NdjsonLine): unknown {
   }
 }
 
+/** The lines of one chunk read, parsed and checked (PendingRow), with their line numbers. */
+async function prepareLines(
+  loader: BulkUserLoader,
+  firstIndex: number,
+  lines: readonly NdjsonLine[],
+): Promise<{ rows: PendingRow[]; numbers: number[] }> {
+  const rows = new Array<PendingRow>(lines.length)
+  const numbers = new Array<number>(lines.length)
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!
+    const prepared = loader.prepare(firstIndex + i, parseLine(line))
+    rows[i] = prepared instanceof Promise ? await prepared : prepared
+    numbers[i] = line.lineNumber
+  }
+  return { rows, numbers }
+}
+
 interface InFlight {
   written: Promise<RowOutcome[]>
   lineNumbers: number[]
@@ -89,11 +106,11 @@ export async function* streamBulkLoad(
   let batchRows = FIRST_BATCH_ROWS
 
   // A batch's answer as a few strings of ANSWER_PIECE_LINES lines, each joined at once (appending line by
-  // line leaves a chain to flatten later). Not one string a batch: a string of several hundred kilobytes
-  // is born in V8's large-object space, which only a full collection frees, and a long load would pile
-  // them up between those; pieces of a few dozen kilobytes die young, in the cheap minor collections.
-  const answer = ({ lineNumbers: numbers }: InFlight, outcomes: RowOutcome[]): string[] => {
-    const pieces: string[] = []
+  // line leaves a chain to flatten later), and each made only when the response asks for it. Not one
+  // string a batch: a string of several hundred kilobytes is born in V8's large-object space, which only
+  // a full collection frees. Not made ahead: text waiting for a slow client outlives minor collections
+  // and is moved to the old generation, which then grows until the next full collection.
+  function* answer(numbers: number[], outcomes: RowOutcome[]): Generator<string> {
     const lines: string[] = []
     for (let i = 0; i < outcomes.length; i++) {
       const outcome = outcomes[i]!
@@ -106,11 +123,11 @@ export async function* streamBulkLoad(
       )
       if (lines.length === ANSWER_PIECE_LINES || i === outcomes.length - 1) {
         lines.push('')
-        pieces.push(lines.join('\n'))
+        const piece = lines.join('\n')
         lines.length = 0
+        yield piece
       }
     }
-    return pieces
   }
   const launch = () => {
     const entry: InFlight = { written: loader.write(batch), lineNumbers, done: false }
@@ -130,13 +147,13 @@ export async function* streamBulkLoad(
   /** The oldest batch's answer, once it is written. */
   const settleOldest = async () => {
     const oldest = inFlight.shift()!
-    return answer(oldest, await oldest.written)
+    return answer(oldest.lineNumbers, await oldest.written)
   }
 
   try {
     for (;;) {
       pendingChunk ??= chunks.next()
-      const next = await nextEvent(
+      let next: ChunkEvent | undefined = await nextEvent(
         pendingChunk,
         batch.length > 0 ? batchStartedAt + flushAfterMs : 0,
         inFlight[0],
@@ -152,12 +169,16 @@ export async function* streamBulkLoad(
       }
       pendingChunk = undefined
       if (next.done) break
-      for (const line of next.value) {
+      // Every line of the chunk is parsed and checked before anything waits on the database: the text
+      // read (one string, of which each line is a slice) is then free at once, rather than kept alive —
+      // and so moved to the old generation by the next minor collection — while a batch is written.
+      const { rows, numbers } = await prepareLines(loader, index, next.value)
+      next = undefined
+      index += rows.length
+      for (let i = 0; i < rows.length; i++) {
         if (batch.length === 0) batchStartedAt = performance.now()
-        const prepared = loader.prepare(index, parseLine(line))
-        batch.push(prepared instanceof Promise ? await prepared : prepared)
-        lineNumbers.push(line.lineNumber)
-        index += 1
+        batch.push(rows[i]!)
+        lineNumbers.push(numbers[i]!)
         if (batch.length < batchRows) continue
         batchRows = Math.min(batchRows * 2, STREAM_BATCH_ROWS)
         // The oldest batch is done: the next one takes its place before its answer is sent.
@@ -179,11 +200,13 @@ export async function* streamBulkLoad(
  * Waits for the next chunk of lines, but no longer than until `flushAt` (a performance.now() time; 0 for
  * no limit) nor than until `oldest` has been written.
  */
+type ChunkEvent = IteratorResult<NdjsonLine[]> | typeof FLUSH_DUE | typeof WRITTEN
+
 function nextEvent(
   chunk: Promise<IteratorResult<NdjsonLine[]>>,
   flushAt: number,
   oldest: InFlight | undefined,
-): Promise<IteratorResult<NdjsonLine[]> | typeof FLUSH_DUE | typeof WRITTEN> {
+): Promise<ChunkEvent> {
   if (oldest?.done) return Promise.resolve(WRITTEN)
   if (flushAt === 0 && oldest === undefined) return chunk
   return new Promise((resolve, reject) => {
