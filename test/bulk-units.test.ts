@@ -2,6 +2,7 @@ import fastJsonStringify from 'fast-json-stringify'
 import { describe, expect, it } from 'vitest'
 import { BulkResultLine } from '../src/modules/bulk/bulk.schemas.js'
 import { ndjsonLineChunks } from '../src/modules/bulk/ndjson.js'
+import { SeenEmails } from '../src/modules/bulk/seen-emails.js'
 import { CreatedRowLines, withNullableScalars } from '../src/modules/bulk/serialization.js'
 import { newUserId } from '../src/modules/bulk/user-ids.js'
 import type { User } from '../src/modules/users/users.schemas.js'
@@ -126,5 +127,22 @@ describe('ndjsonLineChunks', () => {
       { lineNumber: 1, tooLong: true },
       { lineNumber: 2, text: '{"ok":true}' },
     ])
+  })
+})
+
+describe('SeenEmails (a dry run’s memory of the request’s e-mails)', () => {
+  it('names the first row of a repeated e-mail, across its growth, and never a row of another e-mail', () => {
+    const seen = new SeenEmails()
+    const count = 200_000
+    for (let i = 0; i < count; i++) expect(seen.claim(`user-${i}@example.test`, i)).toBeUndefined()
+    expect(seen.size).toBe(count)
+    // Every e-mail again, later in the request: each names its own first row.
+    for (let i = 0; i < count; i += 997) expect(seen.claim(`user-${i}@example.test`, count + i)).toBe(i)
+    expect(seen.claim('user-0@example.test', 5)).toBe(0)
+    // Near misses are other e-mails.
+    expect(seen.claim('user-0@example.tes', count)).toBeUndefined()
+    expect(seen.claim('user-00@example.test', count + 1)).toBeUndefined()
+    expect(seen.claim('úser-1@example.test', count + 2)).toBeUndefined()
+    expect(seen.size).toBe(count + 3)
   })
 })

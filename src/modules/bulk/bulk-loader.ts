@@ -19,6 +19,7 @@ import {
 } from './bulk.repository.js'
 import { type BulkItemResult, type BulkSummary, type BulkUserInput, BulkUserItem } from './bulk.schemas.js'
 import { BulkMemberships, type PlannedMembership, writeMemberships } from './bulk-memberships.js'
+import { MAX_DRY_RUN_ROWS, SeenEmails } from './seen-emails.js'
 import { newUserId } from './user-ids.js'
 
 /** A row that passed every check that needs no write: ready to be inserted. */
@@ -62,6 +63,13 @@ function failedRow(index: number, error: AppError): RowOutcome {
   }
 }
 
+function dryRunTooLong(): AppError {
+  return new AppError(
+    'too_many_items',
+    `A dry run checks at most ${MAX_DRY_RUN_ROWS.toLocaleString('en-US')} rows (each e-mail against every earlier row of the request); check the rest in a dry run of their own`,
+  )
+}
+
 function emailTaken(email: string, earlierIndex?: number): AppError {
   const where = earlierIndex === undefined ? '' : ` (row ${earlierIndex} of this request)`
   return new AppError('email_taken', `A user with e-mail "${email}" already exists${where}`, {
@@ -84,10 +92,15 @@ export class BulkUserLoader {
   readonly #counts = { total: 0, created: 0, failed: 0 }
   /**
    * E-mails of earlier rows of this request that the database may not show yet: those of batches still
-   * being written (several can be in flight) — and in a dry run, which writes nothing, every one so far.
-   * A later row with one of them is a 409 naming the earlier row, so the first occurrence always wins.
+   * being written (several can be in flight). A later row with one of them is a 409 naming the earlier
+   * row, so the first occurrence always wins.
    */
   readonly #claimed = new Map<string, number>()
+  /**
+   * In a dry run, which writes nothing, the database never shows them: every e-mail so far is kept
+   * instead, as fingerprints (seen-emails.ts), for at most MAX_DRY_RUN_ROWS rows.
+   */
+  readonly #seen: SeenEmails | undefined
   /**
    * What the rules need, with the creation time of the rows being prepared: one time per batch, taken
    * when the previous batch is written.
@@ -102,6 +115,7 @@ export class BulkUserLoader {
     readonly dryRun: boolean,
   ) {
     this.#env = { ...baseEnv, now: new BatchInstant(ctx.clock.now()) }
+    this.#seen = dryRun ? new SeenEmails() : undefined
   }
 
   /** Checks the caller may create users at all (as for a single create) and loads what rows need. */
@@ -160,12 +174,25 @@ export class BulkUserLoader {
         continue
       }
       const email = pending.row.email
-      const earlier = this.#claimed.get(email)
-      if (earlier !== undefined) {
-        outcomes[position] = this.#fail(pending.index, emailTaken(email, earlier))
-        continue
+      if (this.#seen) {
+        // A dry run remembers every e-mail of the request, in bounded memory, up to a bound.
+        if (pending.index >= MAX_DRY_RUN_ROWS) {
+          outcomes[position] = this.#fail(pending.index, dryRunTooLong())
+          continue
+        }
+        const earlier = this.#seen.claim(email, pending.index)
+        if (earlier !== undefined) {
+          outcomes[position] = this.#fail(pending.index, emailTaken(email, earlier))
+          continue
+        }
+      } else {
+        const earlier = this.#claimed.get(email)
+        if (earlier !== undefined) {
+          outcomes[position] = this.#fail(pending.index, emailTaken(email, earlier))
+          continue
+        }
+        this.#claimed.set(email, pending.index)
       }
-      this.#claimed.set(email, pending.index)
       toStore.push({ position, prepared: pending })
     }
 
