@@ -15,7 +15,14 @@ import { loadavg } from 'node:os'
 import { parseArgs } from 'node:util'
 import { databaseCpuSeconds, generatedUser, measureCeiling } from './bulk-ceiling.js'
 import { type BenchDatabase, createBenchDatabase } from './lib/database.js'
-import { cpuSeconds, freePort, RssSampler, type Service, startService } from './lib/processes.js'
+import {
+  cpuSeconds,
+  freePort,
+  PRODUCTION_NODE_FLAGS,
+  RssSampler,
+  type Service,
+  startService,
+} from './lib/processes.js'
 
 const SERVER_ENTRY = 'dist/src/main.js'
 const BASE_ROWS = 100_000
@@ -124,6 +131,7 @@ async function startServer(
   return startService({
     name: 'tenantry',
     args: [
+      ...PRODUCTION_NODE_FLAGS,
       ...(args.profile ? ['--cpu-prof', '--cpu-prof-dir', args.profile] : []),
       ...(args['node-flags']?.split(' ').filter((flag) => flag !== '') ?? []),
       SERVER_ENTRY,

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto'
 import type { BenchDatabase } from './database.js'
 import type { BenchOptions } from './options.js'
-import { freePort, type Service, startService } from './processes.js'
+import { freePort, PRODUCTION_NODE_FLAGS, type Service, startService } from './processes.js'
 
 /**
- * The two processes under load: Tenantry as production runs it (the compiled build, `serve`, LOG_LEVEL
- * info with Fastify's request log, the in-process outbox worker), and the ceiling process.
+ * The two processes under load: Tenantry as production runs it (the compiled build with the production
+ * V8 flags, `serve`, LOG_LEVEL info with Fastify's request log, the in-process outbox worker), and the
+ * ceiling process.
  */
 export async function startTenantry(
   database: BenchDatabase,
@@ -15,7 +16,12 @@ export async function startTenantry(
   const port = await freePort()
   return startService({
     name: 'tenantry',
-    args: [...profileArgs(options.profileDir, 'tenantry'), options.serverEntry, 'serve'],
+    args: [
+      ...PRODUCTION_NODE_FLAGS,
+      ...profileArgs(options.profileDir, 'tenantry'),
+      options.serverEntry,
+      'serve',
+    ],
     env: {
       NODE_ENV: 'production',
       PORT: String(port),
