@@ -37,13 +37,14 @@ export interface ServiceOptions {
 }
 
 /**
- * The V8 flags production starts the server with (docs/operations.md): an old generation sized for a
- * service. With Node's default sizing (~4 GB on this machine) V8 lets the old generation grow to about 4×
- * the live heap before a full collection, so a 1,000,000-row bulk load peaked ~140 MB above the warmed-up
- * server; with 512 MB it stays ~25 MB above, at the same speed (docs/performance.md, Bulk load). The live
- * heap is ~35 MB.
+ * The V8 flags production starts the server with (docs/operations.md), sized for a service:
+ * - `--max-old-space-size=512`: with Node's default sizing (~4 GB on this machine) V8 lets the old
+ *   generation grow to about 4× the live heap (~35 MB) before a full collection, so a 1,000,000-row bulk
+ *   load peaked ~140 MB above the warmed-up server; with 512 MB it stays ~25–32 MB above, at the same speed;
+ * - `--max-semi-space-size=32`: a young generation big enough that a request's garbage dies young instead
+ *   of being promoted; ~10 % less server CPU per invitation and per created tenant.
  */
-export const PRODUCTION_NODE_FLAGS = ['--max-old-space-size=512']
+export const PRODUCTION_NODE_FLAGS = ['--max-old-space-size=512', '--max-semi-space-size=32']
 
 /** Starts `node <args>` with the given environment and waits until `readyPath` answers 200. */
 export async function startService(options: ServiceOptions): Promise<Service> {
