@@ -288,7 +288,7 @@ describe('POST /v1/tenants/{tenantId}/users', () => {
     const mail = (await outboxRows(tenant.id)).find(
       (r) => (r.payload as { userId: string }).userId === user.id,
     )
-    expect((mail?.payload as { inviterName: string }).inviterName).toMatch(new RegExp(`^${renamed}\\b`))
+    expect((mail!.payload as { inviterName: string }).inviterName).toMatch(new RegExp(`^${renamed}\\b`))
   })
 
   it('answers 404 tenant_not_found for an unknown tenant', async () => {

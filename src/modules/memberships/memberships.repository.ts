@@ -1,4 +1,4 @@
-import { type Insertable, type Kysely, sql, type Transaction, type Updateable } from 'kysely'
+import { type Kysely, sql, type Transaction, type Updateable } from 'kysely'
 import { withConstraintErrors } from '../../db/constraint-errors.js'
 import type { Database, MembershipRow, MembershipStatus, TenantUsersTable } from '../../db/schema.js'
 import { INVITATION_EMAIL, type NewOutboxRow } from '../../mail/outbox.repository.js'

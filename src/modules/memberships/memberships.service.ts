@@ -1,7 +1,6 @@
-import type { Insertable, Kysely } from 'kysely'
 import type { Actor } from '../../access/actor.js'
 import type { ServiceContext } from '../../context.js'
-import type { Database, NewUserRow, TenantUsersTable } from '../../db/schema.js'
+import type { NewUserRow } from '../../db/schema.js'
 import { AppError } from '../../http/errors.js'
 import { type Page, readPage } from '../../http/pagination.js'
 import { invitationMailRow } from '../../mail/invitation-mail.js'
