@@ -15,14 +15,8 @@ import { loadavg } from 'node:os'
 import { parseArgs } from 'node:util'
 import { databaseCpuSeconds, generatedUser, measureCeiling } from './bulk-ceiling.js'
 import { type BenchDatabase, createBenchDatabase } from './lib/database.js'
-import {
-  cpuSeconds,
-  freePort,
-  PRODUCTION_NODE_FLAGS,
-  RssSampler,
-  type Service,
-  startService,
-} from './lib/processes.js'
+import { cpuSeconds, RssSampler, type Service } from './lib/processes.js'
+import { startTenantry } from './lib/services.js'
 
 const SERVER_ENTRY = 'dist/src/main.js'
 const BASE_ROWS = 100_000
@@ -123,35 +117,14 @@ async function checkpoint(url: string | undefined): Promise<void> {
   }
 }
 
-async function startServer(
-  database: BenchDatabase,
-  admin: { email: string; password: string },
-): Promise<Service> {
-  const port = await freePort()
-  return startService({
-    name: 'tenantry',
-    args: [
-      ...PRODUCTION_NODE_FLAGS,
-      ...(args.profile ? ['--cpu-prof', '--cpu-prof-dir', args.profile] : []),
-      ...(args['node-flags']?.split(' ').filter((flag) => flag !== '') ?? []),
-      SERVER_ENTRY,
-      'serve',
-    ],
-    env: {
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      TENANTRY_DATA_DIR: database.dataDir,
-      TENANTRY_ADMIN_EMAIL: admin.email,
-      TENANTRY_ADMIN_PASSWORD: admin.password,
-      LOG_LEVEL: 'info',
-      ...(args['node-options'] ? { NODE_OPTIONS: args['node-options'] } : {}),
-      ...(database.url
-        ? { DATABASE_URL: database.url, TENANTRY_SECRET_KEY: randomBytes(32).toString('base64') }
-        : {}),
-    },
-    port,
-    logFile: args['server-log'],
-    readyPath: '/readyz',
+/** The server as production runs it, with this run's profile, log and extra node settings. */
+function startServer(database: BenchDatabase, admin: { email: string; password: string }): Promise<Service> {
+  return startTenantry(database, admin, {
+    serverEntry: SERVER_ENTRY,
+    serverLog: args['server-log'],
+    profileDir: args.profile,
+    serverEnv: args['node-options'] ? { NODE_OPTIONS: args['node-options'] } : {},
+    nodeFlags: args['node-flags']?.split(' ').filter((flag) => flag !== '') ?? [],
     readyTimeoutMs: 120_000,
   })
 }

@@ -40,7 +40,8 @@ export interface ServiceOptions {
  * The V8 flags production starts the server with (docs/operations.md), sized for a service:
  * - `--max-old-space-size=512`: with Node's default sizing (~4 GB on this machine) V8 lets the old
  *   generation grow to about 4× the live heap (~35 MB) before a full collection, so a 1,000,000-row bulk
- *   load peaked ~140 MB above the warmed-up server; with 512 MB it stays ~25–32 MB above, at the same speed;
+ *   load peaked ~140 MB above the warmed-up server; with 512 MB it stays ~25–32 MB above, at the same speed
+ *   (~65 MB with the semi-spaces below);
  * - `--max-semi-space-size=32`: a young generation big enough that a request's garbage dies young instead
  *   of being promoted; ~10 % less server CPU per invitation and per created tenant.
  */

@@ -11,7 +11,11 @@ import { freePort, PRODUCTION_NODE_FLAGS, type Service, startService } from './p
 export async function startTenantry(
   database: BenchDatabase,
   admin: { email: string; password: string },
-  options: Pick<BenchOptions, 'serverEntry' | 'serverLog' | 'profileDir' | 'serverEnv'>,
+  options: Pick<BenchOptions, 'serverEntry' | 'serverLog' | 'profileDir' | 'serverEnv'> & {
+    /** More node flags after production's, e.g. --trace-gc (flags NODE_OPTIONS refuses). */
+    nodeFlags?: string[]
+    readyTimeoutMs?: number
+  },
 ): Promise<Service> {
   const port = await freePort()
   return startService({
@@ -19,6 +23,7 @@ export async function startTenantry(
     args: [
       ...PRODUCTION_NODE_FLAGS,
       ...profileArgs(options.profileDir, 'tenantry'),
+      ...(options.nodeFlags ?? []),
       options.serverEntry,
       'serve',
     ],
@@ -37,6 +42,7 @@ export async function startTenantry(
     port,
     logFile: options.serverLog,
     readyPath: '/healthz',
+    ...(options.readyTimeoutMs ? { readyTimeoutMs: options.readyTimeoutMs } : {}),
   })
 }
 
