@@ -66,7 +66,7 @@ describe('the error envelope', () => {
     expect(response.body.error.reason).toBe('internal')
     expect(response.body.error.message).not.toMatch(/pglite|closed|pool|sql|Error:/i)
     expect(other.logs.join('')).toContain(response.body.error.requestId)
-    await other.app.close()
+    await other.close() // the app, and its throw-away database
   })
 })
 
