@@ -55,6 +55,11 @@ async function findByEmail(email: string) {
 }
 
 /** The same command in this process (no start-up cost), for the cases that end before any import. */
+/** `tenantry users import FILE` against the test server, with more flags. */
+function importArgs(file: string, ...flags: string[]): string[] {
+  return ['users', 'import', file, '--url', url, ...flags]
+}
+
 async function tenantryHere(args: string[]): Promise<Run> {
   const capture = () => {
     const stream = new PassThrough()
@@ -90,7 +95,7 @@ describe('tenantry users import', () => {
       ].join('\n'),
     )
 
-    const run = await tenantry(['users', 'import', file, '--url', url, ...login()])
+    const run = await tenantry(importArgs(file, ...login()))
 
     expect(run.code).toBe(1)
     expect(run.stdout).toContain('3 created, 4 failed, 7 rows')
@@ -128,18 +133,7 @@ describe('tenantry users import', () => {
     const report = join(dir, 'dry-report.ndjson')
 
     const run = await tenantry(
-      [
-        'users',
-        'import',
-        file,
-        '--url',
-        url,
-        '--role-id',
-        ROLE_IDS.platformUser,
-        '--dry-run',
-        '--report',
-        report,
-      ],
+      importArgs(file, '--role-id', ROLE_IDS.platformUser, '--dry-run', '--report', report),
       { TENANTRY_USERNAME: TEST_ADMIN.email, TENANTRY_PASSWORD: TEST_ADMIN.password },
     )
 
@@ -177,16 +171,7 @@ describe('tenantry users import', () => {
       `email,firstName\n${before},Ok\n${uniqueEmail('x')},"never closed\n${uniqueEmail('y')},z\n`,
     )
 
-    const run = await tenantryHere([
-      'users',
-      'import',
-      file,
-      '--url',
-      url,
-      '--role-id',
-      ROLE_IDS.platformUser,
-      ...login(),
-    ])
+    const run = await tenantryHere(importArgs(file, '--role-id', ROLE_IDS.platformUser, ...login()))
 
     expect(run.code).toBe(2)
     expect(run.stderr).toContain('could not be read to its end')
@@ -197,25 +182,17 @@ describe('tenantry users import', () => {
     const file = join(dir, 'one.csv')
     writeFileSync(file, `email,roleId\n${uniqueEmail('x')},${ROLE_IDS.platformUser}\n`)
 
-    const missing = await tenantryHere(['users', 'import', join(dir, 'nope.csv'), '--url', url, ...login()])
+    const missing = await tenantryHere(importArgs(join(dir, 'nope.csv'), ...login()))
     expect(missing.code).toBe(2)
     expect(missing.stderr).toContain('no such file')
 
-    const wrong = await tenantryHere([
-      'users',
-      'import',
-      file,
-      '--url',
-      url,
-      '--username',
-      TEST_ADMIN.email,
-      '--password',
-      'wrong-password',
-    ])
+    const wrong = await tenantryHere(
+      importArgs(file, '--username', TEST_ADMIN.email, '--password', 'wrong-password'),
+    )
     expect(wrong.code).toBe(2)
     expect(wrong.stderr).toContain('Login failed: 401')
 
-    const noCredentials = await tenantryHere(['users', 'import', file, '--url', url])
+    const noCredentials = await tenantryHere(importArgs(file))
     expect(noCredentials.code).toBe(2)
     expect(noCredentials.stderr).toContain('Credentials are needed')
 

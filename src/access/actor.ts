@@ -34,6 +34,6 @@ export function actingUserId(actor: Actor): string {
 }
 
 /** How mails name a user: "First Last", or the e-mail when the user has no name. */
-export function displayName(user: { first_name: string; last_name: string; email: string }): string {
+export function userDisplayName(user: { first_name: string; last_name: string; email: string }): string {
   return `${user.first_name} ${user.last_name}`.trim() || user.email
 }

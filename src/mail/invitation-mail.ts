@@ -6,7 +6,7 @@ import type { Database } from '../db/schema.js'
 import {
   deleteQueuedInvitationMail,
   INVITATION_EMAIL,
-  insertOutboxRow,
+  insertOutboxRows,
   type NewOutboxRow,
 } from './outbox.repository.js'
 
@@ -66,7 +66,7 @@ export async function enqueueInvitationMail(
 ): Promise<string> {
   await deleteQueuedInvitationMail(tx, facts.tenantId, facts.userId)
   const row = invitationMailRow(keys, facts, token, now)
-  await insertOutboxRow(tx, row)
+  await insertOutboxRows(tx, [row])
   return row.id
 }
 

@@ -20,7 +20,7 @@ export interface NewOutboxRow {
 }
 
 /** The columns of a new outbox row: due at once, not leased. */
-export function outboxValues(row: NewOutboxRow): Insertable<OutboxTable> {
+function outboxValues(row: NewOutboxRow): Insertable<OutboxTable> {
   return {
     id: row.id,
     tenant_id: row.tenantId,
@@ -32,10 +32,6 @@ export function outboxValues(row: NewOutboxRow): Insertable<OutboxTable> {
     created: row.now,
     sent_at: null,
   }
-}
-
-export async function insertOutboxRow(db: Executor, row: NewOutboxRow): Promise<void> {
-  await db.insertInto('outbox').values(outboxValues(row)).execute()
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely'
-import { type Actor, type ApiKeyActor, displayName, type UserActor } from '../../access/actor.js'
+import { type Actor, type ApiKeyActor, type UserActor, userDisplayName } from '../../access/actor.js'
 import { TtlCache } from '../../access/cache.js'
 import type { AccessControl } from '../../access/effective.js'
 import { isPermission, type Permission } from '../../access/permissions.js'
@@ -172,7 +172,7 @@ export class Authenticator {
         principalId: row.id,
         userId: row.id,
         email: row.email,
-        displayName: displayName(row),
+        displayName: userDisplayName(row),
         platformRoleId: row.role_id,
         platformPermissions: permissionSet(row.role_permissions),
         status: row.status,

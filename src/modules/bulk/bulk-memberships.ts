@@ -93,8 +93,8 @@ export interface NewMembership {
  * only once a member, and for `invited` a one-time token (stored hashed) whose e-mail is queued in the
  * outbox in the same transaction — the outbox row an invitation makes (invitation-mail.ts
  * `invitationMailRow`: the same payload, the token encrypted bound to the row id). One multi-row INSERT
- * for the memberships and one for the batch's mails, however many rows are `invited`. Returns the invitees' e-mails,
- * whose mail counts toward the per-invitee limit once the transaction has committed.
+ * for the memberships and one for the batch's mails, however many rows are `invited`. Returns the
+ * invitees' e-mails, whose mail counts toward the per-invitee limit once the transaction has committed.
  */
 export async function writeMemberships(
   tx: Transaction<Database>,

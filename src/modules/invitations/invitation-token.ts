@@ -1,4 +1,4 @@
-import { type Actor, actingUserId, displayName } from '../../access/actor.js'
+import { type Actor, actingUserId, userDisplayName } from '../../access/actor.js'
 import type { ServiceContext } from '../../context.js'
 import { randomSecret, sha256 } from '../../crypto/tokens.js'
 import { findUserById } from '../users/users.repository.js'
@@ -37,5 +37,5 @@ export function invitationTokenHash(token: string): string | undefined {
 export async function inviterName(ctx: ServiceContext, actor: Actor): Promise<string> {
   if (actor.kind === 'user') return actor.displayName
   const user = await findUserById(ctx.db, actingUserId(actor))
-  return user ? displayName(user) : 'An administrator'
+  return user ? userDisplayName(user) : 'An administrator'
 }

@@ -16,7 +16,7 @@ export const DEFAULT_WEBRTC = {
   description: 'Default WebRTC extension',
 } as const
 
-export function defaultWebrtcExtension(userId: string): ExtensionRecord {
+function defaultWebrtcExtension(userId: string): ExtensionRecord {
   return { ...DEFAULT_WEBRTC, value: userId }
 }
 
