@@ -12,23 +12,23 @@ import type { Platform, ServiceContext } from './context.js'
 import type { Keys } from './crypto/keys.js'
 import { TokenSigner } from './crypto/tokens.js'
 import type { Database } from './db/schema.js'
-import { registerAuthentication } from './http/auth.js'
+import { ERROR_REASONS } from './errors.js'
 import { registerErrorHandling } from './http/error-handler.js'
-import { ERROR_REASONS } from './http/errors.js'
 import { registerEtags } from './http/etag.js'
 import { registerIdempotency } from './http/idempotency.js'
 import { registerJsonParser } from './http/json-body.js'
+import { registerRequestContext } from './http/request-context.js'
 import { ErrorBodySchema } from './http/schemas.js'
 import type { RouteModule, TypedApp } from './http/typed-app.js'
 import { validatorCompiler } from './http/validation.js'
 import { apiKeyRoutes } from './modules/api-keys/api-keys.routes.js'
 import { authRoutes } from './modules/auth/auth.routes.js'
+import { registerAuthentication } from './modules/auth/auth-hook.js'
 import { Authenticator } from './modules/auth/authenticator.js'
-import { bulkRoutes } from './modules/bulk/bulk.routes.js'
 import { documentBulkForms } from './modules/bulk/bulk-openapi.js'
 import { healthRoutes } from './modules/health/health.routes.js'
 import { integrationRoutes } from './modules/integrations/integrations.routes.js'
-import { invitationRoutes } from './modules/invitations/invitations.routes.js'
+import { invitationRoutes } from './modules/memberships/acceptance.routes.js'
 import { membershipRoutes } from './modules/memberships/memberships.routes.js'
 import { regionRoutes } from './modules/regions/regions.routes.js'
 import { roleRoutes } from './modules/roles/roles.routes.js'
@@ -61,7 +61,6 @@ const ROUTE_MODULES: RouteModule[] = [
   apiKeyRoutes,
   membershipRoutes,
   invitationRoutes,
-  bulkRoutes,
 ]
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
@@ -90,6 +89,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.setValidatorCompiler(validatorCompiler)
   const root = app as unknown as FastifyInstance
   registerJsonParser(root)
+  registerRequestContext(root)
   registerErrorHandling(root)
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id)

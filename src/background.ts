@@ -1,7 +1,7 @@
 import type { Config } from './config.js'
 import type { ServiceContext } from './context.js'
 import { sweepIdempotencyKeys } from './http/idempotency.js'
-import { OutboxWorker } from './mail/outbox-worker.js'
+import { OutboxWorker } from './outbox/outbox-worker.js'
 
 export interface BackgroundWork {
   stop(): Promise<void>

@@ -1,5 +1,3 @@
-import { isSupportedDatabaseUrl } from './db/database.js'
-
 /** Typed, frozen configuration read once from the environment (API.md §9). */
 export interface Config {
   port: number
@@ -143,4 +141,9 @@ function isHttpUrl(value: string): boolean {
   } catch {
     return false
   }
+}
+
+/** The database URLs the service can open (db/database.ts): a throw-away embedded one, or a server. */
+function isSupportedDatabaseUrl(url: string): boolean {
+  return url === 'memory://' || url.startsWith('postgres://') || url.startsWith('postgresql://')
 }

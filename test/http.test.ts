@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ERROR_REASONS } from '../src/http/errors.js'
+import { ERROR_REASONS } from '../src/errors.js'
 import { REGION_ID } from './helpers/fixtures.js'
 import { createTestApp, type TestApp } from './helpers/test-app.js'
 

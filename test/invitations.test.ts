@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../src/access/permissions.js'
-import { OutboxWorker } from '../src/mail/outbox-worker.js'
+import { OutboxWorker } from '../src/outbox/outbox-worker.js'
 import { createTenantAsAdmin, insertUser, uniqueEmail, uniqueName } from './helpers/fixtures.js'
 import { invitationLinkIn, startSmtpServer, type TestSmtpServer } from './helpers/smtp.js'
 import { createTestApp, type TestApp } from './helpers/test-app.js'

@@ -3,7 +3,7 @@ import { systemClock } from '../clock.js'
 import type { Config } from '../config.js'
 import { resolveKeys } from '../crypto/keys.js'
 import { openDatabase } from '../db/database.js'
-import { OutboxWorker } from '../mail/outbox-worker.js'
+import { OutboxWorker } from '../outbox/outbox-worker.js'
 
 /**
  * `tenantry worker`: the outbox worker alone, beside servers started with TENANTRY_WORKER=off (or as

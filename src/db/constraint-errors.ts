@@ -1,4 +1,4 @@
-import { AppError } from '../http/errors.js'
+import { AppError } from '../errors.js'
 
 /**
  * Unique and foreign-key violations, mapped to domain errors by constraint name — never by message

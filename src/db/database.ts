@@ -56,7 +56,3 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) })
   return { db, kind: memory ? 'memory' : 'embedded', pglite, close: () => db.destroy() }
 }
-
-export function isSupportedDatabaseUrl(url: string): boolean {
-  return url === 'memory://' || url.startsWith('postgres://') || url.startsWith('postgresql://')
-}

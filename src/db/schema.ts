@@ -168,6 +168,23 @@ export interface IdempotencyKeysTable {
   created: Timestamp
 }
 
+export type AuditActorType = 'user' | 'apiKey' | 'system'
+
+export interface AuditEventsTable {
+  id: string
+  occurred: Timestamp
+  actor_type: AuditActorType
+  actor_id: string | null
+  action: string
+  tenant_id: string | null
+  target_type: string
+  target_id: string | null
+  /** field → [before, after]; secrets and passwords only ever as "********". */
+  changes: Json<Record<string, [unknown, unknown]>>
+  request_id: string | null
+  ip: string | null
+}
+
 export interface Database {
   platform: PlatformTable
   regions: RegionsTable
@@ -178,6 +195,7 @@ export interface Database {
   integrations: IntegrationsTable
   api_keys: ApiKeysTable
   outbox: OutboxTable
+  audit_events: AuditEventsTable
   idempotency_keys: IdempotencyKeysTable
 }
 

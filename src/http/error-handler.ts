@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { constraintError } from '../db/constraint-errors.js'
-import { AppError, type ErrorReason, errorBody } from './errors.js'
+import { AppError, type ErrorReason, errorBody } from '../errors.js'
 
 /** Fastify's own failures (body parsing, limits), mapped into the closed list of reasons. */
 const FASTIFY_CODES: Record<string, { reason: ErrorReason; message: string }> = {

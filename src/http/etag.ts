@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { AppError } from './errors.js'
+import { AppError } from '../errors.js'
 
 /**
  * Optimistic concurrency (API.md §8). Single-item GETs (a route ending in an id parameter) carry an

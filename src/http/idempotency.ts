@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Kysely } from 'kysely'
 import type { Clock } from '../clock.js'
 import type { Database } from '../db/schema.js'
-import { AppError } from './errors.js'
+import { AppError } from '../errors.js'
 
 /**
  * Safe retries (API.md §8). A POST with `Idempotency-Key` claims (caller, key) with a row before it runs;

@@ -1,4 +1,4 @@
-import { invalidField } from './errors.js'
+import { invalidField } from '../errors.js'
 
 /**
  * Keyset pagination (API.md §1): lists return everything unless `?limit=N`; then the response gains

@@ -1,4 +1,4 @@
-import { AppError } from './errors.js'
+import { AppError } from '../errors.js'
 
 /**
  * Fixed-window counters in memory, for what an attacker can do without credentials: failed logins per

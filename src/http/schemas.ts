@@ -1,5 +1,5 @@
 import { type TProperties, type TSchema, Type } from 'typebox'
-import { ERROR_REASONS } from './errors.js'
+import { ERROR_REASONS } from '../errors.js'
 
 /**
  * The shared schema kit. A field's rules are declared here once; validation, static types and the

@@ -1,7 +1,7 @@
 import { Ajv, type ErrorObject } from 'ajv'
 import addFormats from 'ajv-formats'
 import type { FastifySchemaCompiler } from 'fastify'
-import { AppError, type Attribute } from './errors.js'
+import { AppError, type Attribute } from '../errors.js'
 
 /**
  * Request validation with Ajv, the JSON Schema validator of the field. Bodies are taken as typed (no

@@ -1,19 +1,19 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { ServiceContext } from '../context.js'
 import { PASSWORD_MIN_LENGTH } from '../crypto/passwords.js'
-import { AppError, type Attribute } from '../http/errors.js'
+import { AppError, type Attribute } from '../errors.js'
 import type { TypedApp } from '../http/typed-app.js'
 import { compileBodyValidator } from '../http/validation.js'
 import {
   AcceptInvitationBody,
   type AcceptInvitationInput,
-} from '../modules/invitations/invitations.schemas.js'
+} from '../modules/memberships/acceptance.schemas.js'
 import {
   acceptInvitation,
   type InvitationLookup,
   lookUpInvitation,
   toInvitation,
-} from '../modules/invitations/invitations.service.js'
+} from '../modules/memberships/acceptance.service.js'
 import { needsPassword } from '../modules/memberships/membership-status.js'
 import {
   acceptedPage,

@@ -1,6 +1,6 @@
-import type { Attribute } from '../http/errors.js'
-import type { Invitation } from '../modules/invitations/invitations.schemas.js'
-import { formatUtc, html, type SafeHtml } from './html.js'
+import type { Attribute } from '../errors.js'
+import { formatUtc, html, type SafeHtml } from '../html.js'
+import type { Invitation } from '../modules/memberships/acceptance.schemas.js'
 import { page } from './layout.js'
 
 /** The views of the acceptance page (API.md §4.4). Every interpolated value is escaped by `html`. */

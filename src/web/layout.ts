@@ -1,4 +1,4 @@
-import { html, SafeHtml } from './html.js'
+import { html, SafeHtml } from '../html.js'
 
 /**
  * The frame of every page the service renders: plain HTML, no script, no external resource, readable

@@ -1,7 +1,7 @@
 import type { Actor } from '../../access/actor.js'
 import { isPermission, PERMISSIONS, type Permission } from '../../access/permissions.js'
 import type { ServiceContext } from '../../context.js'
-import { AppError } from '../../http/errors.js'
+import { AppError } from '../../errors.js'
 import type { Login } from './auth.schemas.js'
 
 /**

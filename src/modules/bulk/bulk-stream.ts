@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream'
-import { AppError } from '../../http/errors.js'
+import { AppError } from '../../errors.js'
 import type { BulkSummary } from './bulk.schemas.js'
 import type { BulkUserLoader, PendingRow, RowOutcome } from './bulk-loader.js'
 import { MAX_LINE_BYTES, type NdjsonLine, ndjsonLineChunks } from './ndjson.js'

@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import { Type } from 'typebox'
-import { AppError } from '../../http/errors.js'
+import { AppError } from '../../errors.js'
 import type { RouteModule } from '../../http/typed-app.js'
 
 const Status = Type.Object({ status: Type.String() })

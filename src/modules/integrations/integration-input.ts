@@ -1,4 +1,4 @@
-import { AppError, type Attribute } from '../../http/errors.js'
+import { AppError, type Attribute } from '../../errors.js'
 import { displayName } from '../tenants/tenant-name.js'
 import {
   checkProperties,

@@ -1,4 +1,4 @@
-import type { Attribute } from '../../http/errors.js'
+import type { Attribute } from '../../errors.js'
 
 /**
  * The integration types and the keys of their `properties` (SPEC §2.4, API.md §4.5), declared once: the

@@ -6,7 +6,7 @@ import type { ServiceContext } from '../../context.js'
 import { SecretDecryptionError } from '../../crypto/secrets.js'
 import { constraintError, withConstraintErrors } from '../../db/constraint-errors.js'
 import type { IntegrationRow, IntegrationsTable } from '../../db/schema.js'
-import { AppError } from '../../http/errors.js'
+import { AppError } from '../../errors.js'
 import { type Page, readPage } from '../../http/pagination.js'
 import { requireTenantPermission } from '../tenants/tenant-access.js'
 import {

@@ -1,4 +1,4 @@
-import { invalidField } from '../../http/errors.js'
+import { invalidField } from '../../errors.js'
 import type { ExtensionInput, ExtensionRecord } from './memberships.schemas.js'
 
 /**

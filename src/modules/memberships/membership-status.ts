@@ -1,5 +1,5 @@
 import type { MembershipStatus } from '../../db/schema.js'
-import { AppError } from '../../http/errors.js'
+import { AppError } from '../../errors.js'
 
 /**
  * The invitation state machine of a tenant user (SPEC §3.2, API.md §4.4), as pure functions.

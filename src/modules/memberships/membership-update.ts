@@ -3,15 +3,16 @@ import type { Actor } from '../../access/actor.js'
 import type { Permission } from '../../access/permissions.js'
 import type { ServiceContext } from '../../context.js'
 import type { TenantUsersTable } from '../../db/schema.js'
-import { AppError, invalidField } from '../../http/errors.js'
-import { enqueueInvitationMail } from '../../mail/invitation-mail.js'
-import { deleteQueuedInvitationMail } from '../../mail/outbox.repository.js'
-import { nudgeOutbox } from '../../mail/outbox-signal.js'
-import { invitationLimits } from '../invitations/invitation-limits.js'
-import { type IssuedInvitation, inviterName, issueInvitation } from '../invitations/invitation-token.js'
+import { AppError, invalidField } from '../../errors.js'
+import { enqueueInvitationMail } from '../../outbox/mail/invitation-mail.js'
+import { deleteQueuedInvitationMail } from '../../outbox/outbox.repository.js'
+import { nudgeOutbox } from '../../outbox/outbox-signal.js'
 import { findTenantRoleFor } from '../roles/roles.service.js'
 import { checkRoleCeiling, requireTenantPermission } from '../tenants/tenant-access.js'
 import { extensionsFor, resolveActiveExtension, toExtensionRecord } from './extensions.js'
+import { invitationLimits } from './invitation-limits.js'
+import { type IssuedInvitation, inviterName, issueInvitation } from './invitation-token.js'
+import { membershipNotFound } from './membership-record.js'
 import { planStatusMove, type StatusMove } from './membership-status.js'
 import {
   findMembership,
@@ -21,7 +22,6 @@ import {
 } from './memberships.repository.js'
 import type { ExtensionRecord, TenantUser, UpdateTenantUserInput } from './memberships.schemas.js'
 import { getMembershipRecord } from './memberships.service.js'
-import { membershipNotFound } from './tenant-user.js'
 
 const NO_PERMISSIONS: ReadonlySet<Permission> = new Set()
 

@@ -1,7 +1,7 @@
 import { type Kysely, sql, type Transaction, type Updateable } from 'kysely'
 import { withConstraintErrors } from '../../db/constraint-errors.js'
 import type { Database, MembershipRow, MembershipStatus, TenantUsersTable } from '../../db/schema.js'
-import { INVITATION_EMAIL, type NewOutboxRow } from '../../mail/outbox.repository.js'
+import { INVITATION_EMAIL, type NewOutboxRow } from '../../outbox/outbox.repository.js'
 import { DEFAULT_WEBRTC } from './extensions.js'
 import type { ExtensionRecord } from './memberships.schemas.js'
 

@@ -1,8 +1,8 @@
 import { Type } from 'typebox'
-import { AppError } from '../../http/errors.js'
+import { AppError } from '../../errors.js'
 import { Result, TenantParams } from '../../http/schemas.js'
 import type { RouteModule } from '../../http/typed-app.js'
-import { acceptInvitation } from '../invitations/invitations.service.js'
+import { acceptInvitation } from './acceptance.service.js'
 import { updateTenantUser } from './membership-update.js'
 import {
   CreateTenantUserBody,

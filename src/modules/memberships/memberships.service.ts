@@ -1,17 +1,18 @@
 import type { Actor } from '../../access/actor.js'
 import type { ServiceContext } from '../../context.js'
 import type { NewUserRow } from '../../db/schema.js'
-import { AppError } from '../../http/errors.js'
+import { AppError } from '../../errors.js'
 import { type Page, readPage } from '../../http/pagination.js'
-import { invitationMailRow } from '../../mail/invitation-mail.js'
-import { nudgeOutbox } from '../../mail/outbox-signal.js'
-import { invitationLimits } from '../invitations/invitation-limits.js'
-import { type IssuedInvitation, inviterName, issueInvitation } from '../invitations/invitation-token.js'
+import { invitationMailRow } from '../../outbox/mail/invitation-mail.js'
+import { nudgeOutbox } from '../../outbox/outbox-signal.js'
 import { findTenantRoleFor, loadRoleCatalog } from '../roles/roles.service.js'
 import { checkRoleCeiling, requireTenantPermission } from '../tenants/tenant-access.js'
 import { buildNewUserRow, normalizeEmail } from '../users/user-rules.js'
 import { findUserByEmail, insertUserRows } from '../users/users.repository.js'
 import { givenExtensions } from './extensions.js'
+import { invitationLimits } from './invitation-limits.js'
+import { type IssuedInvitation, inviterName, issueInvitation } from './invitation-token.js'
+import { membershipNotFound, toTenantUser } from './membership-record.js'
 import {
   findMembership,
   insertMembershipByEmail,
@@ -19,7 +20,6 @@ import {
   type NewMembershipByEmail,
 } from './memberships.repository.js'
 import type { CreateTenantUserInput, ListTenantUsersQuery, TenantUser } from './memberships.schemas.js'
-import { membershipNotFound, toTenantUser } from './tenant-user.js'
 
 const READ_PERMISSIONS = ['VIEW_ALL_USERS', 'MANAGE_ALL_USERS'] as const
 

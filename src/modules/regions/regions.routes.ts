@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { AppError } from '../../http/errors.js'
+import { AppError } from '../../errors.js'
 import { IdParams, Result, Uuid } from '../../http/schemas.js'
 import type { RouteModule } from '../../http/typed-app.js'
 import { listTimezones } from './timezones.js'

@@ -9,7 +9,7 @@ import {
 } from '../../access/permissions.js'
 import type { ServiceContext } from '../../context.js'
 import type { RoleRow } from '../../db/schema.js'
-import { AppError } from '../../http/errors.js'
+import { AppError } from '../../errors.js'
 import { type Page, readPage } from '../../http/pagination.js'
 import { tenantNotFound } from '../tenants/tenants.service.js'
 import type { CatalogRole, RoleCatalog } from './role-catalog.js'

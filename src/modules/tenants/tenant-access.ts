@@ -3,7 +3,7 @@ import { permissionsBeyondCeiling } from '../../access/ceiling.js'
 import { canSee, type TenantAccess } from '../../access/effective.js'
 import type { Permission } from '../../access/permissions.js'
 import type { ServiceContext } from '../../context.js'
-import { AppError } from '../../http/errors.js'
+import { AppError } from '../../errors.js'
 import { tenantNotFound } from './tenants.service.js'
 
 /**

@@ -2,7 +2,7 @@ import { uuidv7 } from 'uuidv7'
 import { permissionsBeyondCeiling } from '../../access/ceiling.js'
 import type { Permission } from '../../access/permissions.js'
 import type { NewUserRow } from '../../db/schema.js'
-import { AppError, invalidField } from '../../http/errors.js'
+import { AppError, invalidField } from '../../errors.js'
 import type { RoleCatalog } from '../roles/role-catalog.js'
 import type { CreateUserInput } from './users.schemas.js'
 

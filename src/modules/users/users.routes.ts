@@ -1,7 +1,7 @@
 import { Type } from 'typebox'
 import { Result } from '../../http/schemas.js'
 import type { RouteModule } from '../../http/typed-app.js'
-import { bulkUserForms } from '../bulk/bulk.routes.js'
+import { bulkUserForms, registerNdjsonBody } from '../bulk/bulk-forms.js'
 import { updateUserById } from './user-update.service.js'
 import { CreateUserBody, ListUsersQuery, UpdateUserBody, UserParams, UserSchema } from './users.schemas.js'
 import { createUser, getUser, listVisibleUsers } from './users.service.js'
@@ -10,6 +10,9 @@ const tags = ['users']
 
 /** Platform users (SPEC §2.2, §4.2, API.md §4.3). */
 export const userRoutes: RouteModule = async (app, ctx) => {
+  // POST /v1/users takes three body forms: one user (JSON object), a JSON array and an NDJSON stream
+  // (API.md §7); the bulk forms are answered by the preValidation hook, documented by bulk-openapi.ts.
+  registerNdjsonBody(app)
   app.post(
     '/users',
     {

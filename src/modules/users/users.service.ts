@@ -1,7 +1,7 @@
 import type { Actor } from '../../access/actor.js'
 import type { ServiceContext } from '../../context.js'
 import type { UserRow } from '../../db/schema.js'
-import { AppError } from '../../http/errors.js'
+import { AppError } from '../../errors.js'
 import { type Page, readPage } from '../../http/pagination.js'
 import { loadRoleCatalog } from '../roles/roles.service.js'
 import { buildNewUserRow, normalizeEmail } from './user-rules.js'

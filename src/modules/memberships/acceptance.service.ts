@@ -1,19 +1,15 @@
 import type { ServiceContext } from '../../context.js'
 import { hashPassword } from '../../crypto/passwords.js'
-import { AppError, invalidField } from '../../http/errors.js'
-import { deleteQueuedInvitationMail } from '../../mail/outbox.repository.js'
-import { isExpired, needsPassword } from '../memberships/membership-status.js'
-import {
-  findByTokenHash,
-  type InvitationRow,
-  updateMembership,
-} from '../memberships/memberships.repository.js'
-import type { TenantUser } from '../memberships/memberships.schemas.js'
-import { getMembershipRecord } from '../memberships/memberships.service.js'
+import { AppError, invalidField } from '../../errors.js'
+import { deleteQueuedInvitationMail } from '../../outbox/outbox.repository.js'
+import { setInitialPassword } from './acceptance.repository.js'
+import type { AcceptInvitationInput, Invitation } from './acceptance.schemas.js'
 import { invitationLimits } from './invitation-limits.js'
 import { invitationTokenHash } from './invitation-token.js'
-import { setInitialPassword } from './invitations.repository.js'
-import type { AcceptInvitationInput, Invitation } from './invitations.schemas.js'
+import { isExpired, needsPassword } from './membership-status.js'
+import { findByTokenHash, type InvitationRow, updateMembership } from './memberships.repository.js'
+import type { TenantUser } from './memberships.schemas.js'
+import { getMembershipRecord } from './memberships.service.js'
 
 /**
  * Accepting an invitation by its token (API.md §4.4): the page's look-up and accept, and the existing

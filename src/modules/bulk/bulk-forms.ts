@@ -1,9 +1,8 @@
 import { Readable } from 'node:stream'
-import type { FastifyReply, FastifyRequest, preValidationAsyncHookHandler } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, preValidationAsyncHookHandler } from 'fastify'
 import type { TSchema } from 'typebox'
 import type { ServiceContext } from '../../context.js'
-import { AppError, invalidField } from '../../http/errors.js'
-import type { RouteModule } from '../../http/typed-app.js'
+import { AppError, invalidField } from '../../errors.js'
 import {
   BulkAbortLine,
   BulkResponse,
@@ -33,7 +32,7 @@ const BULK_ROUTE = { method: 'POST', url: '/v1/users' } as const
  * and so not subject to the 1 MiB limit of JSON bodies (API.md §1) — and only to the bulk route; any
  * other route answers 415 as for any other type that is not JSON.
  */
-export const bulkRoutes: RouteModule = (app) => {
+export function registerNdjsonBody(app: Pick<FastifyInstance, 'addContentTypeParser'>): void {
   app.addContentTypeParser(NDJSON, (request, payload, done) => {
     if (request.method !== BULK_ROUTE.method || request.routeOptions.url !== BULK_ROUTE.url) {
       return done(

@@ -1,4 +1,4 @@
-import { formatUtc, html } from '../web/html.js'
+import { formatUtc, html } from '../../html.js'
 import type { InvitationMailFacts } from './invitation-mail.js'
 
 export interface RenderedMail {

@@ -1,14 +1,14 @@
 import type { Kysely, Transaction } from 'kysely'
 import { uuidv7 } from 'uuidv7'
-import type { Keys } from '../crypto/keys.js'
-import { decryptSecret, encryptSecret, isSecretEnvelope, type SecretEnvelope } from '../crypto/secrets.js'
-import type { Database } from '../db/schema.js'
+import type { Keys } from '../../crypto/keys.js'
+import { decryptSecret, encryptSecret, isSecretEnvelope, type SecretEnvelope } from '../../crypto/secrets.js'
+import type { Database } from '../../db/schema.js'
 import {
   deleteQueuedInvitationMail,
   INVITATION_EMAIL,
   insertOutboxRows,
   type NewOutboxRow,
-} from './outbox.repository.js'
+} from '../outbox.repository.js'
 
 /**
  * The invitation e-mail as an outbox row (API.md §6). The row holds what the mail says, snapshotted when

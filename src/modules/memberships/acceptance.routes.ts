@@ -1,8 +1,8 @@
 import { Result } from '../../http/schemas.js'
 import type { RouteModule } from '../../http/typed-app.js'
-import { TenantUserSchema } from '../memberships/memberships.schemas.js'
-import { AcceptInvitationBody, InvitationSchema, InvitationTokenParams } from './invitations.schemas.js'
-import { acceptInvitation, describeInvitation } from './invitations.service.js'
+import { AcceptInvitationBody, InvitationSchema, InvitationTokenParams } from './acceptance.schemas.js'
+import { acceptInvitation, describeInvitation } from './acceptance.service.js'
+import { TenantUserSchema } from './memberships.schemas.js'
 
 const tags = ['invitations']
 

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import type { Actor } from '../access/actor.js'
-import type { Authenticator, InvitationCredential } from '../modules/auth/authenticator.js'
-import { unauthorized } from '../modules/auth/authenticator.js'
-import { RequestLimiter } from './rate-limit.js'
+import type { Actor } from '../../access/actor.js'
+import { RequestLimiter } from '../../http/rate-limit.js'
+import type { Authenticator, InvitationCredential } from './authenticator.js'
+import { unauthorized } from './authenticator.js'
 
 /**
  * Which credentials a route takes, declared in its route config:

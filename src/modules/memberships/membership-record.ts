@@ -1,4 +1,4 @@
-import { AppError } from '../../http/errors.js'
+import { AppError } from '../../errors.js'
 import { toExtensionRecord } from './extensions.js'
 import { invitationStatusOf } from './membership-status.js'
 import type { MembershipRecordRow } from './memberships.repository.js'

@@ -1,5 +1,5 @@
 import type { ServiceContext } from '../../context.js'
-import { AppError } from '../../http/errors.js'
+import { AppError } from '../../errors.js'
 import { FailureLimiter } from '../../http/rate-limit.js'
 
 /**
