@@ -13,6 +13,9 @@ export const PERMISSIONS = [
   'MANAGE_ALL_ROLES',
   'MANAGE_ALL_APP_CREDENTIALS',
   'VIEW_AUDIT_LOG',
+  'IDENTITY_PROVIDERS_READ',
+  'IDENTITY_PROVIDERS_UPDATE',
+  'MANAGE_WEBHOOKS',
 ] as const
 
 export type Permission = (typeof PERMISSIONS)[number]
@@ -28,6 +31,9 @@ export const PERMISSION_DESCRIPTIONS: Record<Permission, string> = {
   MANAGE_ALL_ROLES: 'Create and update roles',
   MANAGE_ALL_APP_CREDENTIALS: 'Create and manage API keys',
   VIEW_AUDIT_LOG: 'Read the audit log',
+  IDENTITY_PROVIDERS_READ: 'Read the identity providers (single sign-on) of a tenant',
+  IDENTITY_PROVIDERS_UPDATE: 'Create and update the identity providers (single sign-on) of a tenant',
+  MANAGE_WEBHOOKS: 'Create, update and read the webhooks of a tenant and their deliveries',
 }
 
 export function isPermission(value: string): value is Permission {
