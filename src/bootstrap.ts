@@ -47,6 +47,7 @@ export async function bootstrap(
           scope: role.scope,
           tenant_id: null,
           name: role.name,
+          name_key: role.name.toLowerCase(),
           description: role.description,
           permissions: [...role.permissions],
           built_in: true,

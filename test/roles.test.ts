@@ -1,6 +1,13 @@
 import { uuidv7 } from 'uuidv7'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { BUILT_IN_ROLES, PERMISSIONS, type Permission, ROLE_IDS } from '../src/access/permissions.js'
+import {
+  BUILT_IN_ROLES,
+  PERMISSION_IDS,
+  PERMISSIONS,
+  type Permission,
+  permissionIds,
+  ROLE_IDS,
+} from '../src/access/permissions.js'
 import {
   createTenantAsAdmin,
   insertMembership,
@@ -18,6 +25,8 @@ const ROLE_FIELDS = [
   'permissions',
   'tenantId',
   'builtIn',
+  'active',
+  'shared',
   'created',
   'createdBy',
   'updated',
@@ -42,8 +51,13 @@ function subset(assigned: readonly Permission[], held: readonly Permission[]): b
   return assigned.every((permission) => held.includes(permission))
 }
 
-/** A role owned by one tenant, written straight into the database (no API creates roles yet). */
-async function insertTenantRole(tenantId: string, permissions: Permission[], name = uniqueName('Role')) {
+/** A role owned by one tenant, written straight into the database (the scene, not the API under test). */
+async function insertTenantRole(
+  tenantId: string,
+  permissions: Permission[],
+  name = uniqueName('Role'),
+  shared = false,
+) {
   const now = new Date()
   const id = uuidv7()
   await t.database.handle.db
@@ -53,6 +67,8 @@ async function insertTenantRole(tenantId: string, permissions: Permission[], nam
       scope: 'tenant',
       tenant_id: tenantId,
       name,
+      name_key: name.toLowerCase(),
+      shared,
       description: 'custom',
       permissions,
       built_in: false,
@@ -114,11 +130,18 @@ async function callersOf(tenantId: string): Promise<Caller[]> {
 }
 
 describe('GET /v1/permissions and the roles', () => {
-  it('lists the closed permission catalogue', async () => {
+  it('lists the closed permission catalogue, each permission with its fixed id', async () => {
     const response = await t.request('GET', '/v1/permissions', { token: adminToken })
     expect(response.status).toBe(200)
     expect(response.body.result.map((p: { name: string }) => p.name)).toEqual([...PERMISSIONS])
-    for (const permission of response.body.result) expect(typeof permission.description).toBe('string')
+    for (const permission of response.body.result) {
+      expect(typeof permission.description).toBe('string')
+      expect(permission.id).toBe(PERMISSION_IDS[permission.name as Permission])
+    }
+    // Fixed constants: these two are pinned here so that a change to them fails a test.
+    expect(PERMISSION_IDS.MANAGE_TENANT).toBe('2c962146-93fa-408f-9952-3bc953ab38b1')
+    expect(PERMISSION_IDS.MANAGE_WEBHOOKS).toBe('97e2c64b-f320-4ae9-9af4-b3903863b9a3')
+    expect(new Set(Object.values(PERMISSION_IDS)).size).toBe(PERMISSIONS.length)
   })
 
   it('lists the platform roles with the role record of API §3, readable by any user', async () => {
@@ -132,7 +155,7 @@ describe('GET /v1/permissions and the roles', () => {
       expect(Object.keys(role).sort()).toEqual(ROLE_FIELDS)
       const builtIn = roleById.get(role.id)!
       expect(role.name).toBe(builtIn.name)
-      expect(role.permissions).toEqual([...builtIn.permissions])
+      expect(role.permissions).toEqual(permissionIds(builtIn.permissions))
       expect(role.tenantId).toBeNull()
       expect(role.builtIn).toBe(true)
       expect(role.created).toMatch(/Z$/)
@@ -146,8 +169,10 @@ describe('GET /v1/permissions and the roles', () => {
       expect(response.body.result).toMatchObject({
         id: builtIn.id,
         name: builtIn.name,
-        permissions: [...builtIn.permissions],
+        permissions: permissionIds(builtIn.permissions),
         builtIn: true,
+        active: true,
+        shared: false,
         tenantId: null,
       })
     }
@@ -158,33 +183,45 @@ describe('GET /v1/permissions and the roles', () => {
     expect(unknown.body.error.reason).toBe('role_not_found')
   })
 
-  it('lists a tenant’s roles: the built-in ones, its own and its ancestors’, never another tenant’s', async () => {
+  it('lists a tenant’s roles: the built-in ones, its own and its ancestors’ shared ones, never another tenant’s', async () => {
     const parent = await createTenantAsAdmin(t)
     const child = await createTenantAsAdmin(t, { parentId: parent.id })
     const other = await createTenantAsAdmin(t)
-    const parentRole = await insertTenantRole(parent.id, ['VIEW_ALL_USERS'])
+    const parentShared = await insertTenantRole(parent.id, ['VIEW_ALL_USERS'], uniqueName('Role'), true)
+    const parentOwn = await insertTenantRole(parent.id, ['VIEW_ALL_USERS'])
     const childRole = await insertTenantRole(child.id, ['VIEW_ALL_PROVIDERS'])
     const otherRole = await insertTenantRole(other.id, ['VIEW_ALL_USERS'])
-    const agent = await memberWithToken(t, child.id, ROLE_IDS.agent)
+    const reader = await memberWithToken(t, child.id, ROLE_IDS.supervisor)
 
-    const response = await t.request('GET', `/v1/tenants/${child.id}/roles`, { token: agent.token })
+    const response = await t.request('GET', `/v1/tenants/${child.id}/roles`, { token: reader.token })
     expect(response.status).toBe(200)
     const ids = response.body.result.map((r: { id: string }) => r.id).sort()
-    expect(ids).toEqual([...TENANT_ROLES.map((r) => r.id), parentRole.id, childRole.id].sort())
+    expect(ids).toEqual([...TENANT_ROLES.map((r) => r.id), parentShared.id, childRole.id].sort())
+    expect(ids).not.toContain(parentOwn.id)
     const own = response.body.result.find((r: { id: string }) => r.id === childRole.id)
-    expect(own).toMatchObject({ tenantId: child.id, builtIn: false, permissions: ['VIEW_ALL_PROVIDERS'] })
+    expect(own).toMatchObject({
+      tenantId: child.id,
+      builtIn: false,
+      permissions: [PERMISSION_IDS.VIEW_ALL_PROVIDERS],
+    })
 
-    const paged = await t.request('GET', `/v1/tenants/${child.id}/roles?limit=2`, { token: agent.token })
+    const paged = await t.request('GET', `/v1/tenants/${child.id}/roles?limit=2`, { token: reader.token })
     expect(paged.body.result).toHaveLength(2)
     expect(typeof paged.body.nextCursor).toBe('string')
 
-    const invisible = await t.request('GET', `/v1/tenants/${other.id}/roles`, { token: agent.token })
+    const invisible = await t.request('GET', `/v1/tenants/${other.id}/roles`, { token: reader.token })
     expect(invisible.status).toBe(404)
     expect(invisible.body.error.reason).toBe('tenant_not_found')
-    const foreignRole = await t.request('GET', `/v1/roles/${otherRole.id}`, { token: agent.token })
+    const foreignRole = await t.request('GET', `/v1/roles/${otherRole.id}`, { token: reader.token })
     expect(foreignRole.status).toBe(404)
-    const ownRole = await t.request('GET', `/v1/roles/${childRole.id}`, { token: agent.token })
+    const ownRole = await t.request('GET', `/v1/roles/${childRole.id}`, { token: reader.token })
     expect(ownRole.status).toBe(200)
+
+    // Reading roles needs VIEW_ALL_ROLES or MANAGE_ALL_ROLES (API.md §11): an Agent may not.
+    const agent = await memberWithToken(t, child.id, ROLE_IDS.agent)
+    const denied = await t.request('GET', `/v1/tenants/${child.id}/roles`, { token: agent.token })
+    expect(denied.status).toBe(403)
+    expect(denied.body.error.reason).toBe('permission_denied')
   })
 })
 

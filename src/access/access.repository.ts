@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely'
+import { type Kysely, sql } from 'kysely'
 import type { Database } from '../db/schema.js'
 
 /** The reads that authorization needs, kept apart from the feature modules that own these tables. */
@@ -13,6 +13,8 @@ export interface TenantPlacement {
 export interface AcceptedMembership {
   tenantId: string
   roleId: string
+  /** The role's permission names; none when the role is disabled (API.md §11). */
+  permissions: string[]
 }
 
 export async function findTenantPlacement(
@@ -27,7 +29,13 @@ export async function findTenantPlacement(
   return row && { id: row.id, name: row.name, parentIds: row.parent_ids, active: row.active }
 }
 
-/** A user's accepted memberships in active tenants: the ones that grant permissions. */
+/** A role's permissions as they grant: none while the role is disabled. */
+export const grantedPermissions = sql<string[]>`case when r.active then r.permissions else '{}'::text[] end`
+
+/**
+ * A user's accepted memberships in active tenants — the ones that grant permissions — with what each
+ * role grants, in one statement: a caller's effective permissions cost one query (then a cache hit).
+ */
 export async function listGrantingMemberships(
   db: Kysely<Database>,
   userId: string,
@@ -35,18 +43,24 @@ export async function listGrantingMemberships(
   const rows = await db
     .selectFrom('tenant_users as tu')
     .innerJoin('tenants as t', 't.id', 'tu.tenant_id')
-    .select(['tu.tenant_id', 'tu.role_id'])
+    .innerJoin('roles as r', 'r.id', 'tu.role_id')
+    .select(['tu.tenant_id', 'tu.role_id', grantedPermissions.as('permissions')])
     .where('tu.user_id', '=', userId)
     .where('tu.status', '=', 'accepted')
     .where('t.active', '=', true)
     .execute()
-  return rows.map((row) => ({ tenantId: row.tenant_id, roleId: row.role_id }))
+  return rows.map((row) => ({ tenantId: row.tenant_id, roleId: row.role_id, permissions: row.permissions }))
 }
 
+/** What a role grants (none while disabled), or undefined when there is no such role. */
 export async function findRolePermissions(
   db: Kysely<Database>,
   roleId: string,
 ): Promise<string[] | undefined> {
-  const row = await db.selectFrom('roles').select('permissions').where('id', '=', roleId).executeTakeFirst()
+  const row = await db
+    .selectFrom('roles as r')
+    .select(grantedPermissions.as('permissions'))
+    .where('r.id', '=', roleId)
+    .executeTakeFirst()
   return row?.permissions
 }

@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../db/schema.js'
 import {
-  type AcceptedMembership,
   findRolePermissions,
   findTenantPlacement,
   listGrantingMemberships,
@@ -10,6 +9,13 @@ import {
 import type { Actor } from './actor.js'
 import { TtlCache } from './cache.js'
 import { isPermission, type Permission } from './permissions.js'
+
+/** An accepted membership in an active tenant, with what its role grants there. */
+export interface GrantingMembership {
+  tenantId: string
+  roleId: string
+  permissions: ReadonlySet<Permission>
+}
 
 /** What a caller may do in one tenant. */
 export interface TenantAccess {
@@ -21,22 +27,27 @@ export interface TenantAccess {
 
 const NONE: ReadonlySet<Permission> = new Set()
 
+/** How long a process trusts what it has read about callers, tenants and roles (API.md §11). */
+export const CACHE_TTL_MS = 5_000
+
 /**
  * Effective permissions (API.md §3): a user's platform-role permissions ∪ the permissions of its tenant
- * role in T or any ancestor of T, counting accepted memberships in active tenants. An API key holds its
+ * role in T or any ancestor of T, counting accepted memberships in active tenants; a disabled role
+ * grants nothing (§11). An API key holds its
  * role's permissions in its tenant and that tenant's descendants, and nothing else.
  *
- * Look-ups are cached for a few seconds so that a request costs no extra round trip; every write that
- * changes a membership, a role, a user's standing or a tenant's `active` calls `invalidate()`.
+ * Look-ups are cached for CACHE_TTL_MS so that a request costs no extra round trip; every write that
+ * changes a membership, a role, a user's standing or a tenant's `active` calls `invalidate()`, and other
+ * processes see the change once their entries expire (docs/scaling.md).
  */
 export class AccessControl {
   readonly #tenants: TtlCache<string, TenantPlacement | null>
-  readonly #memberships: TtlCache<string, AcceptedMembership[]>
+  readonly #memberships: TtlCache<string, GrantingMembership[]>
   readonly #roles: TtlCache<string, ReadonlySet<Permission> | null>
 
   constructor(
     private readonly db: Kysely<Database>,
-    ttlMs = 5_000,
+    ttlMs = CACHE_TTL_MS,
   ) {
     this.#tenants = new TtlCache(ttlMs)
     this.#memberships = new TtlCache(ttlMs)
@@ -73,8 +84,15 @@ export class AccessControl {
     return permissions ?? undefined
   }
 
-  async grantingMemberships(userId: string): Promise<AcceptedMembership[]> {
-    return this.#memberships.getOrLoad(userId, () => listGrantingMemberships(this.db, userId))
+  /** A user's granting memberships and their roles' permissions: one query, then a cache hit. */
+  async grantingMemberships(userId: string): Promise<GrantingMembership[]> {
+    return this.#memberships.getOrLoad(userId, async () =>
+      (await listGrantingMemberships(this.db, userId)).map((membership) => ({
+        tenantId: membership.tenantId,
+        roleId: membership.roleId,
+        permissions: new Set(membership.permissions.filter(isPermission)),
+      })),
+    )
   }
 
   /** The caller's access in a tenant, or undefined when the tenant does not exist. */
@@ -93,8 +111,7 @@ export class AccessControl {
     for (const membership of await this.grantingMemberships(actor.userId)) {
       if (!lineage.has(membership.tenantId)) continue
       if (membership.tenantId === tenant.id) member = true
-      for (const permission of (await this.rolePermissions(membership.roleId)) ?? NONE)
-        permissions.add(permission)
+      for (const permission of membership.permissions) permissions.add(permission)
     }
     return { tenant, permissions, member }
   }
@@ -104,7 +121,7 @@ export class AccessControl {
     if (actor.kind === 'api_key') return actor.permissions.has(permission)
     if (actor.platformPermissions.has(permission)) return true
     for (const membership of await this.grantingMemberships(actor.userId)) {
-      if ((await this.rolePermissions(membership.roleId))?.has(permission)) return true
+      if (membership.permissions.has(permission)) return true
     }
     return false
   }

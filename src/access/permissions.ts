@@ -40,6 +40,44 @@ export function isPermission(value: string): value is Permission {
   return (PERMISSIONS as readonly string[]).includes(value)
 }
 
+/**
+ * Every permission's fixed id (API.md §10), the same in every installation: role records list these, and
+ * requests may name a permission by id or by name. Never change one; a new permission gets a new id.
+ */
+export const PERMISSION_IDS: Readonly<Record<Permission, string>> = {
+  MANAGE_TENANT: '2c962146-93fa-408f-9952-3bc953ab38b1',
+  VIEW_ALL_USERS: '346bfdd0-c31b-40d6-8f86-dab07aecad1b',
+  MANAGE_ALL_USERS: 'a7fe01d8-3baa-4aab-b3c5-31ba210d0629',
+  MANAGE_TENANT_ENROLLMENT: '497bda46-47d9-42e2-8d17-d366929bb8af',
+  VIEW_ALL_PROVIDERS: '097c3830-7b85-4ef4-8baa-3fd1ba8ed106',
+  MANAGE_ALL_PROVIDERS: '6fc680fb-3291-44be-9768-b11f5d97f511',
+  VIEW_ALL_ROLES: 'fb5d463e-a95a-42fa-9ef8-b618263dc310',
+  MANAGE_ALL_ROLES: 'b239d17b-fa29-4258-aff2-f107f7d2a7e5',
+  MANAGE_ALL_APP_CREDENTIALS: '48dad06e-0271-43ca-bcc5-96f441b9072e',
+  VIEW_AUDIT_LOG: '2961088d-a209-44e4-9d69-f7e504a63a7e',
+  IDENTITY_PROVIDERS_READ: '26880fce-2af9-4c6c-8ce6-ae0e0a8ff74e',
+  IDENTITY_PROVIDERS_UPDATE: 'a63cc8af-32b2-4879-b6bb-3d465ed16c1e',
+  MANAGE_WEBHOOKS: '97e2c64b-f320-4ae9-9af4-b3903863b9a3',
+}
+
+const PERMISSION_BY_ID: ReadonlyMap<string, Permission> = new Map(
+  PERMISSIONS.map((permission) => [PERMISSION_IDS[permission], permission]),
+)
+
+/** The permission a request names by id (any case) or by exact name; undefined when none. */
+export function permissionNamed(idOrName: string): Permission | undefined {
+  if (isPermission(idOrName)) return idOrName
+  return PERMISSION_BY_ID.get(idOrName.toLowerCase())
+}
+
+/** Permission names → their ids, in catalogue order, each once. */
+export function permissionIds(names: Iterable<string>): string[] {
+  const held = new Set(names)
+  return PERMISSIONS.filter((permission) => held.has(permission)).map(
+    (permission) => PERMISSION_IDS[permission],
+  )
+}
+
 export type RoleScope = 'platform' | 'tenant'
 
 export interface BuiltInRole {

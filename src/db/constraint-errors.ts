@@ -36,6 +36,14 @@ const CONSTRAINT_ERRORS: Record<string, (ctx: Context) => AppError> = {
         : 'An integration with this name already exists in this tenant',
       { name: 'already exists' },
     ),
+  roles_tenant_name_key: (ctx) =>
+    new AppError(
+      'role_name_taken',
+      ctx.name
+        ? `A role named "${ctx.name}" already exists in this tenant`
+        : 'A role with this name already exists in this tenant',
+      { name: 'already exists' },
+    ),
   tenants_region_id_fkey: () =>
     new AppError('validation_failed', 'regionId does not name a region', { regionId: 'does not exist' }),
   tenants_admin_user_id_fkey: () =>

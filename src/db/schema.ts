@@ -25,8 +25,15 @@ export interface RolesTable {
   tenant_id: string | null
   name: string
   description: Defaulted<string>
+  /** Permission names (the catalogue's); the API shows their ids. */
   permissions: string[]
   built_in: boolean
+  /** A disabled role grants nothing and cannot be assigned. */
+  active: Defaulted<boolean>
+  /** Offered to the owning tenant's sub-tenants. */
+  shared: Defaulted<boolean>
+  /** The name's normalized key, unique within the owning tenant. */
+  name_key: string
   created: Timestamp
   created_by: string | null
   updated: Timestamp

@@ -6,7 +6,7 @@ import { randomSecret, sha256 } from '../../crypto/tokens.js'
 import type { ApiKeyRow } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
 import { type Page, readPage } from '../../http/pagination.js'
-import { findTenantRoleFor } from '../roles/roles.service.js'
+import { describeRole, findTenantRoleFor } from '../roles/roles.service.js'
 import { checkRoleCeiling, requireTenantPermission } from '../tenants/tenant-access.js'
 import { findApiKey, insertApiKey, listApiKeys, updateApiKeyStatus } from './api-keys.repository.js'
 import type {
@@ -102,7 +102,9 @@ export async function updateApiKey(
   const access = await manageableTenant(ctx, actor, tenantId)
   const existing = await findApiKey(ctx.db, tenantId, keyId)
   if (!existing) throw apiKeyNotFound()
-  checkRoleCeiling(await findTenantRoleFor(ctx, access.tenant, existing.role_id), access.permissions)
+  // The key's role as stated (even disabled): nobody switches on or off a key above them.
+  const role = await describeRole(ctx, existing.role_id)
+  checkRoleCeiling(role ?? { name: existing.role_id, permissions: [] }, access.permissions)
   const row = await updateApiKeyStatus(ctx.db, tenantId, keyId, {
     status: input.status,
     updated: ctx.clock.now(),

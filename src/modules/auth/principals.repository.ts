@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+import { grantedPermissions } from '../../access/access.repository.js'
 import type { Database } from '../../db/schema.js'
 
 /** The reads authentication needs: a user or an API key, by the name the caller gives. */
@@ -33,7 +34,8 @@ export async function findApiKeyCredentials(db: Kysely<Database>, keyId: string)
       'k.status',
       'k.secret_hash',
       'k.created_by',
-      'r.permissions as role_permissions',
+      // A key whose role is disabled acts with nothing (API.md §11).
+      grantedPermissions.as('role_permissions'),
     ])
     .where('k.id', '=', keyId)
     .executeTakeFirst()

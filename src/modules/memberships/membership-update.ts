@@ -7,7 +7,7 @@ import { AppError, invalidField } from '../../errors.js'
 import { enqueueInvitationMail } from '../../outbox/mail/invitation-mail.js'
 import { deleteQueuedInvitationMail } from '../../outbox/outbox.repository.js'
 import { nudgeOutbox } from '../../outbox/outbox-signal.js'
-import { findTenantRoleFor } from '../roles/roles.service.js'
+import { describeRole, findTenantRoleFor } from '../roles/roles.service.js'
 import { checkRoleCeiling, requireTenantPermission } from '../tenants/tenant-access.js'
 import { extensionsFor, resolveActiveExtension, toExtensionRecord } from './extensions.js'
 import { invitationLimits } from './invitation-limits.js'
@@ -45,13 +45,13 @@ export async function updateTenantUser(
   const current = found
   // Ids as stored (lower case), whatever case the path used: the outbox matches them as text.
   const key = { tenantId: current.tenant_id, userId: current.user_id }
-  const currentRoleName = (
-    await findTenantRoleFor(ctx, access.tenant, current.role_id).catch(() => undefined)
-  )?.name
+  // The role as stated, even when disabled or no longer shared here: what the member would hold again.
+  const currentRole = await describeRole(ctx, current.role_id)
+  const currentRoleName = currentRole?.name
   checkRoleCeiling(
     {
       name: currentRoleName ?? current.role_id,
-      permissions: (await ctx.access.rolePermissions(current.role_id)) ?? NO_PERMISSIONS,
+      permissions: currentRole?.permissions ?? NO_PERMISSIONS,
     },
     access.permissions,
     'userId',

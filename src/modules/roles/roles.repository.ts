@@ -1,5 +1,6 @@
-import { type Kysely, sql, type Transaction } from 'kysely'
-import type { Database, RoleRow } from '../../db/schema.js'
+import { type Insertable, type Kysely, sql, type Transaction, type Updateable } from 'kysely'
+import { withConstraintErrors } from '../../db/constraint-errors.js'
+import type { Database, RoleRow, RolesTable } from '../../db/schema.js'
 
 /** SQL for roles. Each function takes the executor (db or transaction) first. */
 
@@ -16,21 +17,86 @@ export async function findRole(db: Executor, id: string): Promise<RoleRow | unde
 
 export interface RoleListFilter {
   scope: 'platform' | 'tenant'
-  /** For tenant roles: the built-in ones and those owned by these tenants (a tenant and its ancestors). */
-  ownerTenantIds?: string[] | undefined
+  /** For tenant roles: besides the built-in ones, those this tenant owns… */
+  tenantId?: string | undefined
+  /** …and the shared ones of these tenants (its ancestors). */
+  sharedFromIds?: readonly string[] | undefined
   afterId?: string | undefined
   limit?: number | undefined
 }
 
 export async function listRoles(db: Executor, filter: RoleListFilter): Promise<RoleRow[]> {
   let query = db.selectFrom('roles').selectAll().where('scope', '=', filter.scope).orderBy('id')
-  const owners = filter.ownerTenantIds ?? []
-  query = query.where((eb) =>
-    owners.length === 0
-      ? eb('tenant_id', 'is', null)
-      : eb.or([eb('tenant_id', 'is', null), sql<boolean>`tenant_id = any(${sql.val(owners)}::uuid[])`]),
-  )
+  const { tenantId } = filter
+  const ancestors = filter.sharedFromIds ?? []
+  query = query.where((eb) => {
+    const visible = [eb('tenant_id', 'is', null)]
+    if (tenantId !== undefined) visible.push(eb('tenant_id', '=', tenantId))
+    if (ancestors.length > 0) {
+      visible.push(
+        eb.and([eb('shared', '=', true), sql<boolean>`tenant_id = any(${sql.val(ancestors)}::uuid[])`]),
+      )
+    }
+    return eb.or(visible)
+  })
   if (filter.afterId) query = query.where('id', '>', filter.afterId)
   if (filter.limit !== undefined) query = query.limit(filter.limit + 1)
   return query.execute()
+}
+
+/** Inserts a tenant role; a name taken in the tenant is 409 role_name_taken (unique index). */
+export async function insertRole(db: Executor, row: Insertable<RolesTable>): Promise<void> {
+  await withConstraintErrors(() => db.insertInto('roles').values(row).execute(), { name: row.name })
+}
+
+/**
+ * Applies `changes` to a tenant role only if it is still the version read (`updated` unchanged), so the
+ * checks made on that version hold for the write. Undefined when it moved meanwhile.
+ */
+export async function updateRole(
+  db: Executor,
+  id: string,
+  expectedUpdated: Date,
+  changes: Updateable<RolesTable>,
+): Promise<RoleRow | undefined> {
+  return withConstraintErrors(
+    () =>
+      db
+        .updateTable('roles')
+        .set(changes)
+        .where('id', '=', id)
+        .where('built_in', '=', false)
+        .where('updated', '=', expectedUpdated)
+        .returningAll()
+        .executeTakeFirst(),
+    { name: changes.name as string | undefined },
+  )
+}
+
+/**
+ * Every permission that some holder of the role holds where it holds the role: the platform role's
+ * permissions of each user with a membership (any status) in this role, and what the user's accepted
+ * memberships grant in that tenant and its ancestors (active tenants, active roles). The ceiling uses it
+ * so that nobody changes a role held by someone above them (API.md §11).
+ */
+export async function listHolderPermissions(db: Executor, roleId: string): Promise<string[]> {
+  const { rows } = await sql<{ permission: string }>`
+    select distinct p.permission from (
+      select unnest(pr.permissions) as permission
+        from tenant_users h
+        join users u on u.id = h.user_id
+        join roles pr on pr.id = u.role_id
+        where h.role_id = ${roleId}
+      union all
+      select unnest(case when gr.active then gr.permissions else '{}'::text[] end)
+        from tenant_users h
+        join tenants ht on ht.id = h.tenant_id
+        join tenant_users g on g.user_id = h.user_id and g.status = 'accepted'
+          and (g.tenant_id = h.tenant_id or g.tenant_id = any(ht.parent_ids))
+        join tenants gt on gt.id = g.tenant_id and gt.active
+        join roles gr on gr.id = g.role_id
+        where h.role_id = ${roleId}
+    ) p
+  `.execute(db)
+  return rows.map((row) => row.permission)
 }

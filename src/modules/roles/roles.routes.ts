@@ -1,24 +1,60 @@
 import { Type } from 'typebox'
 import { Result, TenantParams } from '../../http/schemas.js'
 import type { RouteModule } from '../../http/typed-app.js'
-import { ListRolesQuery, PermissionSchema, RoleParams, RoleSchema } from './roles.schemas.js'
-import { getRole, listPermissions, listPlatformRoles, listTenantRoles } from './roles.service.js'
+import { createTenantRole, updateTenantRole } from './role-changes.js'
+import {
+  CreateRoleBody,
+  ListRolesQuery,
+  PermissionSchema,
+  RoleParams,
+  RoleSchema,
+  TenantRoleParams,
+  UpdateRoleBody,
+} from './roles.schemas.js'
+import {
+  getRole,
+  getTenantRole,
+  listPermissions,
+  listPlatformRoles,
+  listTenantPermissions,
+  listTenantRoles,
+} from './roles.service.js'
 
 const tags = ['roles']
 const RoleList = Type.Object({ result: Type.Array(RoleSchema), nextCursor: Type.Optional(Type.String()) })
+const PermissionList = Result(Type.Array(PermissionSchema))
 
-/** Permissions and roles (API.md §3, §4.6). */
+/** Permissions and roles (API.md §3, §4.6, §10 "Permission ids", §11). */
 export const roleRoutes: RouteModule = async (app, ctx) => {
   app.get(
     '/permissions',
     {
       schema: {
         tags,
-        summary: 'The closed list of permission names',
-        response: { 200: Result(Type.Array(PermissionSchema)) },
+        operationId: 'listPermissions',
+        summary: 'The permission catalogue',
+        description: 'Every permission with its fixed id (the same in every installation). Any caller.',
+        response: { 200: PermissionList },
       },
     },
     async () => ({ result: listPermissions() }),
+  )
+
+  app.get(
+    '/tenants/:tenantId/permissions',
+    {
+      schema: {
+        tags,
+        operationId: 'listTenantPermissions',
+        summary: 'The permission catalogue, as seen from a tenant',
+        description: 'The permissions a tenant role may carry. Any caller who can see the tenant.',
+        params: TenantParams,
+        response: { 200: PermissionList },
+      },
+    },
+    async (request) => ({
+      result: await listTenantPermissions(ctx, request.actor, request.params.tenantId),
+    }),
   )
 
   app.get(
@@ -48,7 +84,11 @@ export const roleRoutes: RouteModule = async (app, ctx) => {
     {
       schema: {
         tags,
-        summary: 'The tenant roles usable in a tenant: the built-in ones and the tenant’s own',
+        operationId: 'listTenantRoles',
+        summary: 'The roles usable in a tenant',
+        description:
+          'The built-in tenant roles, the tenant’s own roles and the shared roles of its ancestors. ' +
+          'Needs VIEW_ALL_ROLES or MANAGE_ALL_ROLES in the tenant.',
         params: TenantParams,
         querystring: ListRolesQuery,
         response: { 200: RoleList },
@@ -58,5 +98,75 @@ export const roleRoutes: RouteModule = async (app, ctx) => {
       const page = await listTenantRoles(ctx, request.actor, request.params.tenantId, request.query)
       return { result: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) }
     },
+  )
+
+  app.post(
+    '/tenants/:tenantId/roles',
+    {
+      schema: {
+        tags,
+        operationId: 'createTenantRole',
+        summary: 'Create a tenant role',
+        description:
+          'Needs MANAGE_ALL_ROLES in the tenant. Permissions are named by id or name; every one must be ' +
+          'held by the caller in the tenant (403 role_exceeds_caller). Names are unique in the tenant ' +
+          '(409 role_name_taken).',
+        params: TenantParams,
+        body: CreateRoleBody,
+        response: { 201: Result(RoleSchema) },
+      },
+    },
+    async (request, reply) => {
+      const role = await createTenantRole(ctx, request.actor, request.params.tenantId, request.body)
+      return reply
+        .code(201)
+        .header('location', `/v1/tenants/${role.tenantId}/roles/${role.id}`)
+        .send({ result: role })
+    },
+  )
+
+  app.get(
+    '/tenants/:tenantId/roles/:roleId',
+    {
+      schema: {
+        tags,
+        operationId: 'getTenantRole',
+        summary: 'Get a role usable in a tenant',
+        description: 'Needs VIEW_ALL_ROLES or MANAGE_ALL_ROLES in the tenant.',
+        params: TenantRoleParams,
+        response: { 200: Result(RoleSchema) },
+      },
+    },
+    async (request) => ({
+      result: await getTenantRole(ctx, request.actor, request.params.tenantId, request.params.roleId),
+    }),
+  )
+
+  app.put(
+    '/tenants/:tenantId/roles/:roleId',
+    {
+      schema: {
+        tags,
+        operationId: 'updateTenantRole',
+        summary: 'Update a tenant role (partial)',
+        description:
+          'Needs MANAGE_ALL_ROLES in the tenant that owns the role. Built-in roles and an ancestor’s ' +
+          'shared roles are read-only here (409 role_read_only). Refused (403 role_exceeds_caller) when ' +
+          'the role, its new permissions or anyone holding it exceed the caller. Holders’ permissions ' +
+          'follow at once in this process and within 5 seconds in every other.',
+        params: TenantRoleParams,
+        body: UpdateRoleBody,
+        response: { 200: Result(RoleSchema) },
+      },
+    },
+    async (request) => ({
+      result: await updateTenantRole(
+        ctx,
+        request.actor,
+        request.params.tenantId,
+        request.params.roleId,
+        request.body ?? {},
+      ),
+    }),
   )
 }

@@ -46,8 +46,7 @@ export async function userScope(
   if (holdsAny(actor.platformPermissions, permissions)) return { all: true }
   const subtreesOf: string[] = []
   for (const membership of await ctx.access.grantingMemberships(actor.userId)) {
-    const granted = await ctx.access.rolePermissions(membership.roleId)
-    if (granted && holdsAny(granted, permissions)) subtreesOf.push(membership.tenantId)
+    if (holdsAny(membership.permissions, permissions)) subtreesOf.push(membership.tenantId)
   }
   return { all: false, selfId: includeSelf ? actor.userId : undefined, subtreesOf }
 }
