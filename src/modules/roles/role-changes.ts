@@ -106,7 +106,7 @@ export async function updateTenantRole(
 ): Promise<Role> {
   const access = await requireTenantPermission(ctx, actor, tenantId, MANAGE_ROLES)
   const current = await findRole(ctx.db, roleId.toLowerCase())
-  if (!current || current.scope !== 'tenant' || !visibleIn(current, access.tenant)) throw roleNotFound()
+  if (current?.scope !== 'tenant' || !visibleIn(current, access.tenant)) throw roleNotFound()
   if (current.built_in) {
     throw new AppError('role_read_only', `The built-in role "${current.name}" cannot be changed`)
   }

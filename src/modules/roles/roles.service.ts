@@ -125,7 +125,7 @@ export async function getTenantRole(
 ): Promise<Role> {
   const access = await requireTenantPermission(ctx, actor, tenantId, READ_ROLES)
   const row = await findRole(ctx.db, roleId.toLowerCase())
-  if (!row || row.scope !== 'tenant' || !visibleIn(row, access.tenant)) throw roleNotFound()
+  if (row?.scope !== 'tenant' || !visibleIn(row, access.tenant)) throw roleNotFound()
   return toRole(row)
 }
 
