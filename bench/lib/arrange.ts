@@ -1,4 +1,4 @@
-import { REGIONS, ROLE_IDS } from '../../src/access/permissions.js'
+import { PERMISSIONS, REGIONS } from '../../src/access/permissions.js'
 import type { Arrangement } from './scenarios.js'
 
 export interface ApiResponse {
@@ -57,8 +57,9 @@ export interface ArrangeInput {
 
 /**
  * The scene every scenario acts in, built through the API: the platform administrator creates the bench
- * tenant and makes the bench user an accepted Administrator of it; that user (a tenant Administrator,
- * not a platform one) creates the sub-tenant new tenants hang from, and its token drives the scenarios.
+ * tenant and a custom tenant role holding every permission, and makes the bench user an accepted member
+ * with that role; that user (a tenant member, not a platform administrator) creates the sub-tenant new
+ * tenants hang from, and its token drives the scenarios.
  */
 export async function arrange(input: ArrangeInput): Promise<Arrangement> {
   const { serverUrl } = input
@@ -74,13 +75,28 @@ export async function arrange(input: ArrangeInput): Promise<Arrangement> {
     'create the bench tenant',
   ).result
 
+  // A custom tenant role with every permission, so that effective permissions are computed through a
+  // tenant's own role (API.md §11) as production callers' are, not a built-in one.
+  const role = expectStatus(
+    await call(serverUrl, 'POST', `/v1/tenants/${tenant.id}/roles`, {
+      token: adminToken,
+      body: {
+        name: 'Bench operator',
+        description: 'Every permission, as a tenant role',
+        permissions: PERMISSIONS,
+      },
+    }),
+    201,
+    'create the bench tenant role',
+  ).result
+
   expectStatus(
     await call(serverUrl, 'POST', `/v1/tenants/${tenant.id}/users`, {
       token: adminToken,
-      body: { email: input.benchUser.email, roleId: ROLE_IDS.administrator, status: 'accepted' },
+      body: { email: input.benchUser.email, roleId: role.id, status: 'accepted' },
     }),
     201,
-    'make the bench user an Administrator of the bench tenant',
+    'make the bench user a member of the bench tenant with the custom role',
   )
 
   const token = await issueToken(serverUrl, input.benchUser.email, input.benchUser.password)
