@@ -51,16 +51,3 @@ export async function listGrantingMemberships(
     .execute()
   return rows.map((row) => ({ tenantId: row.tenant_id, roleId: row.role_id, permissions: row.permissions }))
 }
-
-/** What a role grants (none while disabled), or undefined when there is no such role. */
-export async function findRolePermissions(
-  db: Kysely<Database>,
-  roleId: string,
-): Promise<string[] | undefined> {
-  const row = await db
-    .selectFrom('roles as r')
-    .select(grantedPermissions.as('permissions'))
-    .where('r.id', '=', roleId)
-    .executeTakeFirst()
-  return row?.permissions
-}

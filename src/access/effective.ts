@@ -1,11 +1,6 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../db/schema.js'
-import {
-  findRolePermissions,
-  findTenantPlacement,
-  listGrantingMemberships,
-  type TenantPlacement,
-} from './access.repository.js'
+import { findTenantPlacement, listGrantingMemberships, type TenantPlacement } from './access.repository.js'
 import type { Actor } from './actor.js'
 import { TtlCache } from './cache.js'
 import { isPermission, type Permission } from './permissions.js'
@@ -33,8 +28,8 @@ export const CACHE_TTL_MS = 5_000
 /**
  * Effective permissions (API.md §3): a user's platform-role permissions ∪ the permissions of its tenant
  * role in T or any ancestor of T, counting accepted memberships in active tenants; a disabled role
- * grants nothing (§11). An API key holds its
- * role's permissions in its tenant and that tenant's descendants, and nothing else.
+ * grants nothing (§11). An API key holds its role's permissions in its tenant and that tenant's
+ * descendants, and nothing else (the authenticator caches them with the key).
  *
  * Look-ups are cached for CACHE_TTL_MS so that a request costs no extra round trip; every write that
  * changes a membership, a role, a user's standing or a tenant's `active` calls `invalidate()`, and other
@@ -43,7 +38,6 @@ export const CACHE_TTL_MS = 5_000
 export class AccessControl {
   readonly #tenants: TtlCache<string, TenantPlacement | null>
   readonly #memberships: TtlCache<string, GrantingMembership[]>
-  readonly #roles: TtlCache<string, ReadonlySet<Permission> | null>
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -51,7 +45,6 @@ export class AccessControl {
   ) {
     this.#tenants = new TtlCache(ttlMs)
     this.#memberships = new TtlCache(ttlMs)
-    this.#roles = new TtlCache(ttlMs)
   }
 
   readonly #listeners: Array<() => void> = []
@@ -60,7 +53,6 @@ export class AccessControl {
   invalidate(): void {
     this.#tenants.clear()
     this.#memberships.clear()
-    this.#roles.clear()
     for (const listener of this.#listeners) listener()
   }
 
@@ -74,14 +66,6 @@ export class AccessControl {
       async () => (await findTenantPlacement(this.db, tenantId)) ?? null,
     )
     return placement ?? undefined
-  }
-
-  async rolePermissions(roleId: string): Promise<ReadonlySet<Permission> | undefined> {
-    const permissions = await this.#roles.getOrLoad(roleId, async () => {
-      const names = await findRolePermissions(this.db, roleId)
-      return names ? new Set(names.filter(isPermission)) : null
-    })
-    return permissions ?? undefined
   }
 
   /** A user's granting memberships and their roles' permissions: one query, then a cache hit. */

@@ -62,7 +62,9 @@ export const roleRoutes: RouteModule = async (app, ctx) => {
     {
       schema: {
         tags,
+        operationId: 'listPlatformRoles',
         summary: 'The platform roles',
+        description: 'The built-in platform roles. Any authenticated caller.',
         querystring: ListRolesQuery,
         response: { 200: RoleList },
       },
@@ -75,7 +77,18 @@ export const roleRoutes: RouteModule = async (app, ctx) => {
 
   app.get(
     '/roles/:roleId',
-    { schema: { tags, summary: 'Get a role', params: RoleParams, response: { 200: Result(RoleSchema) } } },
+    {
+      schema: {
+        tags,
+        operationId: 'getRole',
+        summary: 'Get a role by id',
+        description:
+          'A platform or built-in role: any authenticated caller. A tenant’s own role: VIEW_ALL_ROLES or ' +
+          'MANAGE_ALL_ROLES in the tenant that owns it.',
+        params: RoleParams,
+        response: { 200: Result(RoleSchema) },
+      },
+    },
     async (request) => ({ result: await getRole(ctx, request.actor, request.params.roleId) }),
   )
 
