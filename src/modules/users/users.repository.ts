@@ -89,3 +89,27 @@ export async function updateUser(
 ): Promise<UserRow | undefined> {
   return db.updateTable('users').set(changes).where('id', '=', id).returningAll().executeTakeFirst()
 }
+
+/**
+ * A user's names and — when given — its first password (only while it has none: two racing first
+ * passwords, the first wins and the second finds no row). Used by the invitation token's profile step.
+ */
+export async function updateNamesAndFirstPassword(
+  db: Executor,
+  userId: string,
+  names: { first_name?: string; last_name?: string },
+  passwordHash: string | undefined,
+  now: Date,
+): Promise<UserRow | undefined> {
+  let query = db
+    .updateTable('users')
+    .set({
+      ...names,
+      ...(passwordHash ? { password_hash: passwordHash, password_changed_at: now } : {}),
+      updated: now,
+      updated_by: userId,
+    })
+    .where('id', '=', userId)
+  if (passwordHash) query = query.where('password_hash', 'is', null)
+  return query.returningAll().executeTakeFirst()
+}

@@ -3,6 +3,7 @@ import type { ServiceContext } from '../../context.js'
 import type { UserRow } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
 import { type Page, readPage } from '../../http/pagination.js'
+import { latestPasswordResetMailStatus } from '../../outbox/outbox.repository.js'
 import { loadRoleCatalog } from '../roles/roles.service.js'
 import { buildNewUserRow, normalizeEmail } from './user-rules.js'
 import {
@@ -45,7 +46,14 @@ export async function getUser(ctx: ServiceContext, actor: Actor, userId: string)
   if (!(await canReadUser(ctx, actor, userId))) throw userNotFound()
   const row = await findUserById(ctx.db, userId)
   if (!row) throw userNotFound()
-  return toUser(row)
+  return withResetMailStatus(ctx, toUser(row))
+}
+
+/** A single user's record with the delivery state of its live password-reset link's e-mail. */
+export async function withResetMailStatus(ctx: ServiceContext, user: User): Promise<User> {
+  const status =
+    user.resetPasswordExpiryDate === null ? undefined : await latestPasswordResetMailStatus(ctx.db, user.id)
+  return { ...user, resetPasswordEmailStatus: status ?? null }
 }
 
 /**
