@@ -8,7 +8,7 @@ import {
   memberWithToken,
   uniqueEmail,
 } from './helpers/fixtures.js'
-import { type ReceivedMail, startSmtpServer, type TestSmtpServer } from './helpers/smtp.js'
+import { resetTokenIn, startSmtpServer, type TestSmtpServer } from './helpers/smtp.js'
 import { createTestApp, type TestApp } from './helpers/test-app.js'
 import { TEST_ADMIN } from './helpers/test-env.js'
 
@@ -40,12 +40,6 @@ beforeEach(async () => {
   t.clock.set(new Date(Math.max(Date.now(), t.clock.now().getTime()) + 2 * HOUR_MS))
   admin = await t.tokenFor(TEST_ADMIN.email, TEST_ADMIN.password)
 })
-
-export function resetTokenIn(mail: ReceivedMail): string {
-  const match = /https?:\/\/\S+\/password-reset\?token=([A-Za-z0-9_%-]+)/.exec(mail.text)
-  if (!match?.[1]) throw new Error(`no reset link in the mail:\n${mail.text}`)
-  return decodeURIComponent(match[1])
-}
 
 function requestReset(email: string, method = 'PUT') {
   return t.request(method, '/v1/request-password-reset', { body: { email } })
