@@ -48,13 +48,18 @@ function unchanged(target: UserRow, input: UpdateUserInput, key: string): boolea
 }
 
 /**
- * A default tenant must be one where the user's membership is accepted (API.md §10); an administrator
- * setting another user's must also be able to see that tenant. 400 on defaultTenant otherwise.
+ * A user's own default tenant must be one where its membership is accepted (API.md §10); an administrator
+ * setting another user's needs only to see that tenant (the earlier rule). 400 on defaultTenant otherwise.
  */
 async function checkDefaultTenant(ctx: ServiceContext, actor: Actor, userId: string, tenantId: string) {
+  if (!isSelf(actor, userId)) {
+    if (!canSee(await ctx.access.inTenant(actor, tenantId))) {
+      throw invalidField('defaultTenant', 'does not exist', 'defaultTenant does not name a tenant')
+    }
+    return
+  }
   const membership = await findMembership(ctx.db, tenantId.toLowerCase(), userId)
-  const visible = isSelf(actor, userId) || canSee(await ctx.access.inTenant(actor, tenantId))
-  if (!visible || membership?.status !== 'accepted') {
+  if (membership?.status !== 'accepted') {
     throw invalidField(
       'defaultTenant',
       'must be a tenant where the user is an accepted member',

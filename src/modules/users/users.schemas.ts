@@ -42,14 +42,11 @@ export const UserSchema = Type.Object({
   resetPasswordExpiryDate: Nullable(
     Timestamp({ description: 'When the live password-reset link expires; null when none' }),
   ),
-  resetPasswordEmailStatus: Type.Optional(
-    Nullable(
-      Type.String({
-        description:
-          'Delivery state of the latest password-reset e-mail (queued | sent | failed), while a link is live; ' +
-          'on single reads and updates',
-      }),
-    ),
+  resetPasswordEmailStatus: Nullable(
+    Type.String({
+      description:
+        'Delivery state of the live password-reset link’s e-mail (queued | sent | failed); null when no link',
+    }),
   ),
   // Null only for the bootstrapped first administrator, whom nobody created.
   createdBy: Nullable(Uuid()),

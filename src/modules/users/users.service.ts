@@ -46,10 +46,10 @@ export async function getUser(ctx: ServiceContext, actor: Actor, userId: string)
   if (!(await canReadUser(ctx, actor, userId))) throw userNotFound()
   const row = await findUserById(ctx.db, userId)
   if (!row) throw userNotFound()
-  return withResetMailStatus(ctx, toUser(row))
+  return toUser(row)
 }
 
-/** A single user's record with the delivery state of its live password-reset link's e-mail. */
+/** A record made from a row without the mail's state (an update's RETURNING) gets it here. */
 export async function withResetMailStatus(ctx: ServiceContext, user: User): Promise<User> {
   const status =
     user.resetPasswordExpiryDate === null ? undefined : await latestPasswordResetMailStatus(ctx.db, user.id)
@@ -82,7 +82,7 @@ export async function listVisibleUsers(
 }
 
 /** The API record of a stored user: an allow-list, so the password hash cannot leak. */
-export function toUser(row: UserRow): User {
+export function toUser(row: UserRow & { reset_mail_status?: string | null }): User {
   return {
     id: row.id,
     email: row.email,
@@ -97,6 +97,8 @@ export function toUser(row: UserRow): User {
     defaultTenant: row.default_tenant,
     hasPassword: row.password_hash !== null,
     resetPasswordExpiryDate: row.reset_password_expiry_date?.toISOString() ?? null,
+    // A row read without it (a new user, a bulk row) has no live reset link, hence no mail.
+    resetPasswordEmailStatus: row.reset_mail_status ?? null,
     createdBy: row.created_by,
     updatedBy: row.updated_by,
     created: row.created.toISOString(),
