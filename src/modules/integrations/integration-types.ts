@@ -1,5 +1,3 @@
-import type { Attribute } from '../../errors.js'
-
 /**
  * The integration types and the keys of their `properties` (SPEC §2.4, API.md §4.5), declared once: the
  * request checks, the defaults, which keys are secrets and the OpenAPI description all come from here.
