@@ -33,8 +33,10 @@ import { membershipRoutes } from './modules/memberships/memberships.routes.js'
 import { regionRoutes } from './modules/regions/regions.routes.js'
 import { roleRoutes } from './modules/roles/roles.routes.js'
 import { tenantRoutes } from './modules/tenants/tenants.routes.js'
+import { passwordResetRoutes } from './modules/users/password-reset.routes.js'
 import { userRoutes } from './modules/users/users.routes.js'
 import { invitationPageRoutes } from './web/accept-routes.js'
+import { passwordResetPageRoutes } from './web/reset-routes.js'
 
 export interface AppDeps {
   db: Kysely<Database>
@@ -57,6 +59,7 @@ const ROUTE_MODULES: RouteModule[] = [
   tenantRoutes,
   integrationRoutes,
   userRoutes,
+  passwordResetRoutes,
   roleRoutes,
   apiKeyRoutes,
   membershipRoutes,
@@ -136,6 +139,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   await app.register(async (health) => healthRoutes(health as TypedApp, ctx))
   await app.register(async (web) => invitationPageRoutes(web as TypedApp, ctx))
+  await app.register(async (web) => passwordResetPageRoutes(web as TypedApp, ctx))
   await app.register(
     async (v1) => {
       // Everything under /v1 needs credentials unless its route says otherwise; health and docs do not.

@@ -14,6 +14,14 @@ export interface Config {
   adminEmail: string
   adminPassword: string | undefined
   invitationTtlSeconds: number
+  /** How long a password-reset link works (API.md §10). */
+  passwordResetTtlSeconds: number
+  /**
+   * Link templates of the e-mails (API.md §10); placeholders `{token}`, `{userId}` (and `{tenantId}` for
+   * invitations), URL-encoded. Undefined: the service's own pages under `publicUrl`.
+   */
+  invitationUrl: string | undefined
+  passwordResetUrl: string | undefined
   logLevel: LogLevel
   /** Run the outbox worker inside the server process (default) or leave it to `tenantry worker`. */
   inProcessWorker: boolean
@@ -99,6 +107,16 @@ export function loadConfig(env: Env = process.env): Config {
 
   const invitationTtlSeconds = integer('TENANTRY_INVITATION_TTL', 86_400, 60, 30 * 86_400)
 
+  const passwordResetTtlSeconds = integer('TENANTRY_PASSWORD_RESET_TTL', 3_600, 60, 7 * 86_400)
+  const invitationUrl = read('TENANTRY_INVITATION_URL')
+  if (invitationUrl !== undefined && !isLinkTemplate(invitationUrl)) {
+    problems.push('TENANTRY_INVITATION_URL must be an http(s) URL template containing {token}')
+  }
+  const passwordResetUrl = read('TENANTRY_PASSWORD_RESET_URL')
+  if (passwordResetUrl !== undefined && !isLinkTemplate(passwordResetUrl)) {
+    problems.push('TENANTRY_PASSWORD_RESET_URL must be an http(s) URL template containing {token}')
+  }
+
   const rawLevel = read('LOG_LEVEL') ?? 'info'
   const logLevel = (LOG_LEVELS as readonly string[]).includes(rawLevel) ? (rawLevel as LogLevel) : 'info'
   if (logLevel !== rawLevel) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`)
@@ -127,6 +145,9 @@ export function loadConfig(env: Env = process.env): Config {
     adminEmail,
     adminPassword,
     invitationTtlSeconds,
+    passwordResetTtlSeconds,
+    invitationUrl,
+    passwordResetUrl,
     logLevel,
     inProcessWorker: rawWorker === 'in-process',
     apiRateLimitPerMinute,
@@ -141,6 +162,11 @@ function isHttpUrl(value: string): boolean {
   } catch {
     return false
   }
+}
+
+/** A link template: an http(s) URL once its placeholders are filled, and one that carries the token. */
+function isLinkTemplate(value: string): boolean {
+  return value.includes('{token}') && isHttpUrl(value.replace(/\{(token|userId|tenantId)\}/g, 'x'))
 }
 
 /** The database URLs the service can open (db/database.ts): a throw-away embedded one, or a server. */

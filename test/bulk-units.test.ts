@@ -54,6 +54,7 @@ describe('CreatedRowLines', () => {
     defaultTenant: null,
     hasPassword: false,
     resetPasswordExpiryDate: null,
+    resetPasswordEmailStatus: null,
     createdBy: newUserId(),
     updatedBy: newUserId(),
     created: '2026-01-02T03:04:05.678Z',

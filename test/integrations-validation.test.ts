@@ -78,9 +78,10 @@ const INVALID: Array<[string, Record<string, unknown>, string]> = [
     'properties.pushEnabled',
   ],
   [
-    'zendesk without workItems',
-    { type: 'zendesk', properties: { ...zendesk, workItems: undefined } },
-    'properties.workItems',
+    // Required properties are needed to be active (API.md §10): the 400 names `active`.
+    'an active zendesk without workItems',
+    { type: 'zendesk', active: true, properties: { ...zendesk, workItems: undefined } },
+    'active',
   ],
   [
     'zendesk workItems that is not a boolean',
@@ -88,14 +89,14 @@ const INVALID: Array<[string, Record<string, unknown>, string]> = [
     'properties.workItems',
   ],
   [
-    'zendesk workItems true without interactionFieldId',
-    { type: 'zendesk', properties: { ...zendesk, interactionFieldId: '' } },
-    'properties.interactionFieldId',
+    'an active zendesk, workItems true without interactionFieldId',
+    { type: 'zendesk', active: true, properties: { ...zendesk, interactionFieldId: '' } },
+    'active',
   ],
   [
-    'zendesk without endpointPrefix',
-    { type: 'zendesk', properties: { ...zendesk, endpointPrefix: undefined } },
-    'properties.endpointPrefix',
+    'an active zendesk without endpointPrefix',
+    { type: 'zendesk', active: 'true', properties: { ...zendesk, endpointPrefix: undefined } },
+    'active',
   ],
   [
     'zendesk endpointPrefix over http',
@@ -193,19 +194,17 @@ describe('updating with invalid attributes', () => {
   it('refuses each bad change with a 400 naming it and leaves the integration as it was', async () => {
     const created = await t.request('POST', `/v1/tenants/${tenantId}/integrations`, {
       token,
-      body: { type: 'zendesk', name: 'Tickets', properties: zendesk },
+      body: { type: 'zendesk', name: 'Tickets', active: true, properties: zendesk },
     })
     expect(created.status).toBe(201)
     const url = `/v1/tenants/${tenantId}/integrations/${created.body.result.id}`
     for (const [body, field] of [
       [{ properties: { foo: 'x' } }, 'properties.foo'],
       [{ properties: { endpointPrefix: 'http://acme.example.test' } }, 'properties.endpointPrefix'],
-      [{ properties: { interactionFieldId: '' } }, 'properties.interactionFieldId'],
+      // An active integration keeps its required properties: the 400 names `active`.
+      [{ properties: { interactionFieldId: '' } }, 'active'],
       [{ properties: { workItems: 'yes' } }, 'properties.workItems'],
-      [
-        { attributes: { properties: { interactionFieldId: '' } } },
-        'attributes.properties.interactionFieldId',
-      ],
+      [{ attributes: { properties: { interactionFieldId: '' } } }, 'attributes.active'],
       [{ active: 'maybe' }, 'active'],
       [{ name: '' }, 'name'],
     ] as const) {
@@ -224,6 +223,6 @@ describe('updating with invalid attributes', () => {
     expect(off.status).toBe(200)
     const on = await t.request('PUT', url, { token, body: { properties: { workItems: true } } })
     expect(on.status).toBe(400)
-    expect(on.body.error.attribute).toHaveProperty(['properties.interactionFieldId'])
+    expect(on.body.error.attribute.active).toContain('properties.interactionFieldId')
   })
 })

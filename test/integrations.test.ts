@@ -408,7 +408,7 @@ describe('the OpenAPI document', () => {
     ])
     expect(Object.keys(paths['/v1/tenants/{tenantId}/integrations']).sort()).toEqual(['get', 'post'])
     const text = JSON.stringify(paths['/v1/tenants/{tenantId}/integrations'].post)
-    expect(text).toContain('zendesk: endpointPrefix (https URL, required)')
+    expect(text).toContain('zendesk: endpointPrefix (https URL, required to be active)')
     expect(text).toContain('consumerSecret (secret)')
   })
 })

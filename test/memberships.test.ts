@@ -10,6 +10,10 @@ import { createTestApp, type TestApp } from './helpers/test-app.js'
  */
 const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/
 const TENANT_USER_FIELDS = [
+  // API.md §10: what the UIs read besides the brief's fields.
+  'externalId',
+  'platformStatus',
+  'roleName',
   'tenantId',
   'userId',
   'email',

@@ -13,6 +13,7 @@ import { TEST_ADMIN } from './helpers/test-env.js'
 const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 const USER_FIELDS = [
+  'resetPasswordEmailStatus',
   'id',
   'email',
   'roleId',
@@ -369,7 +370,8 @@ describe('PUT /v1/users/{id}', () => {
       { externalId: 'x' },
       { status: 'disabled' },
       { personalTelephone: '+15551234567' },
-      { roleId: ROLE_IDS.platformUser },
+      // Its own unchanged roleId is no change (API.md §10); another role is.
+      { roleId: ROLE_IDS.platformAdministrator },
     ]) {
       const refused = await t.request('PUT', `/v1/users/${plain.id}`, { token: plainToken, body })
       expect(refused.status).toBe(403)

@@ -2,6 +2,7 @@ import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'k
 import * as m0001 from './migrations/0001_initial.js'
 import * as m0002 from './migrations/0002_outbox_invitation_index.js'
 import * as m0003 from './migrations/0003_audit_events.js'
+import * as m0004 from './migrations/0004_password_reset.js'
 import * as m0005 from './migrations/0005_tenant_roles.js'
 
 /** Every migration, in order. Listed statically so that the compiled build needs no file scanning. */
@@ -9,6 +10,7 @@ const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
   '0002_outbox_invitation_index': m0002,
   '0003_audit_events': m0003,
+  '0004_password_reset': m0004,
   '0005_tenant_roles': m0005,
 }
 

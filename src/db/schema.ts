@@ -57,6 +57,8 @@ export interface UsersTable {
   password_hash: string | null
   password_changed_at: Timestamp | null
   reset_password_expiry_date: Timestamp | null
+  /** SHA-256 of the live password-reset token (migration 0004); null when there is none. */
+  reset_password_token_hash: ColumnType<string | null, string | null | undefined, string | null>
   created: Timestamp
   created_by: string | null
   updated: Timestamp

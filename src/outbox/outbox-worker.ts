@@ -4,10 +4,19 @@ import type { Clock } from '../clock.js'
 import type { Config } from '../config.js'
 import type { Keys } from '../crypto/keys.js'
 import type { Database, OutboxRow } from '../db/schema.js'
-import { acceptLink, openInvitationMail, UndeliverableMail } from './mail/invitation-mail.js'
+import { openInvitationMail, UndeliverableMail } from './mail/invitation-mail.js'
 import { renderInvitationMail } from './mail/invitation-template.js'
-import { createMailer, type Mailer, PermanentMailError } from './mail/mailer.js'
-import { claimDueRows, INVITATION_EMAIL, markFailed, markRetry, markSent } from './outbox.repository.js'
+import { invitationLink, passwordResetLink } from './mail/links.js'
+import { createMailer, type Mailer, type OutgoingMail, PermanentMailError } from './mail/mailer.js'
+import { openPasswordResetMail, renderPasswordResetMail } from './mail/password-reset-mail.js'
+import {
+  claimDueRows,
+  INVITATION_EMAIL,
+  markFailed,
+  markRetry,
+  markSent,
+  PASSWORD_RESET_EMAIL,
+} from './outbox.repository.js'
 import { onOutboxNudge } from './outbox-signal.js'
 
 export interface OutboxWorkerDeps {
@@ -15,7 +24,8 @@ export interface OutboxWorkerDeps {
   keys: Pick<Keys, 'secretKey' | 'secretKeyId'>
   logger: Logger
   clock: Clock
-  config: Pick<Config, 'publicUrl' | 'smtpUrl' | 'mailFrom'>
+  config: Pick<Config, 'publicUrl' | 'smtpUrl' | 'mailFrom'> &
+    Partial<Pick<Config, 'invitationUrl' | 'passwordResetUrl'>>
 }
 
 export interface OutboxWorkerOptions {
@@ -165,15 +175,28 @@ export class OutboxWorker {
   /** Sends one claimed row; true when the mail was handed over, false when it was recorded as failed. */
   async #send(row: OutboxRow): Promise<boolean> {
     try {
-      if (row.kind !== INVITATION_EMAIL) throw new UndeliverableMail(`unknown outbox kind "${row.kind}"`)
-      const { facts, token } = openInvitationMail(this.deps.keys, row.id, row.payload)
-      const mail = renderInvitationMail(facts, acceptLink(this.deps.config.publicUrl, token))
-      await this.#mailer.send({ to: facts.to, ...mail })
+      await this.#mailer.send(this.#compose(row))
       return true
     } catch (error) {
       await this.#failed(row, error, this.#rowLogger(row))
       return false
     }
+  }
+
+  /** The mail of a claimed row, by its kind; the link is made from the decrypted token here. */
+  #compose(row: OutboxRow): OutgoingMail {
+    const links = { invitationUrl: undefined, passwordResetUrl: undefined, ...this.deps.config }
+    if (row.kind === INVITATION_EMAIL) {
+      const { facts, token } = openInvitationMail(this.deps.keys, row.id, row.payload)
+      const link = invitationLink(links, { token, userId: facts.userId, tenantId: facts.tenantId })
+      return { to: facts.to, ...renderInvitationMail(facts, link) }
+    }
+    if (row.kind === PASSWORD_RESET_EMAIL) {
+      const { facts, token } = openPasswordResetMail(this.deps.keys, row.id, row.payload)
+      const link = passwordResetLink(links, { token, userId: facts.userId })
+      return { to: facts.to, ...renderPasswordResetMail(facts, link) }
+    }
+    throw new UndeliverableMail(`unknown outbox kind "${row.kind}"`)
   }
 
   async #markSent(rows: OutboxRow[]): Promise<void> {
@@ -194,7 +217,7 @@ export class OutboxWorker {
       return
     }
     this.stats.sent += rows.length
-    for (const row of rows) this.#rowLogger(row).info('invitation e-mail sent')
+    for (const row of rows) this.#rowLogger(row).info({ kind: row.kind }, 'e-mail sent')
   }
 
   #rowLogger(row: OutboxRow): Logger {
@@ -209,16 +232,13 @@ export class OutboxWorker {
         const reason = permanent ? message : `gave up after ${row.attempts} attempts: ${message}`
         await markFailed(this.deps.db, row.id, reason)
         this.stats.failed += 1
-        log.error({ reason }, 'invitation e-mail failed for good')
+        log.error({ reason }, 'e-mail failed for good')
         return
       }
       const next = new Date(this.deps.clock.now().getTime() + this.#backoff(row.attempts))
       await markRetry(this.deps.db, row.id, message, next)
       this.stats.retried += 1
-      log.warn(
-        { error: message, nextAttemptAt: next.toISOString() },
-        'invitation e-mail not sent; will retry',
-      )
+      log.warn({ error: message, nextAttemptAt: next.toISOString() }, 'e-mail not sent; will retry')
     } catch (dbError) {
       // The lease runs out and the row is claimed again: nothing is lost.
       log.error({ err: dbError }, 'outbox: could not record a failed send')

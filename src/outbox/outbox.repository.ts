@@ -10,6 +10,7 @@ import type { Database, OutboxRow, OutboxTable } from '../db/schema.js'
 type Executor = Kysely<Database> | Transaction<Database>
 
 export const INVITATION_EMAIL = 'invitation_email'
+export const PASSWORD_RESET_EMAIL = 'password_reset_email'
 
 export interface NewOutboxRow {
   id: string
@@ -141,4 +142,33 @@ export async function insertOutboxRows(db: Executor, rows: readonly NewOutboxRow
       ${values.map((v) => time(v.created))}::timestamptz[]
     ) as incoming(id, tenant_id, kind, payload, next_attempt_at, created)
   `.execute(db)
+}
+
+/**
+ * Deletes a user's not-yet-sent password-reset mail: a newer link (or a password set meanwhile) has made
+ * its link dead, so it must not go out.
+ */
+export async function deleteQueuedPasswordResetMail(db: Executor, userId: string): Promise<void> {
+  await db
+    .deleteFrom('outbox')
+    .where('kind', '=', PASSWORD_RESET_EMAIL)
+    .where('status', '=', 'queued')
+    .where(sql<boolean>`payload->>'userId' = ${userId}`)
+    .execute()
+}
+
+/** The delivery state of a user's latest password-reset mail (queued, sent, failed), if any. */
+export async function latestPasswordResetMailStatus(
+  db: Executor,
+  userId: string,
+): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('outbox')
+    .select('status')
+    .where('kind', '=', PASSWORD_RESET_EMAIL)
+    .where(sql<boolean>`payload->>'userId' = ${userId}`)
+    .orderBy('created', 'desc')
+    .limit(1)
+    .executeTakeFirst()
+  return row?.status
 }

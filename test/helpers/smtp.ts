@@ -179,3 +179,10 @@ export function invitationLinkIn(mail: ReceivedMail): { link: URL; token: string
   const link = new URL(match[0])
   return { link, token: link.searchParams.get('token') ?? '' }
 }
+
+/** The password-reset token in a mail's text part (the service's own page link). */
+export function resetTokenIn(mail: ReceivedMail): string {
+  const match = /https?:\/\/\S+\/password-reset\?token=([A-Za-z0-9_%-]+)/.exec(mail.text)
+  if (!match?.[1]) throw new Error(`no reset link in the mail:\n${mail.text}`)
+  return decodeURIComponent(match[1])
+}

@@ -90,6 +90,8 @@ export class CreatedRowLines {
       `"status":${this.#status.of(user.status)},"aliasPlatformUserId":${text(user.aliasPlatformUserId)},` +
       `"defaultTenant":${this.#defaultTenant.of(user.defaultTenant)},"hasPassword":${user.hasPassword},` +
       `"resetPasswordExpiryDate":${this.#reset.of(user.resetPasswordExpiryDate)},` +
+      // A user just created has no reset link, hence no reset mail.
+      `"resetPasswordEmailStatus":${textOrNull(user.resetPasswordEmailStatus)},` +
       `"createdBy":${this.#createdBy.of(user.createdBy)},"updatedBy":${this.#updatedBy.of(user.updatedBy)},` +
       `"created":${this.#created.of(user.created)},"updated":${this.#updated.of(user.updated)}}}`
     )

@@ -1,12 +1,16 @@
 import { AppError, type Attribute } from '../../errors.js'
 import { displayName } from '../tenants/tenant-name.js'
 import {
+  activationProblem,
   checkProperties,
-  checkPropertyRules,
   completeProperties,
+  missingForActivation,
+} from './integration-properties.js'
+import {
   INTEGRATION_TYPES,
   type IntegrationType,
   isSecretKey,
+  normalizeType,
   type PlainProperties,
   SECRET_MASK,
 } from './integration-types.js'
@@ -39,8 +43,13 @@ export function readCreateBody(body: CreateIntegrationBody | undefined): NewInte
   const source = (wrapped ? body?.attributes : body) ?? {}
   const prefix = wrapped ? 'attributes.' : ''
   const problems: Attribute = {}
-  const { type, properties } = source as Partial<NonNullable<CreateIntegrationBody['attributes']>>
-  if (type === undefined) problems[`${prefix}type`] = `is required (one of ${INTEGRATION_TYPES.join(', ')})`
+  const { type: sentType, properties } = source as Partial<NonNullable<CreateIntegrationBody['attributes']>>
+  // `type` is matched ignoring case and stored lower-case (API.md §10).
+  const type = normalizeType(sentType)
+  if (type === undefined) {
+    problems[`${prefix}type`] =
+      `${sentType === undefined ? 'is required' : 'is not a known type'} (one of ${INTEGRATION_TYPES.join(', ')})`
+  }
   if (properties === undefined) problems[`${prefix}properties`] = 'is required'
   if (type === undefined || properties === undefined) throw invalidFields(problems)
 
@@ -51,8 +60,11 @@ export function readCreateBody(body: CreateIntegrationBody | undefined): NewInte
       problems[`${path}.${key}`] = `is the placeholder reads show for a stored secret; send the secret itself`
     }
   }
-  const complete = completeProperties(type, given, path, problems)
-  checkPropertyRules(type, complete, path, problems)
+  const complete = completeProperties(type, given)
+  const active = source.active === undefined ? false : toBoolean(source.active)
+  // Incomplete while inactive (API.md §10): only an active integration needs its required properties.
+  const missing = active ? missingForActivation(type, complete, given) : []
+  if (missing.length > 0) problems[`${prefix}active`] = activationProblem(missing, path)
   if (Object.keys(problems).length > 0) throw invalidFields(problems)
 
   return {
@@ -60,7 +72,7 @@ export function readCreateBody(body: CreateIntegrationBody | undefined): NewInte
     // The samples name an integration after its type; that is the default.
     name: displayName(source.name ?? type),
     description: source.description ?? null,
-    active: source.active === undefined ? false : toBoolean(source.active),
+    active,
     properties: complete,
   }
 }
@@ -72,13 +84,16 @@ export function readCreateBody(body: CreateIntegrationBody | undefined): NewInte
 export function readUpdateBody(
   body: UpdateIntegrationBody | undefined,
   type: IntegrationType,
-): IntegrationChanges & { propertiesPath: string } {
+): IntegrationChanges & { propertiesPath: string; activePath: string } {
   const wrapped = body?.attributes !== undefined
   const source = (wrapped ? body?.attributes : body) ?? {}
   const prefix = wrapped ? 'attributes.' : ''
   const propertiesPath = `${prefix}properties`
   const problems: Attribute = {}
-  const changes: IntegrationChanges & { propertiesPath: string } = { propertiesPath }
+  const changes: IntegrationChanges & { propertiesPath: string; activePath: string } = {
+    propertiesPath,
+    activePath: `${prefix}active`,
+  }
   if (source.name !== undefined) changes.name = displayName(source.name)
   if (source.description !== undefined) changes.description = source.description
   if (source.active !== undefined) changes.active = toBoolean(source.active)
@@ -92,15 +107,20 @@ export function readUpdateBody(
   return changes
 }
 
-/** The rules across keys, on the properties an update would leave (plain values; secrets not needed). */
-export function checkMergedProperties(
+/**
+ * An update that leaves the integration active needs every required property (API.md §10): the check
+ * runs on the properties the update would leave, and a refusal names what is missing under `active`.
+ */
+export function checkActivation(
   type: IntegrationType,
+  active: boolean,
   merged: Record<string, unknown>,
-  path: string,
+  paths: { active: string; properties: string },
 ): void {
-  const problems: Attribute = {}
-  checkPropertyRules(type, merged, path, problems)
-  if (Object.keys(problems).length > 0) throw invalidFields(problems)
+  if (!active) return
+  const missing = missingForActivation(type, merged)
+  if (missing.length > 0)
+    throw invalidFields({ [paths.active]: activationProblem(missing, paths.properties) })
 }
 
 function toBoolean(value: boolean | 'true' | 'false'): boolean {

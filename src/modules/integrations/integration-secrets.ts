@@ -1,6 +1,13 @@
 import type { Keys } from '../../crypto/keys.js'
 import { decryptSecret, encryptSecret, isSecretEnvelope, type SecretEnvelope } from '../../crypto/secrets.js'
-import { type IntegrationType, isSecretKey, type PlainProperties, SECRET_MASK } from './integration-types.js'
+import {
+  type DialParams,
+  type IntegrationType,
+  isObjectKey,
+  isSecretKey,
+  type PlainProperties,
+  SECRET_MASK,
+} from './integration-types.js'
 
 /**
  * Integration credentials at rest (API.md §4.5). In the `properties` column a non-secret key holds its
@@ -8,7 +15,7 @@ import { type IntegrationType, isSecretKey, type PlainProperties, SECRET_MASK } 
  * associated data binds each ciphertext to its tenant, integration and field, so an envelope copied to
  * another row or key does not decrypt.
  */
-export type StoredValue = string | boolean | SecretEnvelope
+export type StoredValue = string | boolean | DialParams | SecretEnvelope
 export type StoredProperties = Record<string, StoredValue>
 
 type SecretKeys = Pick<Keys, 'secretKey' | 'secretKeyId'>
@@ -42,6 +49,7 @@ export function maskProperties(type: IntegrationType, stored: StoredProperties):
   for (const [key, value] of Object.entries(stored)) {
     if (isSecretKey(type, key)) shown[key] = isSetSecret(value) ? SECRET_MASK : ''
     else if (typeof value === 'string' || typeof value === 'boolean') shown[key] = value
+    else if (isObjectKey(type, key) && !isSecretEnvelope(value)) shown[key] = value
   }
   return shown
 }

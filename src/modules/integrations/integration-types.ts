@@ -1,10 +1,21 @@
-import type { Attribute } from '../../errors.js'
-
 /**
  * The integration types and the keys of their `properties` (SPEC §2.4, API.md §4.5), declared once: the
  * request checks, the defaults, which keys are secrets and the OpenAPI description all come from here.
  */
-export const INTEGRATION_TYPES = ['salesforce', 'zendesk', 'rest'] as const
+export const INTEGRATION_TYPES = [
+  'salesforce',
+  'zendesk',
+  'rest',
+  'calabrio',
+  'verint',
+  'teleopti',
+  'monet',
+  'email',
+  'twilio',
+  'serenova-voice',
+  'lambda',
+  'client',
+] as const
 export type IntegrationType = (typeof INTEGRATION_TYPES)[number]
 
 /** What reads answer in place of a stored secret; sent back on update it keeps the stored value. */
@@ -13,21 +24,28 @@ export const SECRET_MASK = '********'
 /** Property strings are credentials, ids and addresses: generous, but bounded. */
 export const PROPERTY_MAX_LENGTH = 2048
 
-type UrlRule = { protocols: readonly string[]; allowEmpty: boolean }
+export type UrlRule = { protocols: readonly string[] }
 
-export type PropertySpec =
+/**
+ * One key of a type. `required` keys may be empty while the integration is inactive; turning it active
+ * needs them (API.md §10, "incomplete while inactive"). A URL, when given, must have the right scheme.
+ */
+export type PropertySpec = (
   | { kind: 'text' }
   | { kind: 'secret' }
   | { kind: 'url'; url: UrlRule }
-  | { kind: 'flag'; required: boolean }
+  | { kind: 'flag' }
+  | { kind: 'port' }
+  | { kind: 'choice'; choices: readonly string[] }
+  | { kind: 'object' }
+) & { required?: boolean }
 
 const text: PropertySpec = { kind: 'text' }
 const secret: PropertySpec = { kind: 'secret' }
-const url = (protocols: readonly string[], allowEmpty: boolean): PropertySpec => ({
-  kind: 'url',
-  url: { protocols, allowEmpty },
-})
-const flag = (required: boolean): PropertySpec => ({ kind: 'flag', required })
+const flag: PropertySpec = { kind: 'flag' }
+const port: PropertySpec = { kind: 'port' }
+const url = (protocols: readonly string[]): PropertySpec => ({ kind: 'url', url: { protocols } })
+const required = (spec: PropertySpec): PropertySpec => ({ ...spec, required: true })
 
 export const PROPERTY_SPECS: Record<IntegrationType, Record<string, PropertySpec>> = {
   salesforce: {
@@ -36,30 +54,107 @@ export const PROPERTY_SPECS: Record<IntegrationType, Record<string, PropertySpec
     password: secret,
     securityToken: secret,
     username: text,
-    loginUrl: url(['https:'], true),
-    pushEnabled: flag(false),
+    loginUrl: url(['https:']),
+    pushEnabled: flag,
   },
   zendesk: {
-    // An https address is required: a ticketing integration without an endpoint cannot work.
-    endpointPrefix: url(['https:'], false),
+    // A ticketing integration without an https endpoint cannot work: required to be active.
+    endpointPrefix: required(url(['https:'])),
     interactionFieldId: text,
     password: secret,
     username: text,
-    workItems: flag(true),
+    workItems: required(flag),
   },
   rest: {
-    endpointPrefix: url(['http:', 'https:'], true),
+    endpointPrefix: url(['http:', 'https:']),
     password: secret,
     token: secret,
     username: text,
   },
+  calabrio: {
+    username: required(text),
+    password: required(secret),
+    ctiEnabled: flag,
+    ctiEndpoint: url(['http:', 'https:']),
+    rtaEnabled: flag,
+    rtaUrl: url(['http:', 'https:']),
+  },
+  verint: {
+    sftpHost: required(text),
+    sftpPort: port,
+    sftpUsername: required(text),
+    sftpPassword: required(secret),
+    orgName: text,
+    multipleTenants: flag,
+    dataSourceName: text,
+    scorecardsEnabled: flag,
+    historicalEnabled: flag,
+  },
+  teleopti: {
+    protocol: text,
+    ftpUrl: required(text),
+    ftpUsername: required(text),
+    ftpPassword: required(secret),
+    authKey: secret,
+    teleoptiUrl: url(['http:', 'https:']),
+    platformTypeId: text,
+    sourceId: text,
+    multipleTenants: flag,
+  },
+  monet: {
+    monetUrl: required(url(['http:', 'https:'])),
+    username: required(text),
+    password: required(secret),
+    usernameAsAgentId: flag,
+  },
+  email: {
+    incomingType: text,
+    imapServer: text,
+    smtpHost: required(text),
+    smtpPort: port,
+    smtpEncryptionType: { kind: 'choice', choices: ['ssl/tls', 'starttls'] },
+    smtpUser: text,
+    smtpPassword: secret,
+  },
+  twilio: {
+    accountSid: required(text),
+    authToken: required(secret),
+    region: text,
+    forceRegion: flag,
+    webRtc: flag,
+    extensionPrefix: text,
+    globalDialParams: { kind: 'object' },
+  },
+  'serenova-voice': {
+    // One of accountSid or accountId (rule below).
+    accountSid: text,
+    accountId: text,
+    apiKey: required(secret),
+  },
+  lambda: { accessKey: required(text), secretKey: required(secret) },
+  client: { accessKey: required(text), secretKey: required(secret) },
 }
 
-/** Plain property values: strings, and booleans for flags. */
-export type PlainProperties = Record<string, string | boolean>
+/** An object property (twilio's globalDialParams): a flat map of scalars. */
+export type DialParams = Record<string, string | number | boolean>
+export const OBJECT_MAX_KEYS = 50
+
+/** Plain property values: strings, booleans for flags, a flat object for object keys. */
+export type PlainValue = string | boolean | DialParams
+export type PlainProperties = Record<string, PlainValue>
 
 export function isIntegrationType(value: unknown): value is IntegrationType {
   return typeof value === 'string' && (INTEGRATION_TYPES as readonly string[]).includes(value)
+}
+
+/** The stored (lower-case) type of what a client sent: `type` is matched case-insensitively. */
+export function normalizeType(value: unknown): IntegrationType | undefined {
+  const lower = typeof value === 'string' ? value.trim().toLowerCase() : undefined
+  return isIntegrationType(lower) ? lower : undefined
+}
+
+export function isObjectKey(type: IntegrationType, key: string): boolean {
+  return Object.hasOwn(PROPERTY_SPECS[type], key) && PROPERTY_SPECS[type][key]?.kind === 'object'
 }
 
 export function isSecretKey(type: IntegrationType, key: string): boolean {
@@ -70,114 +165,19 @@ export function secretKeys(type: IntegrationType): string[] {
   return Object.keys(PROPERTY_SPECS[type]).filter((key) => isSecretKey(type, key))
 }
 
-// No control characters (U+0000–U+001F, U+007F), as for every other string of the API.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
-const CONTROL = /[\u0000-\u001F\u007F]/
-
-/**
- * Checks the given keys against the type and converts flags to booleans. Problems are collected under
- * `${path}.${key}` so that one 400 names every bad key. Secrets may be SECRET_MASK here; whether the mask
- * is allowed is the caller's decision (update: keep; create: refuse).
- */
-export function checkProperties(
-  type: IntegrationType,
-  given: Record<string, unknown>,
-  path: string,
-  problems: Attribute,
-): PlainProperties {
-  const specs = PROPERTY_SPECS[type]
-  const values: PlainProperties = {}
-  for (const [key, value] of Object.entries(given)) {
-    // Own keys only: "constructor" or "toString" must not find Object.prototype's members.
-    const spec = Object.hasOwn(specs, key) ? specs[key] : undefined
-    const field = `${path}.${key}`
-    if (!spec) {
-      problems[field] =
-        `is not a property of a ${type} integration (allowed: ${Object.keys(specs).join(', ')})`
-      continue
-    }
-    const checked = checkValue(spec, value)
-    if (typeof checked === 'object') problems[field] = checked.problem
-    else values[key] = checked
-  }
-  return values
-}
-
-function checkValue(spec: PropertySpec, value: unknown): string | boolean | { problem: string } {
-  if (spec.kind === 'flag') {
-    // Like `active`, flags are accepted as the strings the brief's samples use.
-    if (typeof value === 'boolean') return value
-    if (value === 'true' || value === 'false') return value === 'true'
-    return { problem: 'must be a boolean (or "true"/"false")' }
-  }
-  if (typeof value !== 'string') return { problem: 'must be a string' }
-  if (value.length > PROPERTY_MAX_LENGTH)
-    return { problem: `must be at most ${PROPERTY_MAX_LENGTH} characters` }
-  if (CONTROL.test(value)) return { problem: 'must not contain control characters' }
-  if (spec.kind === 'url') return checkUrl(spec.url, value) ?? value
-  return value
-}
-
-function checkUrl(rule: UrlRule, value: string): { problem: string } | undefined {
-  if (value === '' && rule.allowEmpty) return undefined
-  const expected = `must be an ${rule.protocols.map((p) => p.slice(0, -1)).join(' or ')} URL${rule.allowEmpty ? ' or ""' : ''}`
-  if (value !== value.trim()) return { problem: expected }
-  try {
-    const parsed = new URL(value)
-    if (!rule.protocols.includes(parsed.protocol) || parsed.hostname === '') return { problem: expected }
-  } catch {
-    return { problem: expected }
-  }
-  return undefined
-}
-
-/** The default of a key left out on create: false for flags, "" for everything else. */
-function defaultOf(spec: PropertySpec): string | boolean {
-  return spec.kind === 'flag' ? false : ''
-}
-
-/** Every key of the type: the given values, defaults for the rest; keys with no usable default are required. */
-export function completeProperties(
-  type: IntegrationType,
-  values: PlainProperties,
-  path: string,
-  problems: Attribute,
-): PlainProperties {
-  const complete: PlainProperties = {}
-  for (const [key, spec] of Object.entries(PROPERTY_SPECS[type])) {
-    const value = values[key]
-    if (value !== undefined) complete[key] = value
-    else if (isRequired(spec)) problems[`${path}.${key}`] ??= 'is required'
-    else complete[key] = defaultOf(spec)
-  }
-  return complete
-}
-
-function isRequired(spec: PropertySpec): boolean {
-  return (spec.kind === 'flag' && spec.required) || (spec.kind === 'url' && !spec.url.allowEmpty)
-}
-
-/** Rules across keys, checked on the complete set (after defaults on create, after the merge on update). */
-export function checkPropertyRules(
-  type: IntegrationType,
-  complete: Record<string, unknown>,
-  path: string,
-  problems: Attribute,
-): void {
-  if (type === 'zendesk' && complete.workItems === true && !complete.interactionFieldId) {
-    problems[`${path}.interactionFieldId`] ??= 'is required when workItems is true'
-  }
-}
-
 /** For the OpenAPI document: the keys of each type. */
 export function describePropertyKeys(): string {
   return INTEGRATION_TYPES.map((type) => {
     const keys = Object.entries(PROPERTY_SPECS[type]).map(([key, spec]) => {
-      if (spec.kind === 'secret') return `${key} (secret)`
-      if (spec.kind === 'flag') return `${key} (boolean${spec.required ? ', required' : ', default false'})`
-      if (spec.kind === 'url')
-        return `${key} (${spec.url.protocols.map((p) => p.slice(0, -1)).join('/')} URL${spec.url.allowEmpty ? ' or ""' : ', required'})`
-      return key
+      const notes: string[] = []
+      if (spec.kind === 'secret') notes.push('secret')
+      if (spec.kind === 'flag') notes.push('boolean')
+      if (spec.kind === 'port') notes.push('port')
+      if (spec.kind === 'object') notes.push('object')
+      if (spec.kind === 'choice') notes.push(spec.choices.join('|'))
+      if (spec.kind === 'url') notes.push(`${spec.url.protocols.map((p) => p.slice(0, -1)).join('/')} URL`)
+      if (spec.required) notes.push('required to be active')
+      return notes.length > 0 ? `${key} (${notes.join(', ')})` : key
     })
     return `${type}: ${keys.join(', ')}`
   }).join('; ')

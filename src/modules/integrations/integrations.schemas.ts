@@ -5,6 +5,11 @@ import { describePropertyKeys, INTEGRATION_TYPES, SECRET_MASK } from './integrat
 /** Integration shapes (SPEC §2.4, §4.4; API.md §4.5). */
 
 const IntegrationType = Type.Enum(INTEGRATION_TYPES, { type: 'string' })
+// On input the type is matched ignoring case (API.md §10): the service checks it against the list.
+const IntegrationTypeInput = Type.String({
+  maxLength: 64,
+  description: `One of ${INTEGRATION_TYPES.join(', ')}, in any case; stored lower-case`,
+})
 
 // The brief's samples send `active` as a quoted string; both spellings are taken.
 const Active = Type.Unsafe<boolean | 'true' | 'false'>({
@@ -26,7 +31,7 @@ const IntegrationName = Name({
 /** The brief's `attributes` object. */
 const Attributes = Type.Object(
   {
-    type: IntegrationType,
+    type: IntegrationTypeInput,
     name: Type.Optional(IntegrationName),
     active: Type.Optional(Active),
     properties: PropertiesInput,
@@ -42,7 +47,7 @@ const Attributes = Type.Object(
  */
 export const CreateIntegrationBody = Body({
   attributes: Type.Optional(Attributes),
-  type: Type.Optional(IntegrationType),
+  type: Type.Optional(IntegrationTypeInput),
   name: Type.Optional(IntegrationName),
   active: Type.Optional(Active),
   properties: Type.Optional(PropertiesInput),
@@ -71,10 +76,19 @@ export const IntegrationSchema = Type.Object({
   name: Type.String(),
   description: Nullable(Type.String()),
   active: Type.Boolean(),
-  // Only strings and booleans can be serialised here: a stored ciphertext object could never leak.
-  properties: Type.Record(Type.String(), Type.Union([Type.String(), Type.Boolean()]), {
-    description: `Secrets read "${SECRET_MASK}" when set and "" when empty.`,
-  }),
+  // Strings, booleans and flat objects of scalars (twilio's globalDialParams): the response schema
+  // serialises nothing else; secrets are masked before (integration-secrets.ts).
+  properties: Type.Record(
+    Type.String(),
+    Type.Union([
+      Type.String(),
+      Type.Boolean(),
+      Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()])),
+    ]),
+    {
+      description: `Secrets read "${SECRET_MASK}" when set and "" when empty.`,
+    },
+  ),
   createdBy: Uuid(),
   updatedBy: Uuid(),
   created: Timestamp(),

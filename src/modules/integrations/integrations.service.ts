@@ -10,7 +10,7 @@ import { AppError } from '../../errors.js'
 import { type Page, readPage } from '../../http/pagination.js'
 import { requireTenantPermission } from '../tenants/tenant-access.js'
 import {
-  checkMergedProperties,
+  checkActivation,
   type NewIntegrationInput,
   readCreateBody,
   readUpdateBody,
@@ -170,11 +170,12 @@ export async function updateIntegrationById(
       ctx.db.transaction().execute(async (trx) => {
         const locked = await findIntegration(trx, tenant, current.id, { forUpdate: true })
         if (!locked) throw integrationNotFound()
-        if (sealed) {
-          const merged = { ...(locked.properties as StoredProperties), ...sealed }
-          checkMergedProperties(type, merged, changes.propertiesPath)
-          set.properties = JSON.stringify(merged)
-        }
+        const merged = { ...(locked.properties as StoredProperties), ...sealed }
+        checkActivation(type, changes.active ?? locked.active, merged, {
+          active: changes.activePath,
+          properties: changes.propertiesPath,
+        })
+        if (sealed) set.properties = JSON.stringify(merged)
         return updateIntegration(trx, tenant, current.id, set)
       }),
     { name: changes.name },
@@ -189,7 +190,11 @@ function sameAttributes(ctx: ServiceContext, row: IntegrationRow, input: NewInte
   if (row.description !== input.description || row.active !== input.active) return false
   const stored = row.properties as StoredProperties
   return Object.entries(input.properties).every(([key, value]) => {
-    if (!isSecretKey(input.type, key)) return stored[key] === value
+    if (!isSecretKey(input.type, key)) {
+      return typeof value === 'object'
+        ? JSON.stringify(stored[key]) === JSON.stringify(value)
+        : stored[key] === value
+    }
     try {
       return openSecret(ctx.keys, row.tenant_id, row.id, key, stored[key]) === value
     } catch (error) {

@@ -153,7 +153,7 @@ function applyProfile(
   if (input.defaultIdentityProvider !== undefined) {
     changes.default_identity_provider = input.defaultIdentityProvider?.toLowerCase() ?? null
   }
-  if (input.workStationId !== undefined) changes.work_station_id = input.workStationId
+  if (input.workStationId !== undefined) changes.work_station_id = input.workStationId ?? ''
   if (input.supervisorId !== undefined) changes.supervisor_id = input.supervisorId?.toLowerCase() ?? null
 
   const extensions = input.extensions

@@ -13,6 +13,9 @@ export interface MembershipRecordRow extends MembershipRow {
   email: string
   first_name: string
   last_name: string
+  external_id: string
+  platform_status: string
+  role_name: string | null
   email_status: 'queued' | 'sent' | 'failed' | null
 }
 
@@ -21,7 +24,8 @@ function selectMemberships(db: Executor) {
     .selectFrom('tenant_users as tu')
     .innerJoin('users as u', 'u.id', 'tu.user_id')
     .selectAll('tu')
-    .select(['u.email', 'u.first_name', 'u.last_name'])
+    .select(['u.email', 'u.first_name', 'u.last_name', 'u.external_id', 'u.status as platform_status'])
+    .select(sql<string | null>`(select r.name from roles r where r.id = tu.role_id)`.as('role_name'))
     .select(
       // The delivery state of the membership's latest invitation e-mail. Mail superseded before it was
       // sent is deleted with the invitation it carried, so this is the mail of the current invitation.
@@ -85,7 +89,8 @@ export async function insertMembershipByEmail(
         from membership)`
     : sql``
   const query = sql<MembershipRecordRow>`
-    with invitee as (select id, email, first_name, last_name from users where email = ${m.email}::text),
+    with invitee as (
+      select id, email, first_name, last_name, external_id, status from users where email = ${m.email}::text),
     membership as (
       insert into tenant_users (tenant_id, user_id, role_id, status, no_password, default_identity_provider,
         invitation_expiry_date, invitation_token_hash, invited_by, extension, extensions, active_extension,
@@ -97,7 +102,8 @@ export async function insertMembershipByEmail(
         ${m.now}::timestamptz, ${m.actorId}::uuid, ${m.now}::timestamptz, ${m.actorId}::uuid
       from invitee
       returning *)${queueMail}
-    select membership.*, invitee.email, invitee.first_name, invitee.last_name,
+    select membership.*, invitee.email, invitee.first_name, invitee.last_name, invitee.external_id,
+      invitee.status as platform_status, (select r.name from roles r where r.id = membership.role_id) as role_name,
       ${mail ? 'queued' : null}::text as email_status
     from membership cross join invitee`
   const result = await withConstraintErrors(() => query.execute(db))
@@ -118,9 +124,14 @@ export async function findMembership(
 export async function listMemberships(
   db: Executor,
   tenantId: string,
-  page: { afterUserId?: string | undefined; limit?: number | undefined },
+  page: {
+    afterUserId?: string | undefined
+    limit?: number | undefined
+    status?: MembershipStatus | undefined
+  },
 ): Promise<MembershipRecordRow[]> {
   let query = selectMemberships(db).where('tu.tenant_id', '=', tenantId).orderBy('tu.user_id')
+  if (page.status !== undefined) query = query.where('tu.status', '=', page.status)
   if (page.afterUserId) query = query.where('tu.user_id', '>', page.afterUserId)
   if (page.limit !== undefined) query = query.limit(page.limit + 1)
   return query.execute()

@@ -1,7 +1,8 @@
 import { Type } from 'typebox'
-import { AppError } from '../../errors.js'
 import { Result, TenantParams } from '../../http/schemas.js'
 import type { RouteModule } from '../../http/typed-app.js'
+import { unauthorized } from '../auth/authenticator.js'
+import { lookUpResetToken } from '../users/password-reset.service.js'
 import { acceptInvitation } from './acceptance.service.js'
 import { updateTenantUser } from './membership-update.js'
 import {
@@ -13,6 +14,7 @@ import {
   type UpdateTenantUserInput,
 } from './memberships.schemas.js'
 import { createTenantUser, getTenantUser, listTenantUsers } from './memberships.service.js'
+import { acceptOwnInvitation } from './self-acceptance.js'
 
 const tags = ['tenant users']
 
@@ -95,10 +97,11 @@ export const membershipRoutes: RouteModule = async (app, ctx) => {
       const body: UpdateTenantUserInput = request.body ?? {}
       if (request.invitation) {
         if (body.status !== 'accepted' || Object.keys(body).length !== 1) {
-          throw new AppError(
-            'permission_denied',
-            'An invitation token can only accept its invitation: send {"status":"accepted"}',
-          )
+          throw unauthorized('An invitation token can only accept its invitation: send {"status":"accepted"}')
+        }
+        // A password-reset token is no credential here (API.md §10).
+        if ((await lookUpResetToken(ctx, request.invitation.token)) !== undefined) {
+          throw unauthorized('A password-reset token can only set the password of its own user')
         }
         const accepted = await acceptInvitation(
           ctx,
@@ -108,7 +111,8 @@ export const membershipRoutes: RouteModule = async (app, ctx) => {
         )
         return { result: accepted }
       }
-      return { result: await updateTenantUser(ctx, request.actor, tenantId, userId, body) }
+      const own = await acceptOwnInvitation(ctx, request.actor, tenantId, userId, body)
+      return { result: own ?? (await updateTenantUser(ctx, request.actor, tenantId, userId, body)) }
     },
   )
 }

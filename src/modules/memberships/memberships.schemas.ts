@@ -61,7 +61,10 @@ export const TenantUserSchema = Type.Object({
   email: Type.String(),
   firstName: Type.String(),
   lastName: Type.String(),
+  externalId: Type.String({ description: 'The platform user’s externalId' }),
+  platformStatus: Type.String({ description: 'The platform user’s status' }),
   roleId: Uuid({ description: 'The tenant role' }),
+  roleName: Type.String({ description: 'The name of the membership’s role' }),
   status: Type.Enum(MEMBERSHIP_STATUSES, { type: 'string' }),
   invitationStatus: Type.Enum(INVITATION_STATUSES, {
     type: 'string',
@@ -107,13 +110,13 @@ export const CreateTenantUserBody = Body({
   ),
   noPassword: Type.Optional(Nullable(Type.Boolean())),
   defaultIdentityProvider: Type.Optional(Nullable(Uuid())),
-  workStationId: Type.Optional(ShortText()),
+  workStationId: Type.Optional(Nullable(ShortText({ description: 'null means ""' }))),
   extensions: Type.Optional(Extensions),
   platformRoleId: Type.Optional(
     Uuid({ description: 'Creates the platform user with this platform role when the e-mail is unknown' }),
   ),
-  firstName: Type.Optional(ShortText({ description: 'For a platform user created here' })),
-  lastName: Type.Optional(ShortText({ description: 'For a platform user created here' })),
+  firstName: Type.Optional(Nullable(ShortText({ description: 'For a platform user created here' }))),
+  lastName: Type.Optional(Nullable(ShortText({ description: 'For a platform user created here' }))),
 })
 export type CreateTenantUserInput = Static<typeof CreateTenantUserBody>
 
@@ -138,10 +141,15 @@ export const UpdateTenantUserBody = Body({
     ),
   ),
   supervisorId: Type.Optional(Nullable(Uuid())),
-  workStationId: Type.Optional(ShortText()),
+  workStationId: Type.Optional(Nullable(ShortText({ description: 'null means ""' }))),
 })
 export type UpdateTenantUserInput = Static<typeof UpdateTenantUserBody>
 
 export const TenantUserParams = Type.Object({ tenantId: Uuid(), userId: Uuid() })
-export const ListTenantUsersQuery = Type.Object({ ...PageQuery })
+export const ListTenantUsersQuery = Type.Object({
+  status: Type.Optional(
+    Type.Enum(MEMBERSHIP_STATUSES, { type: 'string', description: 'Only memberships with this status' }),
+  ),
+  ...PageQuery,
+})
 export type ListTenantUsersQuery = Static<typeof ListTenantUsersQuery>

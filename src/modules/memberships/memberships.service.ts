@@ -122,8 +122,8 @@ async function newPlatformUser(
     {
       email,
       roleId: input.platformRoleId as string,
-      ...(input.firstName !== undefined ? { firstName: input.firstName } : {}),
-      ...(input.lastName !== undefined ? { lastName: input.lastName } : {}),
+      ...(input.firstName != null ? { firstName: input.firstName } : {}),
+      ...(input.lastName != null ? { lastName: input.lastName } : {}),
     },
     {
       roles: await loadRoleCatalog(ctx),
@@ -160,7 +160,8 @@ export async function listTenantUsers(
   const now = ctx.clock.now()
   return readPage(
     query,
-    ({ afterId, limit }) => listMemberships(ctx.db, tenantId, { afterUserId: afterId, limit }),
+    ({ afterId, limit }) =>
+      listMemberships(ctx.db, tenantId, { afterUserId: afterId, limit, status: query.status }),
     (row) => row.user_id,
     (row) => toTenantUser(row, now),
   )

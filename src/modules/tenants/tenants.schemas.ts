@@ -49,8 +49,16 @@ export type Tenant = Static<typeof TenantSchema>
 export const CreateTenantBody = Body({
   name: Name({ description: 'Unique across all tenants and regions (compared ignoring case and spacing)' }),
   regionId: Uuid(),
-  description: Type.Optional(Description()),
-  parentId: Type.Optional(Uuid({ description: 'Makes the new tenant a child of this tenant' })),
+  description: Type.Optional(Nullable(Description())),
+  parentId: Type.Optional(
+    Nullable(
+      Uuid({
+        description:
+          'Makes the new tenant a child of this tenant; the platform id (a root tenant’s parent.id) or null ' +
+          'makes a root tenant',
+      }),
+    ),
+  ),
   adminUserId: Type.Optional(Uuid({ description: 'Default: the caller' })),
   active: Type.Optional(Type.Boolean({ description: 'Default true' })),
   timezone: Type.Optional(Timezone),
@@ -59,7 +67,7 @@ export type CreateTenantInput = Static<typeof CreateTenantBody>
 
 export const UpdateTenantBody = Body({
   name: Type.Optional(Name()),
-  description: Type.Optional(Description()),
+  description: Type.Optional(Nullable(Description())),
   active: Type.Optional(Type.Boolean()),
   adminUserId: Type.Optional(Uuid()),
   timezone: Type.Optional(Timezone),

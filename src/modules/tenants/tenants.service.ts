@@ -40,7 +40,12 @@ export async function createTenant(
 ): Promise<Tenant> {
   checkTimezone(input.timezone)
   let parent: { id: string; name: string; parentIds: string[] }
-  if (input.parentId === undefined) {
+  // The platform id — what a root tenant reports as its parent — also asks for a root tenant (API.md §10).
+  if (
+    input.parentId === undefined ||
+    input.parentId === null ||
+    input.parentId.toLowerCase() === ctx.platform.id
+  ) {
     if (actor.kind !== 'user' || !actor.platformPermissions.has('MANAGE_TENANT')) {
       throw permissionDenied('MANAGE_TENANT', 'in the platform role to create a root tenant')
     }
@@ -124,7 +129,7 @@ export async function updateTenantById(
     changes.name = displayName(input.name)
     changes.name_key = tenantNameKey(input.name)
   }
-  if (input.description !== undefined) changes.description = input.description
+  if (input.description !== undefined) changes.description = input.description ?? ''
   if (input.active !== undefined) changes.active = input.active
   if (input.adminUserId !== undefined) changes.admin_user_id = input.adminUserId
   if (input.timezone !== undefined) changes.timezone = input.timezone

@@ -127,6 +127,7 @@ export function buildNewUserRow(input: CreateUserInput, env: NewUserEnv): NewUse
     password_hash: null,
     password_changed_at: null,
     reset_password_expiry_date: null,
+    reset_password_token_hash: null,
     created: env.now,
     created_by: env.actorPrincipalId,
     updated: env.now,

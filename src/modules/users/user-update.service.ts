@@ -6,15 +6,67 @@ import type { ServiceContext } from '../../context.js'
 import { hashPassword, verifyPassword } from '../../crypto/passwords.js'
 import type { UserRow, UsersTable } from '../../db/schema.js'
 import { AppError, invalidField } from '../../errors.js'
+import { findMembership } from '../memberships/memberships.repository.js'
 import { loadRoleCatalog } from '../roles/roles.service.js'
+import { adminName, issuePasswordReset } from './password-reset.service.js'
 import { checkAdditionalRoles, checkPlatformRole, checkTelephone, type RoleCatalog } from './user-rules.js'
 import { canManageUser, canReadUser, isSelf, platformPermissionsOf } from './user-visibility.js'
 import { findUserById, updateUser } from './users.repository.js'
 import type { UpdateUserInput, User } from './users.schemas.js'
-import { toUser, userNotFound } from './users.service.js'
+import { toUser, userNotFound, withResetMailStatus } from './users.service.js'
 
 /** Fields a user may change on itself without MANAGE_ALL_USERS (API.md §4.3). */
-const SELF_SERVICE_FIELDS = new Set(['firstName', 'lastName', 'password', 'currentPassword'])
+const SELF_SERVICE_FIELDS = new Set(['firstName', 'lastName', 'password', 'currentPassword', 'defaultTenant'])
+
+/** Whether the body repeats the stored value of `key` (null and "" are the same for the text fields). */
+function unchanged(target: UserRow, input: UpdateUserInput, key: string): boolean {
+  switch (key) {
+    case 'firstName':
+      return (input.firstName ?? '') === target.first_name
+    case 'lastName':
+      return (input.lastName ?? '') === target.last_name
+    case 'externalId':
+      return (input.externalId ?? '') === target.external_id
+    case 'personalTelephone':
+      return (input.personalTelephone || null) === target.personal_telephone
+    case 'defaultTenant':
+      return (input.defaultTenant?.toLowerCase() ?? null) === target.default_tenant
+    case 'roleId':
+      return input.roleId?.toLowerCase() === target.role_id
+    case 'status':
+      return input.status === target.status
+    case 'additionalRoleIds':
+      return (
+        JSON.stringify((input.additionalRoleIds ?? []).map((id) => id.toLowerCase()).sort()) ===
+        JSON.stringify([...target.additional_role_ids].sort())
+      )
+    case 'resetPassword':
+      return input.resetPassword === false
+    default:
+      return false
+  }
+}
+
+/**
+ * A user's own default tenant must be one where its membership is accepted (API.md §10); an administrator
+ * setting another user's needs only to see that tenant (the earlier rule). 400 on defaultTenant otherwise.
+ */
+async function checkDefaultTenant(ctx: ServiceContext, actor: Actor, userId: string, tenantId: string) {
+  if (!isSelf(actor, userId)) {
+    if (!canSee(await ctx.access.inTenant(actor, tenantId))) {
+      throw invalidField('defaultTenant', 'does not exist', 'defaultTenant does not name a tenant')
+    }
+    return
+  }
+  const membership = await findMembership(ctx.db, tenantId.toLowerCase(), userId)
+  if (membership?.status !== 'accepted') {
+    throw invalidField(
+      'defaultTenant',
+      'must be a tenant where the user is an accepted member',
+      'defaultTenant must name a tenant where the user’s membership is accepted',
+    )
+  }
+}
 
 /**
  * `PUT /v1/users/{id}`, partial (API.md §4.3). A user may change its own names and, with
@@ -33,34 +85,36 @@ export async function updateUserById(
   const target = (await canReadUser(ctx, actor, userId)) ? await findUserById(ctx.db, userId) : undefined
   if (!target) throw userNotFound()
 
-  const fields = Object.keys(input).filter((key) => input[key as keyof UpdateUserInput] !== undefined)
+  // Clients send whole records back: a field repeating its current value is not a change (API.md §10).
+  const fields = Object.keys(input).filter(
+    (key) => input[key as keyof UpdateUserInput] !== undefined && !unchanged(target, input, key),
+  )
   const managing = !self || fields.some((field) => !SELF_SERVICE_FIELDS.has(field))
   const roles = await loadRoleCatalog(ctx)
   if (managing) await assertMayManage(ctx, actor, target, roles)
 
   const changes: Updateable<UsersTable> = {}
-  if (input.firstName !== undefined) changes.first_name = input.firstName
-  if (input.lastName !== undefined) changes.last_name = input.lastName
-  if (input.externalId !== undefined) changes.external_id = input.externalId
+  // Null means empty (API.md §10).
+  if (input.firstName !== undefined) changes.first_name = input.firstName ?? ''
+  if (input.lastName !== undefined) changes.last_name = input.lastName ?? ''
+  if (input.externalId !== undefined) changes.external_id = input.externalId ?? ''
   if (input.personalTelephone !== undefined) {
     const telephone = checkTelephone(input.personalTelephone)
     if (telephone instanceof AppError) throw telephone
     changes.personal_telephone = telephone
   }
-  if (input.defaultTenant !== undefined) {
-    if (input.defaultTenant !== null && !canSee(await ctx.access.inTenant(actor, input.defaultTenant))) {
-      throw invalidField('defaultTenant', 'does not exist', 'defaultTenant does not name a tenant')
-    }
-    changes.default_tenant = input.defaultTenant
+  if (input.defaultTenant !== undefined && fields.includes('defaultTenant')) {
+    if (input.defaultTenant !== null) await checkDefaultTenant(ctx, actor, target.id, input.defaultTenant)
+    changes.default_tenant = input.defaultTenant?.toLowerCase() ?? null
   }
-  if (input.status !== undefined) changes.status = input.status
+  if (input.status !== undefined && fields.includes('status')) changes.status = input.status
   const ceiling = platformPermissionsOf(actor)
-  if (input.roleId !== undefined) {
+  if (input.roleId !== undefined && fields.includes('roleId')) {
     const error = checkPlatformRole(input.roleId, 'roleId', roles, ceiling)
     if (error) throw error
     changes.role_id = input.roleId.toLowerCase()
   }
-  if (input.additionalRoleIds !== undefined) {
+  if (input.additionalRoleIds !== undefined && fields.includes('additionalRoleIds')) {
     const additional = checkAdditionalRoles(input.additionalRoleIds, roles, ceiling)
     if (additional instanceof AppError) throw additional
     changes.additional_role_ids = additional
@@ -72,6 +126,11 @@ export async function updateUserById(
 
   const now = ctx.clock.now()
   if (changes.password_hash !== undefined) changes.password_changed_at = now
+  if (input.resetPassword === true) {
+    // The administrator's reset (API.md §10): MANAGE_ALL_USERS over the user and the ceiling were
+    // checked above (resetPassword is never a self-service field); a new link replaces the live one.
+    await issuePasswordReset(ctx, target, actor, adminName(actor))
+  }
   const updated = await updateUser(ctx.db, userId, {
     ...changes,
     updated: now,
@@ -90,7 +149,7 @@ export async function updateUserById(
   ) {
     ctx.access.invalidate()
   }
-  return toUser(updated)
+  return withResetMailStatus(ctx, toUser(updated))
 }
 
 async function assertMayManage(ctx: ServiceContext, actor: Actor, target: UserRow, roles: RoleCatalog) {

@@ -17,12 +17,30 @@ export async function insertUserRows(db: Executor, rows: NewUserRow[]): Promise<
   return withConstraintErrors(() => db.insertInto('users').values(rows).returningAll().execute(), { email })
 }
 
-export async function findUserById(db: Executor, id: string): Promise<UserRow | undefined> {
-  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst()
+/** A user row as reads return it: with the delivery state of its live password-reset link's mail. */
+export type UserReadRow = UserRow & { reset_mail_status: string | null }
+
+/** Only while a link is live; the index outbox_password_reset_idx (migration 0004) finds the mail. */
+const resetMailStatus = sql<string | null>`(case when u.reset_password_expiry_date is null then null else (
+  select o.status from outbox o where o.kind = 'password_reset_email' and o.payload->>'userId' = u.id::text
+  order by o.created desc limit 1) end)`.as('reset_mail_status')
+
+export async function findUserById(db: Executor, id: string): Promise<UserReadRow | undefined> {
+  return db
+    .selectFrom('users as u')
+    .selectAll('u')
+    .select(resetMailStatus)
+    .where('u.id', '=', id)
+    .executeTakeFirst()
 }
 
-export async function findUserByEmail(db: Executor, email: string): Promise<UserRow | undefined> {
-  return db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst()
+export async function findUserByEmail(db: Executor, email: string): Promise<UserReadRow | undefined> {
+  return db
+    .selectFrom('users as u')
+    .selectAll('u')
+    .select(resetMailStatus)
+    .where('u.email', '=', email)
+    .executeTakeFirst()
 }
 
 /**
@@ -39,8 +57,8 @@ export interface UserListFilter {
   limit?: number | undefined
 }
 
-export async function listUsers(db: Executor, filter: UserListFilter): Promise<UserRow[]> {
-  let query = db.selectFrom('users as u').selectAll('u').orderBy('u.id')
+export async function listUsers(db: Executor, filter: UserListFilter): Promise<UserReadRow[]> {
+  let query = db.selectFrom('users as u').selectAll('u').select(resetMailStatus).orderBy('u.id')
   const { scope } = filter
   if (!scope.all) {
     const roots = scope.subtreesOf
@@ -88,4 +106,28 @@ export async function updateUser(
   changes: Updateable<UsersTable>,
 ): Promise<UserRow | undefined> {
   return db.updateTable('users').set(changes).where('id', '=', id).returningAll().executeTakeFirst()
+}
+
+/**
+ * A user's names and — when given — its first password (only while it has none: two racing first
+ * passwords, the first wins and the second finds no row). Used by the invitation token's profile step.
+ */
+export async function updateNamesAndFirstPassword(
+  db: Executor,
+  userId: string,
+  names: { first_name?: string; last_name?: string },
+  passwordHash: string | undefined,
+  now: Date,
+): Promise<UserRow | undefined> {
+  let query = db
+    .updateTable('users')
+    .set({
+      ...names,
+      ...(passwordHash ? { password_hash: passwordHash, password_changed_at: now } : {}),
+      updated: now,
+      updated_by: userId,
+    })
+    .where('id', '=', userId)
+  if (passwordHash) query = query.where('password_hash', 'is', null)
+  return query.returningAll().executeTakeFirst()
 }

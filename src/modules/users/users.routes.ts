@@ -2,6 +2,7 @@ import { Type } from 'typebox'
 import { Result } from '../../http/schemas.js'
 import type { RouteModule } from '../../http/typed-app.js'
 import { bulkUserForms, registerNdjsonBody } from '../bulk/bulk-forms.js'
+import { getUserWithToken, resolveNarrowToken, updateUserWithToken } from './narrow-credential.js'
 import { updateUserById } from './user-update.service.js'
 import { CreateUserBody, ListUsersQuery, UpdateUserBody, UserParams, UserSchema } from './users.schemas.js'
 import { createUser, getUser, listVisibleUsers } from './users.service.js'
@@ -55,32 +56,55 @@ export const userRoutes: RouteModule = async (app, ctx) => {
   app.get(
     '/users/:userId',
     {
+      // The existing admin UI reads the invited user with `Authorization: Token <invitation token>`.
+      config: { auth: 'invitation' },
       schema: {
         tags,
         summary: 'Get a platform user',
+        description:
+          'Anyone may read itself; other users need VIEW_ALL_USERS or MANAGE_ALL_USERS over them. Also ' +
+          'accepts `Authorization: Token <invitation token>` or `Token <password-reset token>` for the ' +
+          'token’s own user (API.md §10).',
         params: UserParams,
         response: { 200: Result(UserSchema) },
       },
     },
-    async (request) => ({ result: await getUser(ctx, request.actor, request.params.userId) }),
+    async (request) => {
+      if (request.invitation) {
+        const credential = await resolveNarrowToken(ctx, request.invitation.token, request.ip)
+        return { result: await getUserWithToken(ctx, credential, request.params.userId) }
+      }
+      return { result: await getUser(ctx, request.actor, request.params.userId) }
+    },
   )
 
   app.put(
     '/users/:userId',
     {
+      config: { auth: 'invitation' },
       schema: {
         tags,
         summary: 'Update a platform user (partial)',
         description:
-          'A user may change its own firstName, lastName and, with currentPassword, password. Anything else ' +
-          'needs MANAGE_ALL_USERS over the user and obeys the role ceiling.',
+          'A user may change its own firstName, lastName, defaultTenant (a tenant where its membership is ' +
+          'accepted) and, with currentPassword, password; fields repeating their current value are not ' +
+          'changes, and null means empty. Anything else needs MANAGE_ALL_USERS over the user and obeys the ' +
+          'role ceiling; `resetPassword: true` e-mails a password-reset link. With `Authorization: Token ' +
+          '<password-reset token>`: `{password}` only (the link is spent, earlier access tokens end). With ' +
+          '`Token <invitation token>`: firstName, lastName, and password while the user has none. Anything ' +
+          'else with either token is 401.',
         params: UserParams,
         body: UpdateUserBody,
         response: { 200: Result(UserSchema) },
       },
     },
-    async (request) => ({
-      result: await updateUserById(ctx, request.actor, request.params.userId, request.body ?? {}),
-    }),
+    async (request) => {
+      const body = request.body ?? {}
+      if (request.invitation) {
+        const credential = await resolveNarrowToken(ctx, request.invitation.token, request.ip)
+        return { result: await updateUserWithToken(ctx, credential, request.params.userId, body) }
+      }
+      return { result: await updateUserById(ctx, request.actor, request.params.userId, body) }
+    },
   )
 }

@@ -39,7 +39,15 @@ export const UserSchema = Type.Object({
   aliasPlatformUserId: Type.String({ description: 'A unique integer issued by the database, as a string' }),
   defaultTenant: Nullable(Uuid()),
   hasPassword: Type.Boolean(),
-  resetPasswordExpiryDate: Nullable(Timestamp()),
+  resetPasswordExpiryDate: Nullable(
+    Timestamp({ description: 'When the live password-reset link expires; null when none' }),
+  ),
+  resetPasswordEmailStatus: Nullable(
+    Type.String({
+      description:
+        'Delivery state of the live password-reset link’s e-mail (queued | sent | failed); null when no link',
+    }),
+  ),
   // Null only for the bootstrapped first administrator, whom nobody created.
   createdBy: Nullable(Uuid()),
   updatedBy: Nullable(Uuid()),
@@ -48,12 +56,15 @@ export const UserSchema = Type.Object({
 })
 export type User = Static<typeof UserSchema>
 
+// Null means empty for the optional text fields (API.md §10): existing clients send null for "none".
+const NullableText = () => Type.Optional(Nullable(ShortText({ description: 'null means ""' })))
+
 export const CreateUserBody = Body({
   email: Email(),
   roleId: Uuid({ description: 'A platform role within the caller’s own platform permissions' }),
-  firstName: Type.Optional(ShortText()),
-  lastName: Type.Optional(ShortText()),
-  externalId: Type.Optional(ShortText()),
+  firstName: NullableText(),
+  lastName: NullableText(),
+  externalId: NullableText(),
   status: Type.Optional(UserStatus),
   personalTelephone: Type.Optional(Nullable(Telephone)),
   additionalRoleIds: Type.Optional(Type.Array(Uuid(), { maxItems: MAX_ADDITIONAL_ROLES })),
@@ -61,9 +72,9 @@ export const CreateUserBody = Body({
 export type CreateUserInput = Static<typeof CreateUserBody>
 
 export const UpdateUserBody = Body({
-  firstName: Type.Optional(ShortText()),
-  lastName: Type.Optional(ShortText()),
-  externalId: Type.Optional(ShortText()),
+  firstName: NullableText(),
+  lastName: NullableText(),
+  externalId: NullableText(),
   personalTelephone: Type.Optional(Nullable(Telephone)),
   defaultTenant: Type.Optional(Nullable(Uuid())),
   roleId: Type.Optional(Uuid()),
@@ -72,6 +83,13 @@ export const UpdateUserBody = Body({
   password: Type.Optional(Password),
   currentPassword: Type.Optional(
     Type.String({ maxLength: PASSWORD_MAX_LENGTH, description: 'Required to change one’s own password' }),
+  ),
+  resetPassword: Type.Optional(
+    Type.Boolean({
+      description:
+        'true: e-mail the user a new password-reset link (needs MANAGE_ALL_USERS over the user; the role ' +
+        'ceiling applies). The user’s resetPasswordExpiryDate shows the live link’s expiry.',
+    }),
   ),
 })
 export type UpdateUserInput = Static<typeof UpdateUserBody>

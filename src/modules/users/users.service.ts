@@ -3,6 +3,7 @@ import type { ServiceContext } from '../../context.js'
 import type { UserRow } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
 import { type Page, readPage } from '../../http/pagination.js'
+import { latestPasswordResetMailStatus } from '../../outbox/outbox.repository.js'
 import { loadRoleCatalog } from '../roles/roles.service.js'
 import { buildNewUserRow, normalizeEmail } from './user-rules.js'
 import {
@@ -48,6 +49,13 @@ export async function getUser(ctx: ServiceContext, actor: Actor, userId: string)
   return toUser(row)
 }
 
+/** A record made from a row without the mail's state (an update's RETURNING) gets it here. */
+export async function withResetMailStatus(ctx: ServiceContext, user: User): Promise<User> {
+  const status =
+    user.resetPasswordExpiryDate === null ? undefined : await latestPasswordResetMailStatus(ctx.db, user.id)
+  return { ...user, resetPasswordEmailStatus: status ?? null }
+}
+
 /**
  * `GET /v1/users`: the users the caller can read (user-visibility.ts), or with `?email=` the one user with
  * that e-mail — 404 when there is none the caller may see (existing clients rely on the 404).
@@ -74,7 +82,7 @@ export async function listVisibleUsers(
 }
 
 /** The API record of a stored user: an allow-list, so the password hash cannot leak. */
-export function toUser(row: UserRow): User {
+export function toUser(row: UserRow & { reset_mail_status?: string | null }): User {
   return {
     id: row.id,
     email: row.email,
@@ -89,6 +97,8 @@ export function toUser(row: UserRow): User {
     defaultTenant: row.default_tenant,
     hasPassword: row.password_hash !== null,
     resetPasswordExpiryDate: row.reset_password_expiry_date?.toISOString() ?? null,
+    // A row read without it (a new user, a bulk row) has no live reset link, hence no mail.
+    resetPasswordEmailStatus: row.reset_mail_status ?? null,
     createdBy: row.created_by,
     updatedBy: row.updated_by,
     created: row.created.toISOString(),

@@ -105,8 +105,3 @@ export function openInvitationMail(
     throw new UndeliverableMail(error instanceof Error ? error.message : String(error))
   }
 }
-
-/** The link of the acceptance page (API.md §4.4). */
-export function acceptLink(publicUrl: string, token: string): string {
-  return `${publicUrl}/invitations/accept?token=${encodeURIComponent(token)}`
-}

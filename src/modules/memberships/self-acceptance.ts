@@ -1,0 +1,70 @@
+import type { Actor } from '../../access/actor.js'
+import type { ServiceContext } from '../../context.js'
+import { AppError } from '../../errors.js'
+import { deleteQueuedInvitationMail } from '../../outbox/outbox.repository.js'
+import { recordAudit } from '../audit/audit.repository.js'
+import { membershipNotFound } from './membership-record.js'
+import { isExpired } from './membership-status.js'
+import { findMembership, updateMembership } from './memberships.repository.js'
+import type { TenantUser, UpdateTenantUserInput } from './memberships.schemas.js'
+import { getMembershipRecord } from './memberships.service.js'
+
+/**
+ * An existing user accepts an invitation with its own login (API.md §10): `PUT /v1/tenants/{t}/users/{self}
+ * {"status":"accepted"}` while its membership there is `invited` and not expired. No enrolment permission
+ * is needed and nothing else changes. Returns undefined when the request is not that (the caller then
+ * applies the ordinary rules: a member changing itself otherwise needs MANAGE_TENANT_ENROLLMENT).
+ */
+export async function acceptOwnInvitation(
+  ctx: ServiceContext,
+  actor: Actor,
+  tenantId: string,
+  userId: string,
+  input: UpdateTenantUserInput,
+): Promise<TenantUser | undefined> {
+  if (actor.kind !== 'user' || actor.userId !== userId.toLowerCase()) return undefined
+  const fields = Object.keys(input).filter((key) => input[key as keyof UpdateTenantUserInput] !== undefined)
+  if (input.status !== 'accepted' || fields.length !== 1) return undefined
+  const current = await findMembership(ctx.db, tenantId.toLowerCase(), actor.userId)
+  if (!current) throw membershipNotFound()
+  if (current.status !== 'invited') return undefined
+  const now = ctx.clock.now()
+  if (isExpired(current.invitation_expiry_date, now)) {
+    throw new AppError(
+      'invitation_expired',
+      `This invitation expired at ${current.invitation_expiry_date?.toISOString()}; ask for a new one`,
+    )
+  }
+  const key = { tenantId: current.tenant_id, userId: current.user_id }
+  const first = current.extensions[0]
+  await ctx.db.transaction().execute(async (tx) => {
+    const accepted = await updateMembership(
+      tx,
+      key,
+      { status: 'invited', tokenHash: current.invitation_token_hash },
+      {
+        status: 'accepted',
+        updated: now,
+        updated_by: actor.principalId,
+        ...(current.active_extension === null && first
+          ? { active_extension: JSON.stringify(first), extension: (first as { value: string }).value }
+          : {}),
+      },
+    )
+    if (!accepted) {
+      throw new AppError(
+        'invalid_state_transition',
+        'The membership changed while this request was processed; read it again and retry',
+      )
+    }
+    await deleteQueuedInvitationMail(tx, key.tenantId, key.userId)
+    await recordAudit(tx, ctx.clock, actor, {
+      action: 'membership.status_changed',
+      tenantId: key.tenantId,
+      target: { type: 'membership', id: key.userId },
+      changes: { status: ['invited', 'accepted'] },
+    })
+  })
+  ctx.access.invalidate()
+  return getMembershipRecord(ctx, key.tenantId, key.userId)
+}

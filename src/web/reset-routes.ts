@@ -1,0 +1,119 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { ServiceContext } from '../context.js'
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../crypto/passwords.js'
+import { AppError, type Attribute } from '../errors.js'
+import type { TypedApp } from '../http/typed-app.js'
+import { invitationLimits } from '../modules/memberships/invitation-limits.js'
+import {
+  lookUpResetToken,
+  type ResetLookup,
+  resetPasswordWithToken,
+} from '../modules/users/password-reset.service.js'
+import { PAGE_HEADERS } from './layout.js'
+import {
+  passwordSetPage,
+  resetErrorPage,
+  resetExpiredPage,
+  resetFormPage,
+  resetInvalidPage,
+  resetTooManyPage,
+} from './reset-views.js'
+
+const FORM_LIMIT = 16 * 1024
+
+/**
+ * The password-reset page, `{TENANTRY_PUBLIC_URL}/password-reset?token=…` (API.md §10): server-rendered,
+ * a plain HTML form that works without JavaScript, posting back to itself. It calls the same service as
+ * `PUT /v1/users/{id}` with the reset token, so the rules (once, expiry, newer kills older) are the same.
+ * Links that do not work count against the client address like invitation links.
+ */
+export async function passwordResetPageRoutes(app: TypedApp, ctx: ServiceContext): Promise<void> {
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: FORM_LIMIT },
+    (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
+  )
+
+  async function lookUp(token: string, address: string): Promise<ResetLookup> {
+    const limits = invitationLimits(ctx)
+    limits.checkLookup(address)
+    const lookup = await lookUpResetToken(ctx, token)
+    if (!lookup) limits.recordFailedLookup(address)
+    return lookup
+  }
+
+  app.get(
+    '/password-reset',
+    { schema: { hide: true }, config: { auth: 'public' } },
+    async (request, reply) => {
+      const token = text((request.query as Record<string, unknown>).token)
+      return render(reply, request, async () => {
+        const lookup = await lookUp(token, request.ip)
+        if (lookup?.state !== 'live') return unusable(lookup)
+        const expiresAt = lookup.user.reset_password_expiry_date?.toISOString() ?? ''
+        return [200, resetFormPage({ token, email: lookup.user.email, expiresAt }, PASSWORD_MIN_LENGTH)]
+      })
+    },
+  )
+
+  app.post(
+    '/password-reset',
+    { schema: { hide: true }, config: { auth: 'public' } },
+    async (request, reply) => {
+      const form = (request.body ?? {}) as Record<string, unknown>
+      const token = text(form.token)
+      return render(reply, request, async () => {
+        const lookup = await lookUp(token, request.ip)
+        if (lookup?.state !== 'live') return unusable(lookup)
+        const password = text(form.password)
+        const errors: Attribute = {}
+        if (password.length < PASSWORD_MIN_LENGTH || password.length > PASSWORD_MAX_LENGTH) {
+          errors.password = `must be ${PASSWORD_MIN_LENGTH}–${PASSWORD_MAX_LENGTH} characters`
+        } else if (text(form.passwordConfirmation) !== password) {
+          errors.passwordConfirmation = 'does not match the password'
+        }
+        if (Object.keys(errors).length > 0) {
+          const expiresAt = lookup.user.reset_password_expiry_date?.toISOString() ?? ''
+          return [
+            400,
+            resetFormPage({ token, email: lookup.user.email, expiresAt, errors }, PASSWORD_MIN_LENGTH),
+          ]
+        }
+        const user = await resetPasswordWithToken(ctx, token, password)
+        return [200, passwordSetPage(user.email)]
+      })
+    },
+  )
+
+  async function render(
+    reply: FastifyReply,
+    request: FastifyRequest,
+    handler: () => Promise<[number, string]>,
+  ): Promise<FastifyReply> {
+    reply.headers(PAGE_HEADERS)
+    try {
+      const [status, body] = await handler()
+      return reply.code(status).send(body)
+    } catch (error) {
+      if (error instanceof AppError) {
+        if (error.reason === 'rate_limited') {
+          const retryAfter = error.headers?.['retry-after']
+          if (retryAfter) reply.header('retry-after', retryAfter)
+          return reply.code(429).send(resetTooManyPage(retryAfter))
+        }
+        if (error.reason === 'reset_token_expired') return reply.code(410).send(resetExpiredPage())
+        if (error.reason === 'unauthorized') return reply.code(404).send(resetInvalidPage())
+      }
+      request.log.error({ err: error }, 'password-reset page failed')
+      return reply.code(500).send(resetErrorPage(request.id))
+    }
+  }
+}
+
+function unusable(lookup: ResetLookup): [number, string] {
+  return lookup?.state === 'expired' ? [410, resetExpiredPage()] : [404, resetInvalidPage()]
+}
+
+function text(value: unknown): string {
+  return typeof value === 'string' ? value : ''
+}
