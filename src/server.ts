@@ -33,6 +33,11 @@ export async function start(
     prepare: config.preparedStatements,
     onIdleError: (error) =>
       logger.warn({ err: error }, 'an idle database connection failed; it will be replaced'),
+    onConnectionError: (error) =>
+      logger.warn(
+        { err: error },
+        'a database connection failed in use; its request fails, the connection is replaced',
+      ),
   })
   try {
     const { applied } = await migrateToLatest(database.db)

@@ -28,6 +28,10 @@ export async function runWorkerCommand(
     dataDir: config.dataDir,
     poolSize: 2,
     prepare: config.preparedStatements,
+    onIdleError: (error) =>
+      logger.warn({ err: error }, 'an idle database connection failed; it will be replaced'),
+    onConnectionError: (error) =>
+      logger.warn({ err: error }, 'a database connection failed in use; it will be replaced'),
   })
   const worker = new OutboxWorker({ db: database.db, keys, logger, clock: systemClock, config })
   worker.start()

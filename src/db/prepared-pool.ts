@@ -43,20 +43,46 @@ function isPlannable(sql: string): boolean {
   return /^\s*(select|insert|update|delete|with)\b/i.test(sql)
 }
 
-export function preparingPool(pool: pg.Pool, names = new StatementNames()): PostgresPool {
+export interface GuardedPoolOptions {
+  /** Send statements as named prepared statements (default true). */
+  prepare?: boolean
+  names?: StatementNames
+  /** Told when a connection fails while checked out (the statement in flight fails with it). */
+  onError?: (error: Error) => void
+}
+
+/**
+ * Hands `pg` connections to Kysely. `pg-pool` listens for 'error' on idle connections only; a connection
+ * that is checked out has no listener, and when the server goes away mid-statement (a restart, a
+ * failover, a terminated backend) the client emits 'error', which without a listener kills the process.
+ * So every connection handed out gets one for as long as it is out, and a connection that failed goes
+ * back to the pool as broken, which discards it; the next checkout opens a new one.
+ */
+export function guardedPool(pool: pg.Pool, options: GuardedPoolOptions = {}): PostgresPool {
+  const names = options.prepare === false ? undefined : (options.names ?? new StatementNames())
   return {
     async connect(): Promise<PostgresPoolClient> {
       const client = await pool.connect()
+      let broken: Error | undefined
+      const onError = (error: Error) => {
+        broken ??= error
+        options.onError?.(error)
+      }
+      client.on('error', onError)
       return {
         query: ((sqlOrCursor: string | PostgresCursor<unknown>, parameters?: ReadonlyArray<unknown>) => {
           if (typeof sqlOrCursor !== 'string') return client.query(sqlOrCursor as never)
           const values = parameters ? [...parameters] : []
-          const name = names.nameFor(sqlOrCursor, values.length)
+          const name = names?.nameFor(sqlOrCursor, values.length)
           return name === undefined
             ? client.query(sqlOrCursor, values)
             : client.query({ name, text: sqlOrCursor, values })
         }) as unknown as PostgresPoolClient['query'],
-        release: () => client.release(),
+        release: () => {
+          // The pool puts its idle listener back in release(); ours goes first, so one is always there.
+          client.removeListener('error', onError)
+          client.release(broken)
+        },
       }
     },
     end: () => pool.end(),
