@@ -28,10 +28,8 @@ export async function runWorkerCommand(
     dataDir: config.dataDir,
     poolSize: 2,
     prepare: config.preparedStatements,
-    onIdleError: (error) =>
-      logger.warn({ err: error }, 'an idle database connection failed; it will be replaced'),
     onConnectionError: (error) =>
-      logger.warn({ err: error }, 'a database connection failed in use; it will be replaced'),
+      logger.warn({ err: error }, 'a database connection failed; the pool replaces it'),
   })
   const worker = new OutboxWorker({ db: database.db, keys, logger, clock: systemClock, config })
   worker.start()

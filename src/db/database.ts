@@ -26,9 +26,10 @@ export interface OpenDatabaseOptions {
   loadDataDir?: Blob
   /** Server statements as named prepared statements (default true; see prepared-pool.ts). */
   prepare?: boolean
-  /** Told when an idle server connection fails (it is discarded and replaced). */
-  onIdleError?: (error: Error) => void
-  /** Told when a checked-out server connection fails (its statement fails; the connection is replaced). */
+  /**
+   * Told once per server connection that fails, idle or in use (a restart, a failover, a terminated
+   * backend): a statement in flight on it fails, and the pool opens another connection when next asked.
+   */
   onConnectionError?: (error: Error) => void
 }
 
@@ -48,10 +49,9 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       // holding the request until the operating system gives up on the connect.
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     })
-    // An idle connection the server drops (a restart, a terminated backend) is reported here; without a
-    // listener it would crash the process. The pool replaces it on the next checkout. Checked-out
-    // connections get theirs from guardedPool.
-    pool.on('error', (error) => options.onIdleError?.(error))
+    // The pool re-emits an idle connection's failure; without a listener that would crash the process.
+    // guardedPool's own listener on every connection is the one that reports it.
+    pool.on('error', () => {})
     const dialect = new PostgresDialect({
       pool: guardedPool(pool, {
         prepare: options.prepare !== false,

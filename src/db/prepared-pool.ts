@@ -47,28 +47,30 @@ export interface GuardedPoolOptions {
   /** Send statements as named prepared statements (default true). */
   prepare?: boolean
   names?: StatementNames
-  /** Told when a connection fails while checked out (the statement in flight fails with it). */
+  /** Told once per connection that fails, idle or in use (it is discarded; the pool opens another). */
   onError?: (error: Error) => void
 }
 
 /**
  * Hands `pg` connections to Kysely. `pg-pool` listens for 'error' on idle connections only; a connection
- * that is checked out has no listener, and when the server goes away mid-statement (a restart, a
- * failover, a terminated backend) the client emits 'error', which without a listener kills the process.
- * So every connection handed out gets one for as long as it is out, and a connection that failed goes
- * back to the pool as broken, which discards it; the next checkout opens a new one.
+ * that is checked out has none, and when the server goes away (a restart, a failover, a terminated
+ * backend) the client emits 'error', which without a listener kills the process. So every connection the
+ * pool opens gets a listener of its own for its whole life, and one that failed goes back to the pool as
+ * broken, which discards it; the next checkout opens a new one.
  */
 export function guardedPool(pool: pg.Pool, options: GuardedPoolOptions = {}): PostgresPool {
   const names = options.prepare === false ? undefined : (options.names ?? new StatementNames())
+  const broken = new WeakMap<pg.PoolClient, Error>()
+  pool.on('connect', (client) => {
+    client.on('error', (error) => {
+      if (broken.has(client)) return
+      broken.set(client, error)
+      options.onError?.(error)
+    })
+  })
   return {
     async connect(): Promise<PostgresPoolClient> {
       const client = await pool.connect()
-      let broken: Error | undefined
-      const onError = (error: Error) => {
-        broken ??= error
-        options.onError?.(error)
-      }
-      client.on('error', onError)
       return {
         query: ((sqlOrCursor: string | PostgresCursor<unknown>, parameters?: ReadonlyArray<unknown>) => {
           if (typeof sqlOrCursor !== 'string') return client.query(sqlOrCursor as never)
@@ -78,11 +80,7 @@ export function guardedPool(pool: pg.Pool, options: GuardedPoolOptions = {}): Po
             ? client.query(sqlOrCursor, values)
             : client.query({ name, text: sqlOrCursor, values })
         }) as unknown as PostgresPoolClient['query'],
-        release: () => {
-          // The pool puts its idle listener back in release(); ours goes first, so one is always there.
-          client.removeListener('error', onError)
-          client.release(broken)
-        },
+        release: () => client.release(broken.get(client)),
       }
     },
     end: () => pool.end(),

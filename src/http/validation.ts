@@ -24,9 +24,13 @@ const MAX_PATTERN_INPUT = 2 * MAX_PATTERNED_LENGTH
 const boundedRegExp: RegExpEngine = Object.assign(
   (source: string, flags: string) => {
     const regExp = new RegExp(source, flags)
-    return { test: (text: string) => text.length <= MAX_PATTERN_INPUT && regExp.test(text) }
+    return {
+      test: (text: string) => text.length <= MAX_PATTERN_INPUT && regExp.test(text),
+      // Ajv keys its compiled patterns by this text.
+      toString: () => regExp.toString(),
+    }
   },
-  { code: 'new RegExp' },
+  { code: 'boundedRegExp' },
 )
 
 /** Throws when a schema has a pattern without a maxLength bound (see MAX_PATTERNED_LENGTH). */
