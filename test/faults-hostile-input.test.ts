@@ -217,18 +217,23 @@ describe('hostile input to every request body of the OpenAPI document', () => {
       }
       const ndjson = op.contentTypes.find((type) => type.includes('ndjson'))
       if (ndjson) {
-        // The same hostile items as lines of one stream (each line at most the stream's line limit).
-        const lines = hostileBodies(op).map(({ body }) =>
-          typeof body === 'string' ? body.replace(/\n/g, ' ') : body.toString('latin1'),
-        )
-        const stream = await send(op, 'hostile lines', `${lines.join('\n')}\n`, ndjson, true)
-        sent.push(stream)
-        for (const line of stream.text.trim().split('\n')) {
-          const answer = JSON.parse(line)
-          expect(
-            answer.status ?? answer.error?.code ?? 200,
-            `${stream.label}: ${line.slice(0, 300)}`,
-          ).toBeLessThan(500)
+        // The same hostile items as lines of a stream, one stream each (a line is at most the stream's
+        // line limit; longer ones are that line's error).
+        for (const { label, body } of hostileBodies(op)) {
+          const line = typeof body === 'string' ? body.replace(/\n/g, ' ') : body
+          const stream = await send(
+            op,
+            label,
+            Buffer.concat([Buffer.from(line), Buffer.from('\n')]),
+            ndjson,
+            true,
+          )
+          sent.push(stream)
+          for (const answerLine of stream.text.trim().split('\n')) {
+            const answer = JSON.parse(answerLine)
+            const status = answer.status ?? answer.error?.code ?? 200
+            expect(status, `${stream.label}: ${answerLine.slice(0, 300)}`).toBeLessThan(500)
+          }
         }
       }
     }
@@ -246,10 +251,11 @@ describe('hostile input to every request body of the OpenAPI document', () => {
     }
     expect(health.failures).toBe(0)
     expect(health.slowestMs).toBeLessThan(SLOW_MS)
-    const slowest = sent.reduce((a, b) => (b.ms > a.ms ? b : a))
+    const slowest = [...sent].sort((a, b) => b.ms - a.ms).slice(0, 3)
     console.info(
-      `${sent.length} hostile requests to ${operations.length} operations; slowest ${Math.round(slowest.ms)} ms ` +
-        `(${slowest.label}); /healthz ${health.probes} probes, slowest ${Math.round(health.slowestMs)} ms`,
+      `${sent.length} hostile requests to ${operations.length} operations; slowest: ` +
+        `${slowest.map((s) => `${Math.round(s.ms)} ms (${s.label})`).join('; ')}; ` +
+        `/healthz ${health.probes} probes, slowest ${Math.round(health.slowestMs)} ms`,
     )
   }, 300_000)
 })
