@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { MAX_PATTERNED_LENGTH } from '../src/http/validation.js'
 import { createTenantAsAdmin } from './helpers/fixtures.js'
 import { createTestApp, type TestApp } from './helpers/test-app.js'
 
@@ -140,7 +141,7 @@ function hostileBodies(op: Operation): { label: string; body: string | Buffer }[
     { label: '__proto__ key', body: '{"__proto__":{"isAdmin":true},"name":"x"}' },
     { label: 'constructor.prototype key', body: '{"constructor":{"prototype":{"isAdmin":true}},"name":"x"}' },
     { label: '200 KB key', body: `{"${'k'.repeat(LONG)}":1}` },
-    { label: '50,000 keys', body: `{${Array.from({ length: 50_000 }, (_, i) => `"k${i}":0`).join(',')}}` },
+    { label: '20,000 keys', body: `{${Array.from({ length: 20_000 }, (_, i) => `"k${i}":0`).join(',')}}` },
   )
   return bodies
 }
@@ -207,9 +208,10 @@ describe('hostile input to every request body of the OpenAPI document', () => {
     const probe = probeHealth()
     const sent: Sent[] = []
     for (const op of operations) {
-      for (const { label, body } of hostileBodies(op)) {
+      for (const [i, { label, body }] of hostileBodies(op).entries()) {
         sent.push(await send(op, label, body, 'application/json', true))
-        if (!op.public) {
+        // Without credentials, the first long string is enough: 401 before any validator work.
+        if (!op.public && i === 0) {
           const stranger = await send(op, `${label}, no credentials`, body, 'application/json', false)
           sent.push(stranger)
           expect(stranger.status, stranger.label).toBe(401)
@@ -258,4 +260,36 @@ describe('hostile input to every request body of the OpenAPI document', () => {
         `/healthz ${health.probes} probes, slowest ${Math.round(health.slowestMs)} ms`,
     )
   }, 300_000)
+
+  it('has no pattern that backtracks: each runs in linear time on the longest string it is ever given', async () => {
+    // The validator never runs a pattern on more than 2 × MAX_PATTERNED_LENGTH UTF-16 units; at that length
+    // a quadratic pattern (the old name pattern) takes hundreds of milliseconds, a linear one well under one.
+    const doc = await (await fetch(`${base}/openapi.json`)).json()
+    const patterns = new Set<string>()
+    JSON.stringify(doc, (key, value) => {
+      if (key === 'pattern' && typeof value === 'string') patterns.add(value)
+      return value
+    })
+    expect(patterns.size).toBeGreaterThan(3)
+    const n = 2 * MAX_PATTERNED_LENGTH
+    const inputs = [
+      `${'a'.repeat(n - 1)}\u0000`,
+      `${' '.repeat(n - 1)}\u0000`,
+      `a@${'b.'.repeat(n / 2 - 2)}\u0000`,
+      `${'@'.repeat(n)}`,
+      `${'a.'.repeat(n / 2)}`,
+      `${'0'.repeat(n)}-`,
+    ]
+    for (const pattern of patterns) {
+      const regExp = new RegExp(pattern, 'u')
+      for (const input of inputs) {
+        const started = performance.now()
+        regExp.test(input)
+        expect(
+          performance.now() - started,
+          `${pattern} on ${JSON.stringify(input.slice(0, 12))}…`,
+        ).toBeLessThan(50)
+      }
+    }
+  })
 })
