@@ -31,8 +31,8 @@ export async function start(
     url: config.databaseUrl,
     dataDir: config.dataDir,
     prepare: config.preparedStatements,
-    onIdleError: (error) =>
-      logger.warn({ err: error }, 'an idle database connection failed; it will be replaced'),
+    onConnectionError: (error) =>
+      logger.warn({ err: error }, 'a database connection failed; the pool replaces it'),
   })
   try {
     const { applied } = await migrateToLatest(database.db)

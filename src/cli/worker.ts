@@ -28,6 +28,8 @@ export async function runWorkerCommand(
     dataDir: config.dataDir,
     poolSize: 2,
     prepare: config.preparedStatements,
+    onConnectionError: (error) =>
+      logger.warn({ err: error }, 'a database connection failed; the pool replaces it'),
   })
   const worker = new OutboxWorker({ db: database.db, keys, logger, clock: systemClock, config })
   worker.start()

@@ -3,7 +3,7 @@ import { PGlite } from '@electric-sql/pglite'
 import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import { PGliteDialect } from './pglite-dialect.js'
-import { preparingPool } from './prepared-pool.js'
+import { guardedPool } from './prepared-pool.js'
 import type { Database } from './schema.js'
 
 export type DatabaseKind = 'embedded' | 'memory' | 'postgres'
@@ -26,11 +26,15 @@ export interface OpenDatabaseOptions {
   loadDataDir?: Blob
   /** Server statements as named prepared statements (default true; see prepared-pool.ts). */
   prepare?: boolean
-  /** Told when an idle server connection fails (it is discarded and replaced). */
-  onIdleError?: (error: Error) => void
+  /**
+   * Told once per server connection that fails, idle or in use (a restart, a failover, a terminated
+   * backend): a statement in flight on it fails, and the pool opens another connection when next asked.
+   */
+  onConnectionError?: (error: Error) => void
 }
 
 const INT8_OID = 20
+const CONNECT_TIMEOUT_MS = 5_000
 
 // Identity columns are bigints and the API carries them as strings. `pg` already returns int8 as a
 // string; the embedded engine is told to do the same below.
@@ -38,11 +42,22 @@ const INT8_OID = 20
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
   const { url } = options
   if (url?.startsWith('postgres://') || url?.startsWith('postgresql://')) {
-    const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 })
-    // An idle connection the server drops (a restart, a terminated backend) is reported here; without a
-    // listener it would crash the process. The pool replaces it on the next checkout.
-    pool.on('error', (error) => options.onIdleError?.(error))
-    const dialect = new PostgresDialect({ pool: options.prepare === false ? pool : preparingPool(pool) })
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: options.poolSize ?? 10,
+      // An unreachable host (no refusal, just silence) fails a checkout after this long instead of
+      // holding the request until the operating system gives up on the connect.
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    })
+    // The pool re-emits an idle connection's failure; without a listener that would crash the process.
+    // guardedPool's own listener on every connection is the one that reports it.
+    pool.on('error', () => {})
+    const dialect = new PostgresDialect({
+      pool: guardedPool(pool, {
+        prepare: options.prepare !== false,
+        ...(options.onConnectionError ? { onError: options.onConnectionError } : {}),
+      }),
+    })
     const db = new Kysely<Database>({ dialect })
     return { db, kind: 'postgres', close: () => db.destroy() }
   }

@@ -43,7 +43,31 @@ function isPlannable(sql: string): boolean {
   return /^\s*(select|insert|update|delete|with)\b/i.test(sql)
 }
 
-export function preparingPool(pool: pg.Pool, names = new StatementNames()): PostgresPool {
+export interface GuardedPoolOptions {
+  /** Send statements as named prepared statements (default true). */
+  prepare?: boolean
+  names?: StatementNames
+  /** Told once per connection that fails, idle or in use (it is discarded; the pool opens another). */
+  onError?: (error: Error) => void
+}
+
+/**
+ * Hands `pg` connections to Kysely. `pg-pool` listens for 'error' on idle connections only; a connection
+ * that is checked out has none, and when the server goes away (a restart, a failover, a terminated
+ * backend) the client emits 'error', which without a listener kills the process. So every connection the
+ * pool opens gets a listener of its own for its whole life, and one that failed goes back to the pool as
+ * broken, which discards it; the next checkout opens a new one.
+ */
+export function guardedPool(pool: pg.Pool, options: GuardedPoolOptions = {}): PostgresPool {
+  const names = options.prepare === false ? undefined : (options.names ?? new StatementNames())
+  const broken = new WeakMap<pg.PoolClient, Error>()
+  pool.on('connect', (client) => {
+    client.on('error', (error) => {
+      if (broken.has(client)) return
+      broken.set(client, error)
+      options.onError?.(error)
+    })
+  })
   return {
     async connect(): Promise<PostgresPoolClient> {
       const client = await pool.connect()
@@ -51,12 +75,12 @@ export function preparingPool(pool: pg.Pool, names = new StatementNames()): Post
         query: ((sqlOrCursor: string | PostgresCursor<unknown>, parameters?: ReadonlyArray<unknown>) => {
           if (typeof sqlOrCursor !== 'string') return client.query(sqlOrCursor as never)
           const values = parameters ? [...parameters] : []
-          const name = names.nameFor(sqlOrCursor, values.length)
+          const name = names?.nameFor(sqlOrCursor, values.length)
           return name === undefined
             ? client.query(sqlOrCursor, values)
             : client.query({ name, text: sqlOrCursor, values })
         }) as unknown as PostgresPoolClient['query'],
-        release: () => client.release(),
+        release: () => client.release(broken.get(client)),
       }
     },
     end: () => pool.end(),

@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { connectionError } from '../db/connection-errors.js'
 import { constraintError } from '../db/constraint-errors.js'
 import { AppError, type ErrorReason, errorBody } from '../errors.js'
 
@@ -22,7 +23,7 @@ const FASTIFY_CODES: Record<string, { reason: ErrorReason; message: string }> = 
 
 function toAppError(error: FastifyError | Error): AppError | undefined {
   if (error instanceof AppError) return error
-  const mapped = constraintError(error)
+  const mapped = constraintError(error) ?? connectionError(error)
   if (mapped) return mapped
   const code = (error as FastifyError).code
   const known = code ? FASTIFY_CODES[code] : undefined
@@ -39,7 +40,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const known = toAppError(error)
     if (known) {
-      if (known.statusCode >= 500) request.log.error({ err: error }, 'request failed')
+      if (known.reason === 'database_unavailable') request.log.warn({ err: error }, 'database unavailable')
+      else if (known.statusCode >= 500) request.log.error({ err: error }, 'request failed')
       if (known.headers) reply.headers(known.headers)
       return reply.code(known.statusCode).send(errorBody(known, request.id))
     }

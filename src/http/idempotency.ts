@@ -13,6 +13,11 @@ import { AppError } from '../errors.js'
  * than running twice. Server errors release the key so that a retry can run again.
  */
 const WINDOW_MS = 24 * 3600 * 1000
+/**
+ * A claim still in progress after this long belongs to a request that can no longer finish it (its
+ * process died, or the database went away before the answer could be stored): a retry takes it over.
+ */
+const STALE_CLAIM_MS = 5 * 60 * 1000
 const IN_PROGRESS = 0
 const MAX_KEY_LENGTH = 255
 const STORED_HEADERS = ['location', 'content-type']
@@ -58,7 +63,7 @@ export function registerIdempotency(app: FastifyInstance, db: Kysely<Database>, 
         created: now,
       })
       .onConflict((oc) =>
-        // An expired record is taken over as if it were not there.
+        // An expired record, or an abandoned claim, is taken over as if it were not there.
         oc
           .columns(['actor', 'key'])
           .doUpdateSet({
@@ -68,7 +73,15 @@ export function registerIdempotency(app: FastifyInstance, db: Kysely<Database>, 
             response_body: '',
             created: now,
           })
-          .where('idempotency_keys.created', '<', new Date(now.getTime() - WINDOW_MS)),
+          .where((eb) =>
+            eb.or([
+              eb('idempotency_keys.created', '<', new Date(now.getTime() - WINDOW_MS)),
+              eb.and([
+                eb('idempotency_keys.status_code', '=', IN_PROGRESS),
+                eb('idempotency_keys.created', '<', new Date(now.getTime() - STALE_CLAIM_MS)),
+              ]),
+            ]),
+          ),
       )
       .returning('key')
       .executeTakeFirst()
@@ -113,7 +126,7 @@ export function registerIdempotency(app: FastifyInstance, db: Kysely<Database>, 
     if (!claim) return payload
     request.idempotencyClaim = undefined
     if (reply.statusCode >= 500 || typeof payload !== 'string') {
-      await release(db, claim)
+      await release(db, claim, request)
       return payload
     }
     const headers: Record<string, string> = {}
@@ -121,32 +134,43 @@ export function registerIdempotency(app: FastifyInstance, db: Kysely<Database>, 
       const value = reply.getHeader(name)
       if (typeof value === 'string') headers[name] = value
     }
-    await db
-      .updateTable('idempotency_keys')
-      .set({
-        status_code: reply.statusCode,
-        response_headers: JSON.stringify(headers),
-        response_body: payload,
-      })
-      .where('actor', '=', claim.actor)
-      .where('key', '=', claim.key)
-      .execute()
+    try {
+      await db
+        .updateTable('idempotency_keys')
+        .set({
+          status_code: reply.statusCode,
+          response_headers: JSON.stringify(headers),
+          response_body: payload,
+        })
+        .where('actor', '=', claim.actor)
+        .where('key', '=', claim.key)
+        .execute()
+    } catch (error) {
+      // The work is done and its answer goes out; only the replay is lost (the claim goes stale).
+      request.log.warn({ err: error }, 'idempotency: could not store the response for replay')
+    }
     return payload
   })
 
   // A request that failed before a response was sent (aborted connection) must not hold its key.
   app.addHook('onResponse', async (request) => {
-    if (request.idempotencyClaim) await release(db, request.idempotencyClaim)
+    if (request.idempotencyClaim) await release(db, request.idempotencyClaim, request)
   })
 }
 
-async function release(db: Kysely<Database>, claim: Claim): Promise<void> {
-  await db
-    .deleteFrom('idempotency_keys')
-    .where('actor', '=', claim.actor)
-    .where('key', '=', claim.key)
-    .where('status_code', '=', IN_PROGRESS)
-    .execute()
+async function release(db: Kysely<Database>, claim: Claim, request: FastifyRequest): Promise<void> {
+  try {
+    await db
+      .deleteFrom('idempotency_keys')
+      .where('actor', '=', claim.actor)
+      .where('key', '=', claim.key)
+      .where('status_code', '=', IN_PROGRESS)
+      .execute()
+  } catch (error) {
+    // The database is gone (the usual reason for the 5xx being answered): the claim goes stale and a
+    // retry after STALE_CLAIM_MS takes it over.
+    request.log.warn({ err: error }, 'idempotency: could not release a claim')
+  }
 }
 
 function fingerprint(request: FastifyRequest): string {

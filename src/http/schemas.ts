@@ -6,13 +6,25 @@ import { ERROR_REASONS } from '../errors.js'
  * OpenAPI document all derive from these schemas.
  */
 
+// Every pattern here runs in time linear in its input: no two parts of a pattern can match the same
+// character where the engine would have to try both (V8's engine backtracks, so an ambiguous pattern
+// such as `^[^c]*[^\sc][^c]*$` costs the square of the length on a string it refuses). validation.ts
+// also refuses to compile a pattern without a maxLength, and never runs one on a longer string.
+const CONTROL = '\\u0000-\\u001F\\u007F'
 // No control characters (U+0000–U+001F, U+007F) anywhere…
-const NO_CONTROL = '^[^\\u0000-\\u001F\\u007F]*$'
-// …and a name holds at least one visible character (" " alone is not a name).
-const NAME_PATTERN = '^[^\\u0000-\\u001F\\u007F]*[^\\s\\u0000-\\u001F\\u007F][^\\u0000-\\u001F\\u007F]*$'
+const NO_CONTROL = `^[^${CONTROL}]*$`
+// …and a name holds at least one visible character (" " alone is not a name): blanks (white space that
+// is not a control character), then the first visible character, then anything but control characters.
+const NAME_PATTERN = `^[^\\S${CONTROL}]*[^\\s${CONTROL}][^${CONTROL}]*$`
 // Descriptions may hold tab, CR and LF.
 const DESCRIPTION_PATTERN = '^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$'
 const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$'
+// One @, a dotted domain, no spaces or control characters: what a mail server will accept. The domain is
+// a first character, then no dot until the dot that must have a character after it — the same strings as
+// `[^…]+\.[^…]+` (a dot somewhere after the first character and before the last), without its ambiguity.
+const EMAIL_CHAR = `[^\\s@${CONTROL}]`
+const EMAIL_CHAR_NOT_DOT = `[^\\s@.${CONTROL}]`
+const EMAIL_PATTERN = `^${EMAIL_CHAR}+@${EMAIL_CHAR}${EMAIL_CHAR_NOT_DOT}*\\.${EMAIL_CHAR}+$`
 
 export const LIMITS = {
   name: 255,
@@ -23,7 +35,7 @@ export const LIMITS = {
 } as const
 
 export const Uuid = (options: { description?: string } = {}) =>
-  Type.String({ pattern: UUID_PATTERN, errorMessage: 'must be a UUID', ...options })
+  Type.String({ maxLength: 36, pattern: UUID_PATTERN, errorMessage: 'must be a UUID', ...options })
 
 export const Timestamp = (options: { description?: string } = {}) =>
   Type.String({ format: 'date-time', ...options })
@@ -57,9 +69,7 @@ export const ShortText = (options: { description?: string; maxLength?: number } 
 export const Email = (options: { description?: string } = {}) =>
   Type.String({
     maxLength: LIMITS.email,
-    // One @, a dotted domain, no spaces or control characters: what a mail server will accept.
-    pattern:
-      '^[^\\s@\\u0000-\\u001F\\u007F]+@[^\\s@\\u0000-\\u001F\\u007F]+\\.[^\\s@\\u0000-\\u001F\\u007F]+$',
+    pattern: EMAIL_PATTERN,
     errorMessage: `must be an e-mail address of at most ${LIMITS.email} characters`,
     ...options,
   })

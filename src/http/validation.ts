@@ -1,4 +1,5 @@
 import { Ajv, type ErrorObject } from 'ajv'
+import type { RegExpEngine } from 'ajv/dist/types/index.js'
 import addFormats from 'ajv-formats'
 import type { FastifySchemaCompiler } from 'fastify'
 import { AppError, type Attribute } from '../errors.js'
@@ -8,8 +9,48 @@ import { AppError, type Attribute } from '../errors.js'
  * coercion: "5" is not a number), unknown body fields are dropped; params and query strings are text on
  * the wire and are coerced. Every error lists each failing field in `attribute`.
  */
+
+/**
+ * Validation costs time linear in the input, whatever it is. Ajv checks every keyword of a field (all
+ * errors are reported), so a pattern would run on a string far over its maxLength: every pattern must
+ * come with a maxLength of at most MAX_PATTERNED_LENGTH (checked when a schema is compiled, so a route
+ * that breaks the rule fails at start-up), and a pattern is never run on a string longer than twice that
+ * (in UTF-16 units; a string that long already fails its maxLength, so the answer is the same). The
+ * patterns themselves are written without ambiguity (schemas.ts).
+ */
+export const MAX_PATTERNED_LENGTH = 4_096
+const MAX_PATTERN_INPUT = 2 * MAX_PATTERNED_LENGTH
+
+const boundedRegExp: RegExpEngine = Object.assign(
+  (source: string, flags: string) => {
+    const regExp = new RegExp(source, flags)
+    return {
+      test: (text: string) => text.length <= MAX_PATTERN_INPUT && regExp.test(text),
+      // Ajv keys its compiled patterns by this text.
+      toString: () => regExp.toString(),
+    }
+  },
+  { code: 'boundedRegExp' },
+)
+
+/** Throws when a schema has a pattern without a maxLength bound (see MAX_PATTERNED_LENGTH). */
+export function assertBoundedPatterns(schema: unknown, path = '#', seen = new Set<unknown>()): void {
+  if (typeof schema !== 'object' || schema === null || seen.has(schema)) return
+  seen.add(schema)
+  const node = schema as { pattern?: unknown; maxLength?: unknown }
+  if (node.pattern !== undefined) {
+    if (typeof node.maxLength !== 'number' || node.maxLength > MAX_PATTERNED_LENGTH) {
+      throw new Error(
+        `Schema at ${path} has a pattern without a maxLength of at most ${MAX_PATTERNED_LENGTH}: ${String(node.pattern)}`,
+      )
+    }
+  }
+  for (const [key, value] of Object.entries(schema)) assertBoundedPatterns(value, `${path}/${key}`, seen)
+}
+
 function createAjv(coerceTypes: boolean): Ajv {
   const ajv = new Ajv({
+    code: { regExp: boundedRegExp },
     allErrors: true,
     coerceTypes,
     removeAdditional: true,
@@ -28,6 +69,7 @@ const textAjv = createAjv(true)
 
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   const ajv = httpPart === 'body' ? bodyAjv : textAjv
+  assertBoundedPatterns(schema, httpPart ?? '#')
   const validate = ajv.compile(schema as object)
   return (data: unknown) => {
     if (validate(data)) return { value: data }
@@ -41,6 +83,7 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
  * unknown fields dropped in place, as for a body.
  */
 export function compileBodyValidator(schema: object): (data: unknown) => AppError | undefined {
+  assertBoundedPatterns(schema)
   const validate = bodyAjv.compile(schema)
   return (data) => (validate(data) ? undefined : validationError(validate.errors ?? [], 'body'))
 }

@@ -3,6 +3,7 @@ import type { Logger } from 'pino'
 import type { Clock } from '../clock.js'
 import type { Config } from '../config.js'
 import type { Keys } from '../crypto/keys.js'
+import { isConnectionFailure } from '../db/connection-errors.js'
 import type { Database, OutboxRow } from '../db/schema.js'
 import { openInvitationMail, UndeliverableMail } from './mail/invitation-mail.js'
 import { renderInvitationMail } from './mail/invitation-template.js'
@@ -59,6 +60,9 @@ const DEFAULTS = {
   baseBackoffMs: 5_000,
   maxBackoffMs: 3_600_000,
 } as const
+
+/** The poll interval while the database is unreachable: recovery is noticed within a second. */
+const UNREACHABLE_POLL_MS = 1_000
 
 export interface OutboxWorkerStats {
   sent: number
@@ -134,15 +138,31 @@ export class OutboxWorker {
   }
 
   async #run(): Promise<void> {
+    // While the database is unreachable: one warning when it goes, one line when it is back, and a
+    // slower poll in between (the pool opens a new connection on the first poll that finds it up).
+    let unreachableSince: number | undefined
     while (!this.#stopping) {
       let claimed = 0
       try {
         claimed = await this.runOnce()
+        if (unreachableSince !== undefined) {
+          this.deps.logger.info(
+            { unreachableMs: Math.round(performance.now() - unreachableSince) },
+            'outbox: the database is reachable again; delivering',
+          )
+          unreachableSince = undefined
+        }
       } catch (error) {
-        this.deps.logger.warn({ err: error }, 'outbox: could not claim mail; will try again')
+        if (!isConnectionFailure(error)) {
+          this.deps.logger.warn({ err: error }, 'outbox: could not claim mail; will try again')
+        } else if (unreachableSince === undefined) {
+          unreachableSince = performance.now()
+          this.deps.logger.warn({ err: error }, 'outbox: the database is unreachable; waiting for it')
+        }
       }
+      const idle = unreachableSince !== undefined ? UNREACHABLE_POLL_MS : this.#options.pollIntervalMs
       // A full batch means more may be due: go again at once.
-      if (claimed < this.#options.batchSize) await this.#sleep(this.#options.pollIntervalMs)
+      if (claimed < this.#options.batchSize) await this.#sleep(idle)
     }
   }
 

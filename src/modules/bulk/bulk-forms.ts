@@ -2,6 +2,7 @@ import { Readable } from 'node:stream'
 import type { FastifyInstance, FastifyReply, FastifyRequest, preValidationAsyncHookHandler } from 'fastify'
 import type { TSchema } from 'typebox'
 import type { ServiceContext } from '../../context.js'
+import { connectionError } from '../../db/connection-errors.js'
 import { AppError, invalidField } from '../../errors.js'
 import {
   BulkAbortLine,
@@ -111,9 +112,13 @@ async function answerStream(
       yield* streamBulkLoad(body, loader, { result, summary })
     } catch (error) {
       // The 200 and the rows answered so far are on their way: the last line says why the rest is not.
-      // A client that finds no summary line knows the load stopped.
-      request.log.error({ err: error }, 'bulk load stopped')
-      const known = error instanceof AppError && error.statusCode < 500 ? error : undefined
+      // A client that finds no summary line knows the load stopped. When the database went away, the
+      // line says so (503 database_unavailable): re-sending the load once it is back is safe, the rows
+      // already written answering email_taken.
+      const unavailable = connectionError(error)
+      if (unavailable) request.log.warn({ err: error }, 'bulk load stopped: the database is unreachable')
+      else request.log.error({ err: error }, 'bulk load stopped')
+      const known = unavailable ?? (error instanceof AppError && error.statusCode < 500 ? error : undefined)
       const line = {
         error: {
           code: known?.statusCode ?? 500,

@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream'
 import { AppError } from '../../errors.js'
+import { nestsDeeperThan, tooDeep } from '../../http/json-body.js'
 import type { BulkSummary } from './bulk.schemas.js'
 import type { BulkUserLoader, PendingRow, RowOutcome } from './bulk-loader.js'
 import { MAX_LINE_BYTES, type NdjsonLine, ndjsonLineChunks } from './ndjson.js'
@@ -47,6 +48,7 @@ function parseLine(line: NdjsonLine): unknown {
   if (line.tooLong) {
     return new AppError('payload_too_large', `Line ${line.lineNumber} is longer than ${MAX_LINE_BYTES} bytes`)
   }
+  if (nestsDeeperThan(line.text)) return tooDeep(`Line ${line.lineNumber}`)
   try {
     return JSON.parse(line.text)
   } catch {

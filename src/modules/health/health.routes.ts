@@ -1,11 +1,14 @@
 import { sql } from 'kysely'
 import { Type } from 'typebox'
-import { AppError } from '../../errors.js'
+import { databaseUnavailable } from '../../db/connection-errors.js'
 import type { RouteModule } from '../../http/typed-app.js'
 
 const Status = Type.Object({ status: Type.String() })
 
-/** Liveness (the process answers) and readiness (the database answers). No credentials. */
+/**
+ * Liveness (the process answers; it never touches the database) and readiness (the database answers: 503
+ * database_unavailable with Retry-After when it does not). No credentials.
+ */
 export const healthRoutes: RouteModule = async (app, ctx) => {
   app.get('/healthz', { schema: { tags: ['health'], response: { 200: Status } } }, async () => ({
     status: 'ok',
@@ -15,7 +18,7 @@ export const healthRoutes: RouteModule = async (app, ctx) => {
       await sql`select 1`.execute(ctx.db)
     } catch (error) {
       ctx.logger.warn({ err: error }, 'readiness check failed')
-      throw new AppError('service_unavailable', 'The database is not reachable')
+      throw databaseUnavailable()
     }
     return { status: 'ready' }
   })
