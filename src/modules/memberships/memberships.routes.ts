@@ -1,5 +1,5 @@
-import { Type } from 'typebox'
 import { AppError } from '../../errors.js'
+import { PageBody, pageBody } from '../../http/pagination.js'
 import { Result, TenantParams } from '../../http/schemas.js'
 import type { RouteModule } from '../../http/typed-app.js'
 import { acceptInvitation } from './acceptance.service.js'
@@ -47,16 +47,13 @@ export const membershipRoutes: RouteModule = async (app, ctx) => {
         params: TenantParams,
         querystring: ListTenantUsersQuery,
         response: {
-          200: Type.Object({
-            result: Type.Array(TenantUserSchema),
-            nextCursor: Type.Optional(Type.String()),
-          }),
+          200: PageBody(TenantUserSchema),
         },
       },
     },
     async (request) => {
       const page = await listTenantUsers(ctx, request.actor, request.params.tenantId, request.query)
-      return { result: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) }
+      return pageBody(page)
     },
   )
 

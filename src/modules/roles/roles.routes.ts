@@ -1,11 +1,12 @@
 import { Type } from 'typebox'
+import { PageBody, pageBody } from '../../http/pagination.js'
 import { Result, TenantParams } from '../../http/schemas.js'
 import type { RouteModule } from '../../http/typed-app.js'
 import { ListRolesQuery, PermissionSchema, RoleParams, RoleSchema } from './roles.schemas.js'
 import { getRole, listPermissions, listPlatformRoles, listTenantRoles } from './roles.service.js'
 
 const tags = ['roles']
-const RoleList = Type.Object({ result: Type.Array(RoleSchema), nextCursor: Type.Optional(Type.String()) })
+const RoleList = PageBody(RoleSchema)
 
 /** Permissions and roles (API.md §3, §4.6). */
 export const roleRoutes: RouteModule = async (app, ctx) => {
@@ -33,7 +34,7 @@ export const roleRoutes: RouteModule = async (app, ctx) => {
     },
     async (request) => {
       const page = await listPlatformRoles(ctx, request.query)
-      return { result: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) }
+      return pageBody(page)
     },
   )
 
@@ -56,7 +57,7 @@ export const roleRoutes: RouteModule = async (app, ctx) => {
     },
     async (request) => {
       const page = await listTenantRoles(ctx, request.actor, request.params.tenantId, request.query)
-      return { result: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) }
+      return pageBody(page)
     },
   )
 }
