@@ -7,6 +7,7 @@ import { invitationMailRow } from '../../outbox/mail/invitation-mail.js'
 import { insertOutboxRows, type NewOutboxRow } from '../../outbox/outbox.repository.js'
 import { extensionsFor } from '../memberships/extensions.js'
 import { issueInvitation } from '../memberships/invitation-token.js'
+import type { CreateStatus } from '../memberships/memberships.schemas.js'
 import { findTenantRoleFor } from '../roles/roles.service.js'
 import { checkRoleCeiling, requireTenantPermission } from '../tenants/tenant-access.js'
 import type { BulkUserInput } from './bulk.schemas.js'
@@ -17,7 +18,7 @@ export interface PlannedMembership {
   tenantName: string
   roleId: string
   roleName: string
-  status: 'pending' | 'invited' | 'accepted'
+  status: CreateStatus
 }
 
 type MembershipFields = Pick<BulkUserInput, 'tenantId' | 'tenantRoleId' | 'tenantStatus'>

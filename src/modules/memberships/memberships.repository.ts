@@ -1,6 +1,12 @@
 import { type Kysely, sql, type Transaction, type Updateable } from 'kysely'
 import { withConstraintErrors } from '../../db/constraint-errors.js'
-import type { Database, MembershipRow, MembershipStatus, TenantUsersTable } from '../../db/schema.js'
+import type {
+  Database,
+  MembershipRow,
+  MembershipStatus,
+  OutboxStatus,
+  TenantUsersTable,
+} from '../../db/schema.js'
 import { INVITATION_EMAIL, type NewOutboxRow } from '../../outbox/outbox.repository.js'
 import { DEFAULT_WEBRTC } from './extensions.js'
 import type { ExtensionRecord } from './memberships.schemas.js'
@@ -13,7 +19,7 @@ export interface MembershipRecordRow extends MembershipRow {
   email: string
   first_name: string
   last_name: string
-  email_status: 'queued' | 'sent' | 'failed' | null
+  email_status: OutboxStatus | null
 }
 
 function selectMemberships(db: Executor) {
@@ -25,7 +31,7 @@ function selectMemberships(db: Executor) {
     .select(
       // The delivery state of the membership's latest invitation e-mail. Mail superseded before it was
       // sent is deleted with the invitation it carried, so this is the mail of the current invitation.
-      sql<'queued' | 'sent' | 'failed' | null>`(
+      sql<OutboxStatus | null>`(
         select o.status from outbox o
         where o.tenant_id = tu.tenant_id and o.kind = ${INVITATION_EMAIL}
           and o.payload->>'userId' = tu.user_id::text

@@ -1,9 +1,10 @@
 import { type Static, Type } from 'typebox'
+import { MEMBERSHIP_STATUSES, type MembershipStatus, OUTBOX_STATUSES } from '../../db/schema.js'
 import { Body, Email, Nullable, PageQuery, ShortText, Timestamp, Uuid } from '../../http/schemas.js'
 
 /** Tenant user shapes: invitations and memberships (SPEC §2.3, API.md §4.4). */
 
-export const MEMBERSHIP_STATUSES = ['pending', 'invited', 'accepted', 'disabled'] as const
+/** The derived, read-only `invitationStatus` (membership-status.ts computes it). */
 export const INVITATION_STATUSES = [
   'pending',
   'invited',
@@ -12,11 +13,19 @@ export const INVITATION_STATUSES = [
   'disabled',
   'sso-only',
 ] as const
-export const EMAIL_STATUSES = ['queued', 'sent', 'failed'] as const
+export type InvitationStatus = (typeof INVITATION_STATUSES)[number]
 export const MAX_EXTENSIONS = 20
 
-/** The statuses a create may ask for; `disabled` is reached only from `accepted`. */
-const CREATE_STATUSES = ['pending', 'invited', 'accepted'] as const
+/**
+ * The statuses a new membership may be created with (one invitation or a bulk row); `disabled` is reached
+ * only from `accepted`.
+ */
+export const CREATE_STATUSES = [
+  'pending',
+  'invited',
+  'accepted',
+] as const satisfies readonly MembershipStatus[]
+export type CreateStatus = (typeof CREATE_STATUSES)[number]
 
 const ExtensionText = (description: string) => ShortText({ description })
 
@@ -70,7 +79,7 @@ export const TenantUserSchema = Type.Object({
       'sso-only (accepted with noPassword true)',
   }),
   invitationEmailStatus: Nullable(
-    Type.Enum(EMAIL_STATUSES, {
+    Type.Enum(OUTBOX_STATUSES, {
       type: 'string',
       description: 'Delivery of the latest invitation e-mail; null when none was sent',
     }),
