@@ -1,6 +1,5 @@
 import type { Actor } from '../../access/actor.js'
 import type { ServiceContext } from '../../context.js'
-import { constraintError } from '../../db/constraint-errors.js'
 import type { NewUserRow, UserRow } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
 import { compileBodyValidator } from '../../http/validation.js'
@@ -255,9 +254,9 @@ export class BulkUserLoader {
         const [stored] = await this.#insert([row])
         if (stored) byId.set(stored.id, stored)
       } catch (error) {
-        const known = constraintError(error, { email: row.row.email })
-        if (!known) throw error
-        byId.set(row.row.id, known)
+        // A row alone fails with its own domain error (the repositories map constraints to them).
+        if (!(error instanceof AppError)) throw error
+        byId.set(row.row.id, error)
       }
     }
     return byId
@@ -271,7 +270,7 @@ export class BulkUserLoader {
         try {
           return await insertUsers(this.ctx.db, users)
         } catch (error) {
-          if (constraintError(error)?.reason !== 'email_taken') throw error
+          if (!(error instanceof AppError) || error.reason !== 'email_taken') throw error
           this.#metTakenEmail = true
         }
       }
