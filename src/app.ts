@@ -8,9 +8,10 @@ import type { Logger } from 'pino'
 import { AccessControl } from './access/effective.js'
 import type { Clock } from './clock.js'
 import type { Config } from './config.js'
-import type { Platform, ServiceContext } from './context.js'
+import type { AppState, Platform, ServiceContext } from './context.js'
 import type { Keys } from './crypto/keys.js'
 import { TokenSigner } from './crypto/tokens.js'
+import { Uuid7Generator } from './crypto/uuid7.js'
 import type { Database } from './db/schema.js'
 import { ERROR_REASONS } from './errors.js'
 import { registerErrorHandling } from './http/error-handler.js'
@@ -29,11 +30,14 @@ import { documentBulkForms } from './modules/bulk/bulk-openapi.js'
 import { healthRoutes } from './modules/health/health.routes.js'
 import { integrationRoutes } from './modules/integrations/integrations.routes.js'
 import { invitationRoutes } from './modules/memberships/acceptance.routes.js'
+import { createInvitationLimiters } from './modules/memberships/invitation-limits.js'
 import { membershipRoutes } from './modules/memberships/memberships.routes.js'
 import { regionRoutes } from './modules/regions/regions.routes.js'
 import { roleRoutes } from './modules/roles/roles.routes.js'
+import { createRoleCatalogCache } from './modules/roles/roles.service.js'
 import { tenantRoutes } from './modules/tenants/tenants.routes.js'
 import { userRoutes } from './modules/users/users.routes.js'
+import { OutboxSignal } from './outbox/outbox-signal.js'
 import { invitationPageRoutes } from './web/accept-routes.js'
 
 export interface AppDeps {
@@ -83,7 +87,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   const access = new AccessControl(deps.db)
-  const ctx: ServiceContext = { ...deps, access }
+  const state: AppState = {
+    roleCatalog: createRoleCatalogCache(access),
+    invitationLimiters: createInvitationLimiters(deps.clock),
+    outboxSignal: new OutboxSignal(),
+    userIds: new Uuid7Generator(),
+  }
+  const ctx: ServiceContext = { ...deps, access, ...state }
   const authenticator = new Authenticator(deps.db, deps.clock, new TokenSigner(deps.keys.tokenSecret), access)
 
   app.setValidatorCompiler(validatorCompiler)

@@ -8,7 +8,7 @@ import { acceptLink, openInvitationMail, UndeliverableMail } from './mail/invita
 import { renderInvitationMail } from './mail/invitation-template.js'
 import { createMailer, type Mailer, PermanentMailError } from './mail/mailer.js'
 import { claimDueRows, INVITATION_EMAIL, markFailed, markRetry, markSent } from './outbox.repository.js'
-import { onOutboxNudge } from './outbox-signal.js'
+import type { OutboxSignal } from './outbox-signal.js'
 
 export interface OutboxWorkerDeps {
   db: Kysely<Database>
@@ -16,6 +16,8 @@ export interface OutboxWorkerDeps {
   logger: Logger
   clock: Clock
   config: Pick<Config, 'publicUrl' | 'smtpUrl' | 'mailFrom'>
+  /** The application's signal, when the worker runs in its process: a commit that queued mail wakes it. */
+  outboxSignal?: OutboxSignal
 }
 
 export interface OutboxWorkerOptions {
@@ -92,7 +94,7 @@ export class OutboxWorker {
   /** Starts polling; a nudge from a commit in this process wakes it at once. */
   start(): void {
     if (this.#loop) return
-    this.#unsubscribe = onOutboxNudge(this.deps.db, () => this.#nudge())
+    this.#unsubscribe = this.deps.outboxSignal?.subscribe(() => this.#nudge())
     this.#loop = this.#run()
   }
 

@@ -3,7 +3,6 @@ import type { ServiceContext } from '../../context.js'
 import type { NewUserRow, UserRow } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
 import { compileBodyValidator } from '../../http/validation.js'
-import { nudgeOutbox } from '../../outbox/outbox-signal.js'
 import { invitationLimits } from '../memberships/invitation-limits.js'
 import { inviterName } from '../memberships/invitation-token.js'
 import { loadRoleCatalog } from '../roles/roles.service.js'
@@ -19,7 +18,6 @@ import {
 import { type BulkItemResult, type BulkSummary, type BulkUserInput, BulkUserItem } from './bulk.schemas.js'
 import { BulkMemberships, type PlannedMembership, writeMemberships } from './bulk-memberships.js'
 import { MAX_DRY_RUN_ROWS, SeenEmails } from './seen-emails.js'
-import { newUserId } from './user-ids.js'
 
 /** A row that passed every check that needs no write: ready to be inserted. */
 export class PreparedRow {
@@ -145,7 +143,7 @@ export class BulkUserLoader {
     if (invalid) return this.#fail(index, invalid)
     // The validated item is a create-user body with, at most, the membership fields the rules ignore.
     const input = raw as BulkUserInput
-    this.#env.id = newUserId()
+    this.#env.id = this.ctx.userIds.next()
     const row = buildNewUserRow(input, this.#env)
     if (row instanceof AppError) return this.#fail(index, row)
     const { tenantId, tenantRoleId, tenantStatus } = input
@@ -294,7 +292,7 @@ export class BulkUserLoader {
     if (invitees.length > 0) {
       const limits = invitationLimits(this.ctx)
       for (const email of invitees) limits.recordMail(email)
-      nudgeOutbox(this.ctx.db)
+      this.ctx.outboxSignal.nudge()
     }
     return stored
   }

@@ -6,7 +6,6 @@ import type { TenantUsersTable } from '../../db/schema.js'
 import { AppError, invalidField } from '../../errors.js'
 import { enqueueInvitationMail } from '../../outbox/mail/invitation-mail.js'
 import { deleteQueuedInvitationMail } from '../../outbox/outbox.repository.js'
-import { nudgeOutbox } from '../../outbox/outbox-signal.js'
 import { findTenantRoleFor } from '../roles/roles.service.js'
 import { checkRoleCeiling, requireTenantPermission } from '../tenants/tenant-access.js'
 import { extensionsFor, resolveActiveExtension, toExtensionRecord } from './extensions.js'
@@ -136,7 +135,7 @@ export async function updateTenantUser(
 
   if (invitation) {
     invitationLimits(ctx).recordMail(current.email)
-    nudgeOutbox(ctx.db)
+    ctx.outboxSignal.nudge()
   }
   if (move !== 'none' || changes.role_id !== undefined) ctx.access.invalidate()
   return getMembershipRecord(ctx, key.tenantId, key.userId)

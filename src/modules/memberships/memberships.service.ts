@@ -4,7 +4,6 @@ import type { NewUserRow } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
 import { type Page, readPage } from '../../http/pagination.js'
 import { invitationMailRow } from '../../outbox/mail/invitation-mail.js'
-import { nudgeOutbox } from '../../outbox/outbox-signal.js'
 import { findTenantRoleFor, loadRoleCatalog } from '../roles/roles.service.js'
 import { checkRoleCeiling, requireTenantPermission } from '../tenants/tenant-access.js'
 import { buildNewUserRow, normalizeEmail } from '../users/user-rules.js'
@@ -101,7 +100,7 @@ export async function createTenantUser(
 
   if (invitation) {
     invitationLimits(ctx).recordMail(email)
-    nudgeOutbox(ctx.db)
+    ctx.outboxSignal.nudge()
   }
   if (status === 'accepted' || newUser) ctx.access.invalidate()
   return toTenantUser(stored, now)
