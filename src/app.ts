@@ -29,7 +29,7 @@ import { Authenticator } from './modules/auth/authenticator.js'
 import { documentBulkForms } from './modules/bulk/bulk-openapi.js'
 import { healthRoutes } from './modules/health/health.routes.js'
 import { integrationRoutes } from './modules/integrations/integrations.routes.js'
-import { invitationRoutes } from './modules/memberships/acceptance.routes.js'
+import { acceptanceRoutes } from './modules/memberships/acceptance.routes.js'
 import { createInvitationLimiters } from './modules/memberships/invitation-limits.js'
 import { membershipRoutes } from './modules/memberships/memberships.routes.js'
 import { regionRoutes } from './modules/regions/regions.routes.js'
@@ -38,7 +38,7 @@ import { createRoleCatalogCache } from './modules/roles/roles.service.js'
 import { tenantRoutes } from './modules/tenants/tenants.routes.js'
 import { userRoutes } from './modules/users/users.routes.js'
 import { OutboxSignal } from './outbox/outbox-signal.js'
-import { invitationPageRoutes } from './web/accept-routes.js'
+import { acceptancePageRoutes } from './web/accept-routes.js'
 
 export interface AppDeps {
   db: Kysely<Database>
@@ -64,7 +64,7 @@ const ROUTE_MODULES: RouteModule[] = [
   roleRoutes,
   apiKeyRoutes,
   membershipRoutes,
-  invitationRoutes,
+  acceptanceRoutes,
 ]
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
@@ -145,7 +145,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
 
   await app.register(async (health) => healthRoutes(health as TypedApp, ctx))
-  await app.register(async (web) => invitationPageRoutes(web as TypedApp, ctx))
+  await app.register(async (web) => acceptancePageRoutes(web as TypedApp, ctx))
   await app.register(
     async (v1) => {
       // Everything under /v1 needs credentials unless its route says otherwise; health and docs do not.

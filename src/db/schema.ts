@@ -103,7 +103,7 @@ export interface Extension {
   value: string
 }
 
-export interface TenantUsersTable {
+export interface MembershipsTable {
   tenant_id: string
   user_id: string
   role_id: string
@@ -205,7 +205,7 @@ export interface Database {
   roles: RolesTable
   users: UsersTable
   tenants: TenantsTable
-  tenant_users: TenantUsersTable
+  tenant_users: MembershipsTable
   integrations: IntegrationsTable
   api_keys: ApiKeysTable
   outbox: OutboxTable
@@ -220,7 +220,7 @@ export type NewTenantRow = Insertable<TenantsTable>
 export type TenantUpdate = Updateable<TenantsTable>
 export type RoleRow = Selectable<RolesTable>
 export type RegionRow = Selectable<RegionsTable>
-export type MembershipRow = Selectable<TenantUsersTable>
+export type MembershipRow = Selectable<MembershipsTable>
 export type IntegrationRow = Selectable<IntegrationsTable>
 export type ApiKeyRow = Selectable<ApiKeysTable>
 export type OutboxRow = Selectable<OutboxTable>

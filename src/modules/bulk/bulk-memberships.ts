@@ -90,7 +90,7 @@ export interface NewMembership {
 
 /**
  * Writes the memberships of freshly created users inside the batch's transaction, as an invitation
- * writes one (memberships.service.ts `createTenantUser`): the same row builder (memberships.repository
+ * writes one (memberships.service.ts `createMembership`): the same row builder (memberships.repository
  * `insertMemberships`: the default extensions, the active extension only once a member), and for
  * `invited` a one-time token (stored hashed) whose e-mail is queued in the outbox in the same transaction
  * — the outbox row an invitation makes (invitation-mail.ts `invitationMailRow`). One multi-row INSERT for

@@ -3,7 +3,7 @@ import { AppError } from '../../errors.js'
 import type { InvitationStatus } from './memberships.schemas.js'
 
 /**
- * The invitation state machine of a tenant user (SPEC §3.2, API.md §4.4), as pure functions.
+ * The invitation state machine of a membership (SPEC §3.2, API.md §4.4), as pure functions.
  *
  * | from                        | asked      | move        | effect                                            |
  * |-----------------------------|------------|-------------|---------------------------------------------------|

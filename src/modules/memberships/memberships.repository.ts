@@ -4,14 +4,14 @@ import type {
   Database,
   MembershipRow,
   MembershipStatus,
+  MembershipsTable,
   OutboxStatus,
-  TenantUsersTable,
 } from '../../db/schema.js'
 import { INVITATION_EMAIL, insertOutboxRowFrom, type NewOutboxRow } from '../../outbox/outbox.repository.js'
 import { DEFAULT_WEBRTC } from './extensions.js'
 import type { ExtensionRecord } from './memberships.schemas.js'
 
-/** SQL for tenant users (memberships). Each function takes the executor (db or transaction) first. */
+/** SQL for memberships (table tenant_users). Each function takes the executor (db or transaction) first. */
 
 type Executor = Kysely<Database> | Transaction<Database>
 
@@ -150,7 +150,7 @@ export async function findMembership(
     .executeTakeFirst()
 }
 
-export async function listMemberships(
+export async function listMembershipRows(
   db: Executor,
   tenantId: string,
   page: { afterUserId?: string | undefined; limit?: number | undefined },
@@ -165,11 +165,11 @@ export async function listMemberships(
  * Updates a membership only while it still has `expectedStatus` (and, when given, the expected token
  * hash): a concurrent move of the same membership makes this return false instead of overwriting it.
  */
-export async function updateMembership(
+export async function updateMembershipRow(
   db: Executor,
   key: { tenantId: string; userId: string },
   expected: { status: MembershipStatus; tokenHash?: string | null },
-  changes: Updateable<TenantUsersTable>,
+  changes: Updateable<MembershipsTable>,
 ): Promise<boolean> {
   let query = db
     .updateTable('tenant_users')

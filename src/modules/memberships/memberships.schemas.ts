@@ -2,7 +2,7 @@ import { type Static, Type } from 'typebox'
 import { MEMBERSHIP_STATUSES, type MembershipStatus, OUTBOX_STATUSES } from '../../db/schema.js'
 import { Body, Email, Nullable, PageQuery, ShortText, Timestamp, Uuid } from '../../http/schemas.js'
 
-/** Tenant user shapes: invitations and memberships (SPEC §2.3, API.md §4.4). */
+/** Membership shapes — a user in a tenant, from invitation to acceptance (SPEC §2.3, API.md §4.4; the API calls them tenant users). */
 
 /** The derived, read-only `invitationStatus` (membership-status.ts computes it). */
 export const INVITATION_STATUSES = [
@@ -64,7 +64,7 @@ const Extensions = Type.Array(ExtensionInput, {
   description: 'A default webrtc extension is added when none of type webrtc is given',
 })
 
-export const TenantUserSchema = Type.Object({
+export const MembershipSchema = Type.Object({
   tenantId: Uuid(),
   userId: Uuid(),
   email: Type.String(),
@@ -103,9 +103,9 @@ export const TenantUserSchema = Type.Object({
   created: Timestamp(),
   updated: Timestamp(),
 })
-export type TenantUser = Static<typeof TenantUserSchema>
+export type Membership = Static<typeof MembershipSchema>
 
-export const CreateTenantUserBody = Body({
+export const CreateMembershipBody = Body({
   email: Email(),
   roleId: Uuid({ description: 'A tenant role usable in this tenant, within the caller’s permissions' }),
   status: Type.Optional(
@@ -124,9 +124,9 @@ export const CreateTenantUserBody = Body({
   firstName: Type.Optional(ShortText({ description: 'For a platform user created here' })),
   lastName: Type.Optional(ShortText({ description: 'For a platform user created here' })),
 })
-export type CreateTenantUserInput = Static<typeof CreateTenantUserBody>
+export type CreateMembershipInput = Static<typeof CreateMembershipBody>
 
-export const UpdateTenantUserBody = Body({
+export const UpdateMembershipBody = Body({
   status: Type.Optional(
     Type.Enum(MEMBERSHIP_STATUSES, {
       type: 'string',
@@ -149,8 +149,8 @@ export const UpdateTenantUserBody = Body({
   supervisorId: Type.Optional(Nullable(Uuid())),
   workStationId: Type.Optional(ShortText()),
 })
-export type UpdateTenantUserInput = Static<typeof UpdateTenantUserBody>
+export type UpdateMembershipInput = Static<typeof UpdateMembershipBody>
 
-export const TenantUserParams = Type.Object({ tenantId: Uuid(), userId: Uuid() })
-export const ListTenantUsersQuery = Type.Object({ ...PageQuery })
-export type ListTenantUsersQuery = Static<typeof ListTenantUsersQuery>
+export const MembershipParams = Type.Object({ tenantId: Uuid(), userId: Uuid() })
+export const ListMembershipsQuery = Type.Object({ ...PageQuery })
+export type ListMembershipsQuery = Static<typeof ListMembershipsQuery>
