@@ -1,12 +1,12 @@
 import { getRandomValues } from 'node:crypto'
 
 /**
- * New ids for bulk loads (one generator per application, on its context): UUIDv7 (RFC 9562) by the method of the `uuidv7` generator the single
- * create uses — a 48-bit millisecond timestamp, then a 42-bit counter that starts at a random value each
+ * New ids for bulk loads (one generator per application, on its context): UUIDv7 (RFC 9562) by the
+ * method of the `uuidv7` generator the single create uses — a 48-bit millisecond timestamp, then a 42-bit counter that starts at a random value each
  * millisecond and counts up within it (so ids of one process sort in creation order), then 32 random
  * bits — but without its per-id costs: the library asks the system for 32 random bytes every 8 numbers
- * and builds a Uint8Array and a UUID object per id, then its text one character at a time, which at
- * 100,000 ids a second was a tenth of the load's CPU. Here random numbers come 4 KiB at a time and the
+ * and builds a Uint8Array and a UUID object per id, then its text one character at a time, a visible
+ * share of a bulk load's CPU (docs/performance.md). Here random numbers come 4 KiB at a time and the
  * 36 characters are written into one reused buffer and read out as one flat string.
  */
 const RANDOM_WORDS = 1024

@@ -219,7 +219,6 @@ export type TenantRow = Selectable<TenantsTable>
 export type NewTenantRow = Insertable<TenantsTable>
 export type TenantUpdate = Updateable<TenantsTable>
 export type RoleRow = Selectable<RolesTable>
-export type RegionRow = Selectable<RegionsTable>
 export type MembershipRow = Selectable<MembershipsTable>
 export type IntegrationRow = Selectable<IntegrationsTable>
 export type ApiKeyRow = Selectable<ApiKeysTable>

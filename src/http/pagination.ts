@@ -16,14 +16,14 @@ export interface Page<T> {
   nextCursor: string | undefined
 }
 
-export function decodeCursor(cursor: string | undefined): string | undefined {
+function decodeCursor(cursor: string | undefined): string | undefined {
   if (cursor === undefined) return undefined
   const id = Buffer.from(cursor, 'base64url').toString('utf8')
   if (!/^[0-9a-f-]{36}$/i.test(id)) throw invalidField('cursor', 'is not a cursor from this list')
   return id
 }
 
-export function encodeCursor(id: string): string {
+function encodeCursor(id: string): string {
   return Buffer.from(id, 'utf8').toString('base64url')
 }
 

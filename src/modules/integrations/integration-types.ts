@@ -66,10 +66,6 @@ export function isSecretKey(type: IntegrationType, key: string): boolean {
   return Object.hasOwn(PROPERTY_SPECS[type], key) && PROPERTY_SPECS[type][key]?.kind === 'secret'
 }
 
-export function secretKeys(type: IntegrationType): string[] {
-  return Object.keys(PROPERTY_SPECS[type]).filter((key) => isSecretKey(type, key))
-}
-
 // No control characters (U+0000–U+001F, U+007F), as for every other string of the API.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
 const CONTROL = /[\u0000-\u001F\u007F]/

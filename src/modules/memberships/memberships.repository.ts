@@ -162,7 +162,7 @@ export async function listMembershipRows(
 }
 
 /**
- * Updates a membership only while it still has `expectedStatus` (and, when given, the expected token
+ * Updates a membership only while it still has the expected status (and, when given, the expected token
  * hash): a concurrent move of the same membership makes this return false instead of overwriting it.
  */
 export async function updateMembershipRow(
