@@ -8,9 +8,10 @@ import type { Logger } from 'pino'
 import { AccessControl } from './access/effective.js'
 import type { Clock } from './clock.js'
 import type { Config } from './config.js'
-import type { Platform, ServiceContext } from './context.js'
+import type { AppState, Platform, ServiceContext } from './context.js'
 import type { Keys } from './crypto/keys.js'
 import { TokenSigner } from './crypto/tokens.js'
+import { Uuid7Generator } from './crypto/uuid7.js'
 import type { Database } from './db/schema.js'
 import { ERROR_REASONS } from './errors.js'
 import { registerErrorHandling } from './http/error-handler.js'
@@ -28,14 +29,17 @@ import { Authenticator } from './modules/auth/authenticator.js'
 import { documentBulkForms } from './modules/bulk/bulk-openapi.js'
 import { healthRoutes } from './modules/health/health.routes.js'
 import { integrationRoutes } from './modules/integrations/integrations.routes.js'
-import { invitationRoutes } from './modules/memberships/acceptance.routes.js'
+import { acceptanceRoutes } from './modules/memberships/acceptance.routes.js'
+import { createInvitationLimiters } from './modules/memberships/invitation-limits.js'
 import { membershipRoutes } from './modules/memberships/memberships.routes.js'
 import { regionRoutes } from './modules/regions/regions.routes.js'
 import { roleRoutes } from './modules/roles/roles.routes.js'
+import { createRoleCatalogCache } from './modules/roles/roles.service.js'
 import { tenantRoutes } from './modules/tenants/tenants.routes.js'
 import { passwordResetRoutes } from './modules/users/password-reset.routes.js'
 import { userRoutes } from './modules/users/users.routes.js'
-import { invitationPageRoutes } from './web/accept-routes.js'
+import { OutboxSignal } from './outbox/outbox-signal.js'
+import { acceptancePageRoutes } from './web/accept-routes.js'
 import { passwordResetPageRoutes } from './web/reset-routes.js'
 
 export interface AppDeps {
@@ -63,7 +67,7 @@ const ROUTE_MODULES: RouteModule[] = [
   roleRoutes,
   apiKeyRoutes,
   membershipRoutes,
-  invitationRoutes,
+  acceptanceRoutes,
 ]
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
@@ -86,7 +90,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   const access = new AccessControl(deps.db)
-  const ctx: ServiceContext = { ...deps, access }
+  const state: AppState = {
+    roleCatalog: createRoleCatalogCache(access),
+    invitationLimiters: createInvitationLimiters(deps.clock),
+    outboxSignal: new OutboxSignal(),
+    userIds: new Uuid7Generator(),
+  }
+  const ctx: ServiceContext = { ...deps, access, ...state }
   const authenticator = new Authenticator(deps.db, deps.clock, new TokenSigner(deps.keys.tokenSecret), access)
 
   app.setValidatorCompiler(validatorCompiler)
@@ -138,8 +148,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
 
   await app.register(async (health) => healthRoutes(health as TypedApp, ctx))
-  await app.register(async (web) => invitationPageRoutes(web as TypedApp, ctx))
   await app.register(async (web) => passwordResetPageRoutes(web as TypedApp, ctx))
+  await app.register(async (web) => acceptancePageRoutes(web as TypedApp, ctx))
   await app.register(
     async (v1) => {
       // Everything under /v1 needs credentials unless its route says otherwise; health and docs do not.

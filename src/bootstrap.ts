@@ -28,7 +28,7 @@ export async function bootstrap(
 ): Promise<BootstrapOutcome> {
   const existing = await db.selectFrom('platform').select(['id', 'name']).executeTakeFirst()
   const password = admin.password ?? randomBytes(12).toString('base64url')
-  // Hashing takes ~20 ms: done before the transaction, and only when the platform is not there yet.
+  // Hashing is slow on purpose: done before the transaction, and only when the platform is not there yet.
   const passwordHash = existing ? undefined : await hashPassword(password)
 
   return db.transaction().execute(async (tx) => {

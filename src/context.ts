@@ -1,10 +1,15 @@
 import type { Kysely } from 'kysely'
 import type { Logger } from 'pino'
+import type { TtlCache } from './access/cache.js'
 import type { AccessControl } from './access/effective.js'
+import type { RoleCatalog } from './access/role-catalog.js'
 import type { Clock } from './clock.js'
 import type { Config } from './config.js'
 import type { Keys } from './crypto/keys.js'
+import type { Uuid7Generator } from './crypto/uuid7.js'
 import type { Database } from './db/schema.js'
+import type { FailureLimiter } from './http/rate-limit.js'
+import type { OutboxSignal } from './outbox/outbox-signal.js'
 
 /** The platform row: the root every root tenant hangs from. */
 export interface Platform {
@@ -24,4 +29,18 @@ export interface ServiceContext {
   access: AccessControl
   platform: Platform
   logger: Logger
+  /** The platform roles and built-in tenant roles, cached briefly (roles.service.ts loadRoleCatalog). */
+  roleCatalog: TtlCache<'all', Promise<RoleCatalog>>
+  /** Invitation e-mails per invitee and failed token look-ups per address (invitation-limits.ts). */
+  invitationLimiters: { mails: FailureLimiter; lookups: FailureLimiter }
+  /** Wakes this application's outbox worker when a commit queued mail. */
+  outboxSignal: OutboxSignal
+  /** New ids of bulk-loaded users. */
+  userIds: Uuid7Generator
 }
+
+/**
+ * The per-application state above: each application (each test's app too) has its own, made by buildApp,
+ * and none lives in module-level maps.
+ */
+export type AppState = Pick<ServiceContext, 'roleCatalog' | 'invitationLimiters' | 'outboxSignal' | 'userIds'>

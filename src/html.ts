@@ -40,7 +40,7 @@ function render(value: Interpolation): string {
   return escapeHtml(String(value))
 }
 
-// Made once: building an Intl formatter costs far more than formatting with it (~60 µs a mail).
+// Made once: building an Intl formatter costs far more than formatting with it.
 const UTC_FORMAT = new Intl.DateTimeFormat('en-GB', {
   timeZone: 'UTC',
   dateStyle: 'full',

@@ -1,17 +1,20 @@
 import fastJsonStringify from 'fast-json-stringify'
 import { describe, expect, it } from 'vitest'
+import { Uuid7Generator } from '../src/crypto/uuid7.js'
 import { BulkResultLine } from '../src/modules/bulk/bulk.schemas.js'
 import { ndjsonLineChunks } from '../src/modules/bulk/ndjson.js'
 import { SeenEmails } from '../src/modules/bulk/seen-emails.js'
 import { CreatedRowLines, withNullableScalars } from '../src/modules/bulk/serialization.js'
-import { newUserId } from '../src/modules/bulk/user-ids.js'
 import type { User } from '../src/modules/users/users.schemas.js'
 
 /** The pieces of the bulk load that need no database: ids, answer lines, line splitting. */
 
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 
-describe('newUserId', () => {
+const ids = new Uuid7Generator()
+const newUserId = (now?: number) => ids.next(now)
+
+describe('Uuid7Generator', () => {
   it('issues canonical UUIDv7 text, unique and in creation order, with the time in its first 48 bits', () => {
     const before = Date.now()
     const ids = Array.from({ length: 20_000 }, () => newUserId())

@@ -2,8 +2,8 @@ import { hash, verify } from '@node-rs/argon2'
 
 /**
  * Passwords are hashed with argon2id (the library's default algorithm; STACK.md: its `Algorithm` enum is
- * a const enum that vanishes under tsx, so it is not named). ~20 ms a hash on this hardware: always
- * call these outside a database transaction.
+ * a const enum that vanishes under tsx, so it is not named). A hash is slow on purpose: always call these
+ * outside a database transaction.
  */
 const OPTIONS = { memoryCost: 19_456, timeCost: 2, parallelism: 1 }
 

@@ -63,7 +63,7 @@ const UNIQUE_VIOLATION = '23505'
 const FOREIGN_KEY_VIOLATION = '23503'
 
 /** The domain error for a database constraint violation, or undefined when it is not one we know. */
-export function constraintError(error: unknown, ctx: Context = {}): AppError | undefined {
+function constraintError(error: unknown, ctx: Context = {}): AppError | undefined {
   const { code, constraint } = (error ?? {}) as PgError
   if ((code !== UNIQUE_VIOLATION && code !== FOREIGN_KEY_VIOLATION) || !constraint) return undefined
   return CONSTRAINT_ERRORS[constraint]?.(ctx)

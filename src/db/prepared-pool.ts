@@ -4,8 +4,7 @@ import type pg from 'pg'
 /**
  * A `pg` pool whose statements are sent as named prepared statements. PostgreSQL parses and plans an
  * unnamed statement every time it is sent, and for the short statements of a request that is most of
- * the database's work (pgbench on this project's tenant read: ~5,000/s unnamed, ~22,900/s prepared).
- * Named, a statement is parsed once per connection and its plan is cached by the server.
+ * the database's work (docs/performance.md, "Figures behind the code"). Named, a statement is parsed once per connection and its plan is cached by the server.
  *
  * Kysely renders the same SQL text for the same query shape, so the set of texts is small. What keeps it
  * bounded: statements with many parameters (multi-row inserts, whose text varies with the row count) stay

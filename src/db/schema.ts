@@ -7,6 +7,18 @@ type Json<T> = ColumnType<T, string, string>
 /** A column the database fills in when an insert leaves it out. */
 type Defaulted<T> = ColumnType<T, T | undefined, T>
 
+/**
+ * The values of the status columns, declared once: the TypeBox schemas of modules/ build their enums from
+ * these lists (and so validation, the static types and the OpenAPI document), and the column types below
+ * are the same lists as types. They live here, in the lowest layer that needs them, because db/ may not
+ * import modules/.
+ */
+export const USER_STATUSES = ['enabled', 'disabled', 'pending', 'invited', 'accepted'] as const
+export const MEMBERSHIP_STATUSES = ['pending', 'invited', 'accepted', 'disabled'] as const
+/** An outbox row's delivery; a membership's `invitationEmailStatus` is its latest mail's. */
+export const OUTBOX_STATUSES = ['queued', 'sent', 'failed'] as const
+export const API_KEY_STATUSES = ['enabled', 'disabled'] as const
+
 export interface PlatformTable {
   id: string
   name: string
@@ -40,7 +52,7 @@ export interface RolesTable {
   updated_by: string | null
 }
 
-export type UserStatus = 'enabled' | 'disabled' | 'pending' | 'invited' | 'accepted'
+export type UserStatus = (typeof USER_STATUSES)[number]
 
 export interface UsersTable {
   id: string
@@ -87,7 +99,9 @@ export interface TenantsTable {
   updated_by: string
 }
 
-export type MembershipStatus = 'pending' | 'invited' | 'accepted' | 'disabled'
+export type MembershipStatus = (typeof MEMBERSHIP_STATUSES)[number]
+export type OutboxStatus = (typeof OUTBOX_STATUSES)[number]
+export type ApiKeyStatus = (typeof API_KEY_STATUSES)[number]
 
 export interface Extension {
   description: Defaulted<string>
@@ -98,7 +112,7 @@ export interface Extension {
   value: string
 }
 
-export interface TenantUsersTable {
+export interface MembershipsTable {
   tenant_id: string
   user_id: string
   role_id: string
@@ -145,7 +159,7 @@ export interface ApiKeysTable {
   name: string
   description: Defaulted<string>
   role_id: string
-  status: 'enabled' | 'disabled'
+  status: ApiKeyStatus
   secret_hash: string
   created: Timestamp
   created_by: string
@@ -158,7 +172,7 @@ export interface OutboxTable {
   tenant_id: string | null
   kind: string
   payload: Json<Record<string, unknown>>
-  status: Generated<'queued' | 'sent' | 'failed'>
+  status: Generated<OutboxStatus>
   attempts: Generated<number>
   next_attempt_at: Timestamp
   locked_until: Timestamp | null
@@ -200,7 +214,7 @@ export interface Database {
   roles: RolesTable
   users: UsersTable
   tenants: TenantsTable
-  tenant_users: TenantUsersTable
+  tenant_users: MembershipsTable
   integrations: IntegrationsTable
   api_keys: ApiKeysTable
   outbox: OutboxTable
@@ -214,8 +228,7 @@ export type TenantRow = Selectable<TenantsTable>
 export type NewTenantRow = Insertable<TenantsTable>
 export type TenantUpdate = Updateable<TenantsTable>
 export type RoleRow = Selectable<RolesTable>
-export type RegionRow = Selectable<RegionsTable>
-export type MembershipRow = Selectable<TenantUsersTable>
+export type MembershipRow = Selectable<MembershipsTable>
 export type IntegrationRow = Selectable<IntegrationsTable>
 export type ApiKeyRow = Selectable<ApiKeysTable>
 export type OutboxRow = Selectable<OutboxTable>

@@ -1,6 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { connectionError } from '../db/connection-errors.js'
-import { constraintError } from '../db/constraint-errors.js'
 import { AppError, type ErrorReason, errorBody } from '../errors.js'
 
 /** Fastify's own failures (body parsing, limits), mapped into the closed list of reasons. */
@@ -23,7 +22,7 @@ const FASTIFY_CODES: Record<string, { reason: ErrorReason; message: string }> = 
 
 function toAppError(error: FastifyError | Error): AppError | undefined {
   if (error instanceof AppError) return error
-  const mapped = constraintError(error) ?? connectionError(error)
+  const mapped = connectionError(error)
   if (mapped) return mapped
   const code = (error as FastifyError).code
   const known = code ? FASTIFY_CODES[code] : undefined

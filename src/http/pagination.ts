@@ -1,3 +1,4 @@
+import { type TSchema, Type } from 'typebox'
 import { invalidField } from '../errors.js'
 
 /**
@@ -15,14 +16,14 @@ export interface Page<T> {
   nextCursor: string | undefined
 }
 
-export function decodeCursor(cursor: string | undefined): string | undefined {
+function decodeCursor(cursor: string | undefined): string | undefined {
   if (cursor === undefined) return undefined
   const id = Buffer.from(cursor, 'base64url').toString('utf8')
   if (!/^[0-9a-f-]{36}$/i.test(id)) throw invalidField('cursor', 'is not a cursor from this list')
   return id
 }
 
-export function encodeCursor(id: string): string {
+function encodeCursor(id: string): string {
   return Buffer.from(id, 'utf8').toString('base64url')
 }
 
@@ -53,4 +54,20 @@ export async function readPage<Row, Item>(
   const rows = await read({ afterId: decodeCursor(request.cursor), limit: request.limit })
   const page = toPage(rows, request.limit, idOf)
   return { items: page.items.map(toItem), nextCursor: page.nextCursor }
+}
+
+/** The one page body of every list route (API.md §1): `{result: [...], nextCursor?}`. */
+export const PageBody = <T extends TSchema>(item: T) =>
+  Type.Object({
+    result: Type.Array(item),
+    nextCursor: Type.Optional(
+      Type.String({ description: 'Present when more rows follow: pass it as `?cursor=` for the next page.' }),
+    ),
+  })
+
+/** A page as its response body: `nextCursor` only when more rows follow. */
+export function pageBody<T>(page: Page<T>): { result: T[]; nextCursor?: string } {
+  return page.nextCursor === undefined
+    ? { result: page.items }
+    : { result: page.items, nextCursor: page.nextCursor }
 }

@@ -1,24 +1,21 @@
 /**
- * The in-process nudge: a write that queued mail calls `nudgeOutbox(db)` after its commit, and a worker
- * of the same process on the same database wakes at once instead of at its next poll. Keyed by the
- * database object so that two applications in one process (tests) do not wake each other. Workers in
+ * The in-process nudge: a write that queued mail calls `ctx.outboxSignal.nudge()` after its commit, and a
+ * worker given the same signal (one per application, on its context) wakes at once instead of at its next
+ * poll. Two applications in one process (tests) have two signals and do not wake each other; workers in
  * other processes rely on their poll interval.
  */
 type Listener = () => void
 
-const listeners = new WeakMap<object, Set<Listener>>()
+export class OutboxSignal {
+  readonly #listeners = new Set<Listener>()
 
-export function nudgeOutbox(db: object): void {
-  for (const listener of listeners.get(db) ?? []) listener()
-}
-
-/** Calls `listener` on every nudge for `db`; returns the unsubscribe function. */
-export function onOutboxNudge(db: object, listener: Listener): () => void {
-  let set = listeners.get(db)
-  if (!set) {
-    set = new Set()
-    listeners.set(db, set)
+  nudge(): void {
+    for (const listener of this.#listeners) listener()
   }
-  set.add(listener)
-  return () => set.delete(listener)
+
+  /** Calls `listener` on every nudge; returns the unsubscribe function. */
+  subscribe(listener: Listener): () => void {
+    this.#listeners.add(listener)
+    return () => this.#listeners.delete(listener)
+  }
 }

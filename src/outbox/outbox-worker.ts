@@ -18,7 +18,7 @@ import {
   markSent,
   PASSWORD_RESET_EMAIL,
 } from './outbox.repository.js'
-import { onOutboxNudge } from './outbox-signal.js'
+import type { OutboxSignal } from './outbox-signal.js'
 
 export interface OutboxWorkerDeps {
   db: Kysely<Database>
@@ -27,6 +27,8 @@ export interface OutboxWorkerDeps {
   clock: Clock
   config: Pick<Config, 'publicUrl' | 'smtpUrl' | 'mailFrom'> &
     Partial<Pick<Config, 'invitationUrl' | 'passwordResetUrl'>>
+  /** The application's signal, when the worker runs in its process: a commit that queued mail wakes it. */
+  outboxSignal?: OutboxSignal
 }
 
 export interface OutboxWorkerOptions {
@@ -106,7 +108,7 @@ export class OutboxWorker {
   /** Starts polling; a nudge from a commit in this process wakes it at once. */
   start(): void {
     if (this.#loop) return
-    this.#unsubscribe = onOutboxNudge(this.deps.db, () => this.#nudge())
+    this.#unsubscribe = this.deps.outboxSignal?.subscribe(() => this.#nudge())
     this.#loop = this.#run()
   }
 

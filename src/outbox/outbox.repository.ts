@@ -1,5 +1,5 @@
-import { type Insertable, type Kysely, sql, type Transaction } from 'kysely'
-import type { Database, OutboxRow, OutboxTable } from '../db/schema.js'
+import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely'
+import type { Database, OutboxRow } from '../db/schema.js'
 
 /**
  * SQL for the mail outbox (API.md §6). Rows are written inside the transaction of the change that causes
@@ -20,18 +20,34 @@ export interface NewOutboxRow {
   now: Date
 }
 
-/** The columns of a new outbox row: due at once, not leased. */
-function outboxValues(row: NewOutboxRow): Insertable<OutboxTable> {
+/**
+ * The one column list of a new outbox row, with each column's SQL type. Every insert into outbox names
+ * these (insertOutboxRows, insertOutboxRowFrom); the other columns take their defaults: queued, no
+ * attempt yet, not leased.
+ */
+const NEW_ROW_TYPES = {
+  id: 'uuid',
+  tenant_id: 'uuid',
+  kind: 'text',
+  payload: 'jsonb',
+  next_attempt_at: 'timestamptz',
+  created: 'timestamptz',
+} as const
+type NewRowColumn = keyof typeof NEW_ROW_TYPES
+const NEW_ROW_COLUMNS = Object.keys(NEW_ROW_TYPES) as NewRowColumn[]
+const COLUMN_LIST = sql.raw(NEW_ROW_COLUMNS.join(', '))
+const typeOf = (column: NewRowColumn) => sql.raw(NEW_ROW_TYPES[column])
+
+/** The one builder of a new row's values: due at once. */
+function outboxValues(row: NewOutboxRow): Record<NewRowColumn, string | null> {
+  const now = row.now.toISOString()
   return {
     id: row.id,
     tenant_id: row.tenantId,
     kind: row.kind,
     payload: JSON.stringify(row.payload),
-    next_attempt_at: row.now,
-    locked_until: null,
-    last_error: null,
-    created: row.now,
-    sent_at: null,
+    next_attempt_at: now,
+    created: now,
   }
 }
 
@@ -122,25 +138,17 @@ export async function markFailed(db: Executor, id: string, error: string): Promi
 }
 
 /**
- * Many new outbox rows in one statement (the invitation e-mails of a bulk load's batch): the same values
- * as insertOutboxRow writes (outboxValues), each column one array parameter, zipped back into rows by
- * unnest — one statement text whatever the number of rows.
+ * Many new outbox rows in one statement (the invitation e-mails of a bulk load's batch, a re-issued
+ * invitation's mail): each column one array parameter, zipped back into rows by unnest — one statement
+ * text whatever the number of rows.
  */
 export async function insertOutboxRows(db: Executor, rows: readonly NewOutboxRow[]): Promise<void> {
   if (rows.length === 0) return
   const values = rows.map(outboxValues)
-  const time = (value: unknown) => (value instanceof Date ? value.toISOString() : String(value))
+  const arrays = NEW_ROW_COLUMNS.map((c) => sql`${values.map((v) => v[c])}::${typeOf(c)}[]`)
   await sql`
-    insert into outbox (id, tenant_id, kind, payload, next_attempt_at, created)
-    select id, tenant_id, kind, payload, next_attempt_at, created
-    from unnest(
-      ${values.map((v) => v.id)}::uuid[],
-      ${values.map((v) => v.tenant_id ?? null)}::uuid[],
-      ${values.map((v) => v.kind)}::text[],
-      ${values.map((v) => v.payload)}::jsonb[],
-      ${values.map((v) => time(v.next_attempt_at))}::timestamptz[],
-      ${values.map((v) => time(v.created))}::timestamptz[]
-    ) as incoming(id, tenant_id, kind, payload, next_attempt_at, created)
+    insert into outbox (${COLUMN_LIST})
+    select ${COLUMN_LIST} from unnest(${sql.join(arrays)}) as incoming(${COLUMN_LIST})
   `.execute(db)
 }
 
@@ -171,4 +179,22 @@ export async function latestPasswordResetMailStatus(
     .limit(1)
     .executeTakeFirst()
   return row?.status
+}
+
+/**
+ * One new row as `insert into outbox … select … from <source>`, for a statement that writes it together
+ * with the change causing it (a data-modifying WITH): `payloadAddition`, a jsonb expression over the
+ * source, is merged into the payload (the id of the membership the same statement inserts). No row is
+ * written when the source is empty.
+ */
+export function insertOutboxRowFrom(
+  row: NewOutboxRow,
+  source: string,
+  payloadAddition: RawBuilder<unknown>,
+): RawBuilder<unknown> {
+  const values = outboxValues(row)
+  const columns = NEW_ROW_COLUMNS.map((c) =>
+    c === 'payload' ? sql`${values.payload}::jsonb || ${payloadAddition}` : sql`${values[c]}::${typeOf(c)}`,
+  )
+  return sql`insert into outbox (${COLUMN_LIST}) select ${sql.join(columns)} from ${sql.raw(source)}`
 }

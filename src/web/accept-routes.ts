@@ -34,7 +34,7 @@ const FORM_LIMIT = 16 * 1024
  * server-rendered, a plain HTML form that works without JavaScript, posting back to itself. It calls the
  * same service functions as the JSON API, so the rules (token once, expiry, password) are the same.
  */
-export async function invitationPageRoutes(app: TypedApp, ctx: ServiceContext): Promise<void> {
+export async function acceptancePageRoutes(app: TypedApp, ctx: ServiceContext): Promise<void> {
   // An HTML form posts urlencoded fields; this parser exists only inside this plugin.
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',

@@ -1,4 +1,4 @@
-import { Type } from 'typebox'
+import { PageBody, pageBody } from '../../http/pagination.js'
 import { Result, TenantParams } from '../../http/schemas.js'
 import type { RouteModule } from '../../http/typed-app.js'
 import {
@@ -49,13 +49,13 @@ export const apiKeyRoutes: RouteModule = async (app, ctx) => {
         params: TenantParams,
         querystring: ListApiKeysQuery,
         response: {
-          200: Type.Object({ result: Type.Array(ApiKeySchema), nextCursor: Type.Optional(Type.String()) }),
+          200: PageBody(ApiKeySchema),
         },
       },
     },
     async (request) => {
       const page = await listTenantApiKeys(ctx, request.actor, request.params.tenantId, request.query)
-      return { result: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) }
+      return pageBody(page)
     },
   )
 

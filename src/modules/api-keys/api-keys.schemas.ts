@@ -1,9 +1,9 @@
 import { type Static, Type } from 'typebox'
+import { API_KEY_STATUSES } from '../../db/schema.js'
 import { Body, Description, Name, PageQuery, Timestamp, Uuid } from '../../http/schemas.js'
 
 /** API key shapes (API.md §4.6). The secret appears only in the create response, once. */
 
-export const API_KEY_STATUSES = ['enabled', 'disabled'] as const
 const ApiKeyStatus = Type.Enum(API_KEY_STATUSES, { type: 'string' })
 
 const apiKeyFields = {

@@ -19,7 +19,6 @@ export const TokenRequestBody = Body({
     }),
   ),
 })
-export type TokenRequest = Static<typeof TokenRequestBody>
 
 export const TokenResponse = Type.Object({ token: Type.String(), ttl: Type.Integer() })
 

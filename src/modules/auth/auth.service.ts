@@ -2,6 +2,7 @@ import type { Actor } from '../../access/actor.js'
 import { isPermission, PERMISSIONS, type Permission } from '../../access/permissions.js'
 import type { ServiceContext } from '../../context.js'
 import { AppError } from '../../errors.js'
+import { findLoginUser, listAcceptedMemberships } from './auth.repository.js'
 import type { Login } from './auth.schemas.js'
 
 /**
@@ -12,35 +13,8 @@ export async function describeLogin(ctx: ServiceContext, actor: Actor): Promise<
   if (actor.kind !== 'user') {
     throw new AppError('permission_denied', 'POST /v1/login describes a user; an API key has no login')
   }
-  const user = await ctx.db
-    .selectFrom('users as u')
-    .innerJoin('roles as r', 'r.id', 'u.role_id')
-    .select([
-      'u.id',
-      'u.email',
-      'u.first_name',
-      'u.last_name',
-      'u.role_id',
-      'r.name as role_name',
-      'r.permissions',
-    ])
-    .where('u.id', '=', actor.userId)
-    .executeTakeFirstOrThrow()
-  const memberships = await ctx.db
-    .selectFrom('tenant_users as tu')
-    .innerJoin('tenants as t', 't.id', 'tu.tenant_id')
-    .innerJoin('roles as r', 'r.id', 'tu.role_id')
-    .select([
-      't.id as tenant_id',
-      't.name as tenant_name',
-      't.active',
-      'r.id as role_id',
-      'r.name as role_name',
-    ])
-    .where('tu.user_id', '=', actor.userId)
-    .where('tu.status', '=', 'accepted')
-    .orderBy('t.name')
-    .execute()
+  const user = await findLoginUser(ctx.db, actor.userId)
+  const memberships = await listAcceptedMemberships(ctx.db, actor.userId)
 
   const tenants = []
   for (const m of memberships) {

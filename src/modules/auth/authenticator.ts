@@ -39,9 +39,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
  * (disabled? password changed since the token was issued? key disabled?) comes from a short-lived cache
  * that in-process writes clear, so a request usually costs no database round trip for authentication.
  * Successful Basic password checks are cached by a hash of the credentials for the same reason: argon2
- * costs ~20 ms. A token whose signature checked out is remembered too (its claims never change; expiry
- * is still checked on every use): jose's WebCrypto HMAC costs ~125 µs of CPU, a third of what a bare
- * Fastify route spends on a whole request (docs/performance.md).
+ * is slow by design. A token whose signature checked out is remembered too (its claims never change;
+ * expiry is still checked on every use): the HMAC costs a large share of a request's CPU
+ * (docs/performance.md, "Figures behind the code").
  */
 export class Authenticator {
   readonly #users = new TtlCache<string, UserPrincipal | null>(5_000)

@@ -2,11 +2,11 @@ import { availableParallelism } from 'node:os'
 import { decoyPasswordHash, verifyPassword } from '../../crypto/passwords.js'
 
 /**
- * Password checks, a few at a time. An argon2id check holds 19 MiB and a CPU core for ~20 ms; left
+ * Password checks, a few at a time. An argon2id check holds 19 MiB and a CPU core while it runs; left
  * alone, a burst of logins runs one per libuv thread (4 by default) whatever the cores, which adds
- * memory (4 × 19 MiB: the server's peak RSS went from ~190 to ~262 MB under `npm run bench`) and no
- * throughput on a 2-core machine, and starves the file and DNS work that shares those threads. So at
- * most one check per core runs; the others wait their turn, in order.
+ * memory and no throughput once the cores are busy, and starves the file and DNS work that shares those
+ * threads (docs/performance.md, "Figures behind the code"). So at most one check per core runs; the
+ * others wait their turn, in order.
  */
 export class PasswordChecks {
   #running = 0

@@ -1,10 +1,8 @@
 import type { Actor } from '../../access/actor.js'
 import type { ServiceContext } from '../../context.js'
-import { constraintError } from '../../db/constraint-errors.js'
 import type { NewUserRow, UserRow } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
 import { compileBodyValidator } from '../../http/validation.js'
-import { nudgeOutbox } from '../../outbox/outbox-signal.js'
 import { invitationLimits } from '../memberships/invitation-limits.js'
 import { inviterName } from '../memberships/invitation-token.js'
 import { loadRoleCatalog } from '../roles/roles.service.js'
@@ -20,7 +18,6 @@ import {
 import { type BulkItemResult, type BulkSummary, type BulkUserInput, BulkUserItem } from './bulk.schemas.js'
 import { BulkMemberships, type PlannedMembership, writeMemberships } from './bulk-memberships.js'
 import { MAX_DRY_RUN_ROWS, SeenEmails } from './seen-emails.js'
-import { newUserId } from './user-ids.js'
 
 /** A row that passed every check that needs no write: ready to be inserted. */
 export class PreparedRow {
@@ -146,7 +143,7 @@ export class BulkUserLoader {
     if (invalid) return this.#fail(index, invalid)
     // The validated item is a create-user body with, at most, the membership fields the rules ignore.
     const input = raw as BulkUserInput
-    this.#env.id = newUserId()
+    this.#env.id = this.ctx.userIds.next()
     const row = buildNewUserRow(input, this.#env)
     if (row instanceof AppError) return this.#fail(index, row)
     const { tenantId, tenantRoleId, tenantStatus } = input
@@ -255,9 +252,9 @@ export class BulkUserLoader {
         const [stored] = await this.#insert([row])
         if (stored) byId.set(stored.id, stored)
       } catch (error) {
-        const known = constraintError(error, { email: row.row.email })
-        if (!known) throw error
-        byId.set(row.row.id, known)
+        // A row alone fails with its own domain error (the repositories map constraints to them).
+        if (!(error instanceof AppError)) throw error
+        byId.set(row.row.id, error)
       }
     }
     return byId
@@ -271,7 +268,7 @@ export class BulkUserLoader {
         try {
           return await insertUsers(this.ctx.db, users)
         } catch (error) {
-          if (constraintError(error)?.reason !== 'email_taken') throw error
+          if (!(error instanceof AppError) || error.reason !== 'email_taken') throw error
           this.#metTakenEmail = true
         }
       }
@@ -295,7 +292,7 @@ export class BulkUserLoader {
     if (invitees.length > 0) {
       const limits = invitationLimits(this.ctx)
       for (const email of invitees) limits.recordMail(email)
-      nudgeOutbox(this.ctx.db)
+      this.ctx.outboxSignal.nudge()
     }
     return stored
   }

@@ -1,12 +1,13 @@
-import type { Insertable, Transaction } from 'kysely'
+import type { Transaction } from 'kysely'
 import type { Actor } from '../../access/actor.js'
 import type { ServiceContext } from '../../context.js'
-import type { Database, NewUserRow, TenantUsersTable } from '../../db/schema.js'
+import type { Database, NewUserRow } from '../../db/schema.js'
 import { AppError, invalidField } from '../../errors.js'
 import { invitationMailRow } from '../../outbox/mail/invitation-mail.js'
 import { insertOutboxRows, type NewOutboxRow } from '../../outbox/outbox.repository.js'
-import { extensionsFor } from '../memberships/extensions.js'
 import { issueInvitation } from '../memberships/invitation-token.js'
+import { insertMemberships, type NewMembershipRow } from '../memberships/memberships.repository.js'
+import type { CreateStatus } from '../memberships/memberships.schemas.js'
 import { findTenantRoleFor } from '../roles/roles.service.js'
 import { checkRoleCeiling, requireTenantPermission } from '../tenants/tenant-access.js'
 import type { BulkUserInput } from './bulk.schemas.js'
@@ -17,7 +18,7 @@ export interface PlannedMembership {
   tenantName: string
   roleId: string
   roleName: string
-  status: 'pending' | 'invited' | 'accepted'
+  status: CreateStatus
 }
 
 type MembershipFields = Pick<BulkUserInput, 'tenantId' | 'tenantRoleId' | 'tenantStatus'>
@@ -89,12 +90,12 @@ export interface NewMembership {
 
 /**
  * Writes the memberships of freshly created users inside the batch's transaction, as an invitation
- * writes one (memberships.service.ts `createTenantUser`): the default extensions, the active extension
- * only once a member, and for `invited` a one-time token (stored hashed) whose e-mail is queued in the
- * outbox in the same transaction — the outbox row an invitation makes (invitation-mail.ts
- * `invitationMailRow`: the same payload, the token encrypted bound to the row id). One multi-row INSERT
- * for the memberships and one for the batch's mails, however many rows are `invited`. Returns the
- * invitees' e-mails, whose mail counts toward the per-invitee limit once the transaction has committed.
+ * writes one (memberships.service.ts `createMembership`): the same row builder (memberships.repository
+ * `insertMemberships`: the default extensions, the active extension only once a member), and for
+ * `invited` a one-time token (stored hashed) whose e-mail is queued in the outbox in the same transaction
+ * — the outbox row an invitation makes (invitation-mail.ts `invitationMailRow`). One multi-row INSERT for
+ * the memberships and one for the batch's mails, however many rows are `invited`. Returns the invitees'
+ * e-mails, whose mail counts toward the per-invitee limit once the transaction has committed.
  */
 export async function writeMemberships(
   tx: Transaction<Database>,
@@ -107,10 +108,9 @@ export async function writeMemberships(
   const now = ctx.clock.now()
   const mails: NewOutboxRow[] = []
   const invitees: string[] = []
-  const rows: Insertable<TenantUsersTable>[] = []
+  const rows: { userId: string; membership: NewMembershipRow }[] = []
   for (const { user, membership } of created) {
     const { status } = membership
-    const extensions = extensionsFor(user.id, undefined)
     const invitation = status === 'invited' ? issueInvitation(ctx) : undefined
     if (invitation) {
       const facts = {
@@ -126,27 +126,30 @@ export async function writeMemberships(
       invitees.push(user.email)
     }
     rows.push({
-      tenant_id: membership.tenantId,
-      user_id: user.id,
-      role_id: membership.roleId,
-      status,
-      no_password: null,
-      default_identity_provider: null,
-      invitation_expiry_date: invitation?.expiresAt ?? null,
-      invitation_token_hash: invitation?.tokenHash ?? null,
-      invited_by: invitation ? actor.principalId : null,
-      extension: extensions[0]?.value ?? '',
-      extensions: JSON.stringify(extensions),
-      active_extension: status === 'accepted' && extensions[0] ? JSON.stringify(extensions[0]) : null,
-      created: now,
-      created_by: actor.principalId,
-      updated: now,
-      updated_by: actor.principalId,
+      userId: user.id,
+      membership: {
+        tenantId: membership.tenantId,
+        roleId: membership.roleId,
+        status,
+        noPassword: null,
+        defaultIdentityProvider: null,
+        invitation: invitation
+          ? { expiresAt: invitation.expiresAt, tokenHash: invitation.tokenHash, invitedBy: actor.principalId }
+          : null,
+        extensions: NO_EXTENSIONS,
+        activateFirstExtension: status === 'accepted',
+        workStationId: '',
+        actorId: actor.principalId,
+        now,
+      },
     })
   }
-  await tx.insertInto('tenant_users').values(rows).execute()
+  await insertMemberships(tx, rows)
   // A user created in this very transaction has no queued mail to replace: the batch's mails are inserted
   // as they are, in one statement.
   await insertOutboxRows(tx, mails)
   return invitees
 }
+
+/** A bulk row gives no extensions: the user's default webrtc one is all it gets. */
+const NO_EXTENSIONS = { given: [], defaultFirst: true }

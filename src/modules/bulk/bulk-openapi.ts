@@ -5,6 +5,7 @@ import {
   BulkResultLine,
   BulkSummaryLine,
   BulkUserItem,
+  DryRun,
   MAX_BULK_ITEMS,
 } from './bulk.schemas.js'
 
@@ -58,7 +59,7 @@ export function documentBulkForms<T extends object>(document: T): T {
       in: 'query',
       required: false,
       description: 'Bulk forms only: validate every row (e-mail collisions included) and write nothing',
-      schema: { type: 'boolean' },
+      schema: DryRun,
     },
   ]
   operation.responses = {

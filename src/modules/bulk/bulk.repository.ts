@@ -1,4 +1,5 @@
 import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely'
+import { withConstraintErrors } from '../../db/constraint-errors.js'
 import type { Database, NewUserRow } from '../../db/schema.js'
 
 type Executor = Kysely<Database> | Transaction<Database>
@@ -86,13 +87,16 @@ async function insertUserBatch(db: Executor, rows: NewUserRow[], skipTaken: bool
       selected.push(sql`incoming.${sql.ref(column.name)}${sql.raw(cast)}`)
     }
   }
-  const result = await sql<StoredUser>`
+  // A taken e-mail (users_email_key) is email_taken, naming the e-mail when the statement has one row.
+  const email = rows.length === 1 ? first.email : undefined
+  const statement = sql<StoredUser>`
     insert into users (${sql.join(COLUMNS.map((c) => sql.ref(c.name)))})
     select ${sql.join(selected)}
     from unnest(${sql.join(arrays)}) as incoming(${sql.join(arrayNames.map((n) => sql.ref(n)))})
     ${skipTaken ? sql`on conflict (email) do nothing` : sql``}
     returning id, alias_platform_user_id
-  `.execute(db)
+  `
+  const result = await withConstraintErrors(() => statement.execute(db), { email })
   return result.rows
 }
 

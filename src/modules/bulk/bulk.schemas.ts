@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox'
 import { Body, ErrorReasonSchema, Uuid } from '../../http/schemas.js'
+import { CREATE_STATUSES } from '../memberships/memberships.schemas.js'
 import { CreateUserBody, UserSchema } from '../users/users.schemas.js'
 
 /** Bulk load of platform users (API.md §7). */
@@ -7,8 +8,10 @@ import { CreateUserBody, UserSchema } from '../users/users.schemas.js'
 /** A JSON array body holds at most this many users; an NDJSON stream has no limit. */
 export const MAX_BULK_ITEMS = 1000
 
-/** The membership statuses a bulk row may ask for: the ones a single invitation may be created with. */
-export const BULK_TENANT_STATUSES = ['pending', 'invited', 'accepted'] as const
+/** `?dryRun` of the bulk forms (read by bulk-forms.ts, documented by bulk-openapi.ts), and the summary's mark. */
+export const DryRun = Type.Boolean({
+  description: 'A dry run: every row validated (e-mail collisions included), nothing written',
+})
 
 /**
  * One bulk row: the single-create body, field for field (one schema, so a row is judged exactly as a
@@ -21,7 +24,7 @@ export const BulkUserItem = Body({
     Uuid({ description: 'The tenant role of that membership (required with tenantId)' }),
   ),
   tenantStatus: Type.Optional(
-    Type.Enum(BULK_TENANT_STATUSES, {
+    Type.Enum(CREATE_STATUSES, {
       type: 'string',
       description: 'pending (default, no e-mail) | invited (invitation e-mail queued) | accepted',
     }),
@@ -49,7 +52,7 @@ export const BulkSummary = Type.Object({
   total: Type.Integer(),
   created: Type.Integer(),
   failed: Type.Integer(),
-  dryRun: Type.Optional(Type.Boolean({ description: 'Present and true when nothing was written' })),
+  dryRun: Type.Optional(DryRun),
 })
 export type BulkSummary = Static<typeof BulkSummary>
 
@@ -58,13 +61,17 @@ export const BulkResponse = Type.Object({
   summary: BulkSummary,
 })
 
-/** One line of the NDJSON answer: a row's result, with the 1-based line number it came from. */
+/**
+ * One line of the NDJSON answer: a row's result (BulkItemResult's fields, so the user is UserSchema itself),
+ * with the 1-based line number it came from. Field order is the serializer's order (serialization.ts).
+ */
+const { index, status, result, error } = BulkItemResult.properties
 export const BulkResultLine = Type.Object({
-  index: Type.Integer(),
+  index,
   line: Type.Integer({ description: 'Line number in the request body, from 1' }),
-  status: Type.Integer(),
-  result: Type.Optional(UserSchema),
-  error: Type.Optional(BulkItemError),
+  status,
+  result,
+  error,
 })
 
 /** The last NDJSON line: the summary, or — when the stream had to stop — the error that stopped it. */
@@ -76,8 +83,4 @@ export const BulkAbortLine = Type.Object({
     message: Type.String(),
     requestId: Type.Optional(Type.String()),
   }),
-})
-
-export const BulkQuery = Type.Object({
-  dryRun: Type.Optional(Type.Boolean({ description: 'Validate everything, write nothing' })),
 })

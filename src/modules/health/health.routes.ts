@@ -1,7 +1,7 @@
-import { sql } from 'kysely'
 import { Type } from 'typebox'
 import { databaseUnavailable } from '../../db/connection-errors.js'
 import type { RouteModule } from '../../http/typed-app.js'
+import { pingDatabase } from './health.repository.js'
 
 const Status = Type.Object({ status: Type.String() })
 
@@ -15,7 +15,7 @@ export const healthRoutes: RouteModule = async (app, ctx) => {
   }))
   app.get('/readyz', { schema: { tags: ['health'], response: { 200: Status } } }, async () => {
     try {
-      await sql`select 1`.execute(ctx.db)
+      await pingDatabase(ctx.db)
     } catch (error) {
       ctx.logger.warn({ err: error }, 'readiness check failed')
       throw databaseUnavailable()

@@ -161,10 +161,6 @@ export function isSecretKey(type: IntegrationType, key: string): boolean {
   return Object.hasOwn(PROPERTY_SPECS[type], key) && PROPERTY_SPECS[type][key]?.kind === 'secret'
 }
 
-export function secretKeys(type: IntegrationType): string[] {
-  return Object.keys(PROPERTY_SPECS[type]).filter((key) => isSecretKey(type, key))
-}
-
 /** For the OpenAPI document: the keys of each type. */
 export function describePropertyKeys(): string {
   return INTEGRATION_TYPES.map((type) => {

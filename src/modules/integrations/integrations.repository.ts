@@ -1,13 +1,15 @@
 import type { Insertable, Kysely, Updateable } from 'kysely'
+import { withConstraintErrors } from '../../db/constraint-errors.js'
 import type { Database, IntegrationRow, IntegrationsTable } from '../../db/schema.js'
 
 /** SQL for integrations. Each function takes the executor (db or transaction) first, then the tenant. */
 
+/** A taken id is integration_exists, a taken name integration_name_taken. */
 export async function insertIntegration(
   db: Kysely<Database>,
   row: Insertable<IntegrationsTable>,
 ): Promise<void> {
-  await db.insertInto('integrations').values(row).execute()
+  await withConstraintErrors(() => db.insertInto('integrations').values(row).execute(), { name: row.name })
 }
 
 export async function findIntegration(
@@ -38,11 +40,15 @@ export async function updateIntegration(
   id: string,
   changes: Updateable<IntegrationsTable>,
 ): Promise<IntegrationRow | undefined> {
-  return db
-    .updateTable('integrations')
-    .set(changes)
-    .where('tenant_id', '=', tenantId)
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirst()
+  return withConstraintErrors(
+    () =>
+      db
+        .updateTable('integrations')
+        .set(changes)
+        .where('tenant_id', '=', tenantId)
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirst(),
+    { name: changes.name as string | undefined },
+  )
 }

@@ -1,4 +1,4 @@
-import { Type } from 'typebox'
+import { PageBody, pageBody } from '../../http/pagination.js'
 import { Result, TenantParams } from '../../http/schemas.js'
 import type { RouteModule } from '../../http/typed-app.js'
 import {
@@ -91,16 +91,13 @@ export const integrationRoutes: RouteModule = async (app, ctx) => {
         params: TenantParams,
         querystring: ListIntegrationsQuery,
         response: {
-          200: Type.Object({
-            result: Type.Array(IntegrationSchema),
-            nextCursor: Type.Optional(Type.String()),
-          }),
+          200: PageBody(IntegrationSchema),
         },
       },
     },
     async (request) => {
       const page = await listTenantIntegrations(ctx, request.actor, request.params.tenantId, request.query)
-      return { result: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) }
+      return pageBody(page)
     },
   )
 

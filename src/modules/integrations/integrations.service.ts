@@ -4,7 +4,6 @@ import type { Actor } from '../../access/actor.js'
 import type { Permission } from '../../access/permissions.js'
 import type { ServiceContext } from '../../context.js'
 import { SecretDecryptionError } from '../../crypto/secrets.js'
-import { constraintError, withConstraintErrors } from '../../db/constraint-errors.js'
 import type { IntegrationRow, IntegrationsTable } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
 import { type Page, readPage } from '../../http/pagination.js'
@@ -91,8 +90,8 @@ export async function createIntegration(
     await insertIntegration(ctx.db, { ...row, properties: JSON.stringify(row.properties) })
     return { integration: toIntegration(row), created: true }
   } catch (error) {
-    const known = constraintError(error, { name: input.name })
-    if (integrationId !== undefined && known) {
+    // insertIntegration answers a taken id or name as its domain error.
+    if (integrationId !== undefined && error instanceof AppError) {
       // The id may be taken (a repeat, or a conflict); the name check can fire first, so look.
       const existing = await findIntegration(ctx.db, tenant, id)
       if (existing) {
@@ -105,7 +104,7 @@ export async function createIntegration(
         )
       }
     }
-    throw known ?? error
+    throw error
   }
 }
 
@@ -165,21 +164,17 @@ export async function updateIntegrationById(
   if (changes.description !== undefined) set.description = changes.description
   if (changes.active !== undefined) set.active = changes.active
 
-  const updated = await withConstraintErrors(
-    () =>
-      ctx.db.transaction().execute(async (trx) => {
-        const locked = await findIntegration(trx, tenant, current.id, { forUpdate: true })
-        if (!locked) throw integrationNotFound()
-        const merged = { ...(locked.properties as StoredProperties), ...sealed }
-        checkActivation(type, changes.active ?? locked.active, merged, {
-          active: changes.activePath,
-          properties: changes.propertiesPath,
-        })
-        if (sealed) set.properties = JSON.stringify(merged)
-        return updateIntegration(trx, tenant, current.id, set)
-      }),
-    { name: changes.name },
-  )
+  const updated = await ctx.db.transaction().execute(async (trx) => {
+    const locked = await findIntegration(trx, tenant, current.id, { forUpdate: true })
+    if (!locked) throw integrationNotFound()
+    const merged = { ...(locked.properties as StoredProperties), ...sealed }
+    checkActivation(type, changes.active ?? locked.active, merged, {
+      active: changes.activePath,
+      properties: changes.propertiesPath,
+    })
+    if (sealed) set.properties = JSON.stringify(merged)
+    return updateIntegration(trx, tenant, current.id, set)
+  })
   if (!updated) throw integrationNotFound()
   return toIntegration(updated)
 }

@@ -2,15 +2,15 @@ import { Result } from '../../http/schemas.js'
 import type { RouteModule } from '../../http/typed-app.js'
 import { AcceptInvitationBody, InvitationSchema, InvitationTokenParams } from './acceptance.schemas.js'
 import { acceptInvitation, describeInvitation } from './acceptance.service.js'
-import { TenantUserSchema } from './memberships.schemas.js'
+import { MembershipSchema } from './memberships.schemas.js'
 
-const tags = ['invitations']
+const tags = ['memberships']
 
 /**
  * The acceptance API behind the page (API.md §4.4). Public: the token is the credential. 404 for a
  * cancelled, replaced, used, wrong or malformed token; 410 for an expired one.
  */
-export const invitationRoutes: RouteModule = async (app, ctx) => {
+export const acceptanceRoutes: RouteModule = async (app, ctx) => {
   app.get(
     '/invitations/:token',
     {
@@ -36,7 +36,7 @@ export const invitationRoutes: RouteModule = async (app, ctx) => {
         security: [],
         params: InvitationTokenParams,
         body: AcceptInvitationBody,
-        response: { 200: Result(TenantUserSchema) },
+        response: { 200: Result(MembershipSchema) },
       },
     },
     async (request) => ({

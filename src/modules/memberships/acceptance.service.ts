@@ -7,8 +7,8 @@ import type { AcceptInvitationInput, Invitation } from './acceptance.schemas.js'
 import { invitationLimits } from './invitation-limits.js'
 import { invitationTokenHash } from './invitation-token.js'
 import { isExpired, needsPassword } from './membership-status.js'
-import { findByTokenHash, type InvitationRow, updateMembership } from './memberships.repository.js'
-import type { TenantUser } from './memberships.schemas.js'
+import { findByTokenHash, type InvitationRow, updateMembershipRow } from './memberships.repository.js'
+import type { Membership } from './memberships.schemas.js'
 import { getMembershipRecord } from './memberships.service.js'
 
 /**
@@ -96,7 +96,7 @@ export async function acceptInvitation(
   token: string,
   input: AcceptInvitationInput,
   options: AcceptOptions,
-): Promise<TenantUser> {
+): Promise<Membership> {
   const lookup = await lookUpInvitation(ctx, token, options.address)
   if (lookup.state !== 'live') throw invitationUnusable(lookup)
   const { row, tokenHash } = lookup
@@ -121,7 +121,7 @@ export async function acceptInvitation(
     const key = { tenantId: row.tenant_id, userId: row.user_id }
     // Only while still invited with this very token and not expired: a token works once.
     if (isExpired(row.invitation_expiry_date, now)) throw invitationUnusable({ state: 'expired', row })
-    const accepted = await updateMembership(
+    const accepted = await updateMembershipRow(
       tx,
       key,
       { status: 'invited', tokenHash },

@@ -1,3 +1,4 @@
+import type { Clock } from '../../clock.js'
 import type { ServiceContext } from '../../context.js'
 import { AppError } from '../../errors.js'
 import { FailureLimiter } from '../../http/rate-limit.js'
@@ -23,31 +24,32 @@ export interface InvitationLimits {
   recordFailedLookup(address: string): void
 }
 
-const perApp = new WeakMap<ServiceContext['access'], InvitationLimits>()
-
-export function invitationLimits(ctx: ServiceContext): InvitationLimits {
-  let limits = perApp.get(ctx.access)
-  if (!limits) {
-    const now = () => ctx.clock.now().getTime()
-    const mails = new FailureLimiter(INVITATION_MAILS_PER_HOUR, 3_600_000, now)
-    const lookups = new FailureLimiter(FAILED_LOOKUPS_PER_WINDOW, LOOKUP_WINDOW_MS, now)
-    limits = {
-      checkMail: (email) =>
-        rephrase(
-          () => mails.check(email),
-          `At most ${INVITATION_MAILS_PER_HOUR} invitation e-mails an hour may be sent to one user; try again later`,
-        ),
-      recordMail: (email) => mails.fail(email),
-      checkLookup: (address) =>
-        rephrase(
-          () => lookups.check(address),
-          'Too many invalid invitation links from this address; try again later',
-        ),
-      recordFailedLookup: (address) => lookups.fail(address),
-    }
-    perApp.set(ctx.access, limits)
+/** The two limiters of one application, timed by its clock; buildApp puts them on the context. */
+export function createInvitationLimiters(clock: Clock): ServiceContext['invitationLimiters'] {
+  const now = () => clock.now().getTime()
+  return {
+    mails: new FailureLimiter(INVITATION_MAILS_PER_HOUR, 3_600_000, now),
+    lookups: new FailureLimiter(FAILED_LOOKUPS_PER_WINDOW, LOOKUP_WINDOW_MS, now),
   }
-  return limits
+}
+
+/** The invitation limits of the application, over its limiters, with messages that say which limit. */
+export function invitationLimits(ctx: ServiceContext): InvitationLimits {
+  const { mails, lookups } = ctx.invitationLimiters
+  return {
+    checkMail: (email) =>
+      rephrase(
+        () => mails.check(email),
+        `At most ${INVITATION_MAILS_PER_HOUR} invitation e-mails an hour may be sent to one user; try again later`,
+      ),
+    recordMail: (email) => mails.fail(email),
+    checkLookup: (address) =>
+      rephrase(
+        () => lookups.check(address),
+        'Too many invalid invitation links from this address; try again later',
+      ),
+    recordFailedLookup: (address) => lookups.fail(address),
+  }
 }
 
 /** The limiter's 429 with a message that says which limit was hit; Retry-After is kept. */

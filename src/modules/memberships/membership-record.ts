@@ -2,7 +2,7 @@ import { AppError } from '../../errors.js'
 import { toExtensionRecord } from './extensions.js'
 import { invitationStatusOf } from './membership-status.js'
 import type { MembershipRecordRow } from './memberships.repository.js'
-import type { TenantUser } from './memberships.schemas.js'
+import type { Membership } from './memberships.schemas.js'
 
 /** What the membership operations share: the not-found error and the API record. */
 
@@ -11,7 +11,7 @@ export function membershipNotFound(): AppError {
 }
 
 /** The API record (an allow-list: the token hash and the inviter's id are not in it). */
-export function toTenantUser(row: MembershipRecordRow, now: Date): TenantUser {
+export function toMembership(row: MembershipRecordRow, now: Date): Membership {
   return {
     tenantId: row.tenant_id,
     userId: row.user_id,

@@ -1,8 +1,9 @@
 import type { MembershipStatus } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
+import type { InvitationStatus } from './memberships.schemas.js'
 
 /**
- * The invitation state machine of a tenant user (SPEC §3.2, API.md §4.4), as pure functions.
+ * The invitation state machine of a membership (SPEC §3.2, API.md §4.4), as pure functions.
  *
  * | from                        | asked      | move        | effect                                            |
  * |-----------------------------|------------|-------------|---------------------------------------------------|
@@ -38,8 +39,6 @@ export function planStatusMove(from: MembershipStatus, to: MembershipStatus): St
     { status: `cannot move from ${from} to ${to}` },
   )
 }
-
-export type InvitationStatus = 'pending' | 'invited' | 'expired' | 'enabled' | 'disabled' | 'sso-only'
 
 /** The read-only, derived `invitationStatus` (API.md §4.4); expiry is judged by the injected clock. */
 export function invitationStatusOf(

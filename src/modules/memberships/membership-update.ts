@@ -2,11 +2,10 @@ import type { Updateable } from 'kysely'
 import type { Actor } from '../../access/actor.js'
 import type { Permission } from '../../access/permissions.js'
 import type { ServiceContext } from '../../context.js'
-import type { TenantUsersTable } from '../../db/schema.js'
+import type { MembershipsTable } from '../../db/schema.js'
 import { AppError, invalidField } from '../../errors.js'
 import { enqueueInvitationMail } from '../../outbox/mail/invitation-mail.js'
 import { deleteQueuedInvitationMail } from '../../outbox/outbox.repository.js'
-import { nudgeOutbox } from '../../outbox/outbox-signal.js'
 import { describeRole, findTenantRoleFor } from '../roles/roles.service.js'
 import { checkRoleCeiling, requireTenantPermission } from '../tenants/tenant-access.js'
 import { extensionsFor, resolveActiveExtension, toExtensionRecord } from './extensions.js'
@@ -18,27 +17,27 @@ import {
   findMembership,
   isMember,
   type MembershipRecordRow,
-  updateMembership,
+  updateMembershipRow,
 } from './memberships.repository.js'
-import type { ExtensionRecord, TenantUser, UpdateTenantUserInput } from './memberships.schemas.js'
+import type { ExtensionRecord, Membership, UpdateMembershipInput } from './memberships.schemas.js'
 import { getMembershipRecord } from './memberships.service.js'
 
 const NO_PERMISSIONS: ReadonlySet<Permission> = new Set()
 
 /**
- * Change a tenant user (API.md §4.4): the status moves of membership-status.ts, a role within the
+ * Change a membership (API.md §4.4): the status moves of membership-status.ts, a role within the
  * ceiling, and the profile fields. Needs MANAGE_TENANT_ENROLLMENT in the tenant, and — brief §5 rule 1 —
  * a caller cannot change a member whose current role carries permissions it does not hold itself
  * (a Supervisor cannot disable an Administrator). The update applies only if the membership has not
  * moved since it was read; a concurrent change is a 409.
  */
-export async function updateTenantUser(
+export async function updateMembership(
   ctx: ServiceContext,
   actor: Actor,
   tenantId: string,
   userId: string,
-  input: UpdateTenantUserInput,
-): Promise<TenantUser> {
+  input: UpdateMembershipInput,
+): Promise<Membership> {
   const access = await requireTenantPermission(ctx, actor, tenantId, ['MANAGE_TENANT_ENROLLMENT'])
   const found = await findMembership(ctx.db, tenantId, userId)
   if (!found) throw membershipNotFound()
@@ -59,7 +58,7 @@ export async function updateTenantUser(
   )
 
   const now = ctx.clock.now()
-  const changes: Updateable<TenantUsersTable> = { updated: now, updated_by: actor.principalId }
+  const changes: Updateable<MembershipsTable> = { updated: now, updated_by: actor.principalId }
   let roleName = currentRoleName ?? ''
   if (input.roleId !== undefined && input.roleId.toLowerCase() !== current.role_id) {
     const role = await findTenantRoleFor(ctx, access.tenant, input.roleId)
@@ -108,7 +107,7 @@ export async function updateTenantUser(
 
   await ctx.db.transaction().execute(async (tx) => {
     const expected = { status: current.status, tokenHash: current.invitation_token_hash }
-    if (!(await updateMembership(tx, key, expected, changes))) {
+    if (!(await updateMembershipRow(tx, key, expected, changes))) {
       throw new AppError(
         'invalid_state_transition',
         'The membership changed while this request was processed; read it again and retry',
@@ -136,7 +135,7 @@ export async function updateTenantUser(
 
   if (invitation) {
     invitationLimits(ctx).recordMail(current.email)
-    nudgeOutbox(ctx.db)
+    ctx.outboxSignal.nudge()
   }
   if (move !== 'none' || changes.role_id !== undefined) ctx.access.invalidate()
   return getMembershipRecord(ctx, key.tenantId, key.userId)
@@ -144,9 +143,9 @@ export async function updateTenantUser(
 
 /** The profile fields: identity provider, SSO-only, extensions, the active one, supervisor, workstation. */
 function applyProfile(
-  changes: Updateable<TenantUsersTable>,
+  changes: Updateable<MembershipsTable>,
   current: MembershipRecordRow,
-  input: UpdateTenantUserInput,
+  input: UpdateMembershipInput,
   nextStatus: MembershipRecordRow['status'],
 ): ExtensionRecord[] {
   if (input.noPassword !== undefined) changes.no_password = input.noPassword

@@ -1,11 +1,17 @@
-import { type Kysely, sql, type Transaction, type Updateable } from 'kysely'
+import { type Kysely, type RawBuilder, sql, type Transaction, type Updateable } from 'kysely'
 import { withConstraintErrors } from '../../db/constraint-errors.js'
-import type { Database, MembershipRow, MembershipStatus, TenantUsersTable } from '../../db/schema.js'
-import { INVITATION_EMAIL, type NewOutboxRow } from '../../outbox/outbox.repository.js'
+import type {
+  Database,
+  MembershipRow,
+  MembershipStatus,
+  MembershipsTable,
+  OutboxStatus,
+} from '../../db/schema.js'
+import { INVITATION_EMAIL, insertOutboxRowFrom, type NewOutboxRow } from '../../outbox/outbox.repository.js'
 import { DEFAULT_WEBRTC } from './extensions.js'
 import type { ExtensionRecord } from './memberships.schemas.js'
 
-/** SQL for tenant users (memberships). Each function takes the executor (db or transaction) first. */
+/** SQL for memberships (table tenant_users). Each function takes the executor (db or transaction) first. */
 
 type Executor = Kysely<Database> | Transaction<Database>
 
@@ -16,7 +22,7 @@ export interface MembershipRecordRow extends MembershipRow {
   external_id: string
   platform_status: string
   role_name: string | null
-  email_status: 'queued' | 'sent' | 'failed' | null
+  email_status: OutboxStatus | null
 }
 
 function selectMemberships(db: Executor) {
@@ -29,7 +35,7 @@ function selectMemberships(db: Executor) {
     .select(
       // The delivery state of the membership's latest invitation e-mail. Mail superseded before it was
       // sent is deleted with the invitation it carried, so this is the mail of the current invitation.
-      sql<'queued' | 'sent' | 'failed' | null>`(
+      sql<OutboxStatus | null>`(
         select o.status from outbox o
         where o.tenant_id = tu.tenant_id and o.kind = ${INVITATION_EMAIL}
           and o.payload->>'userId' = tu.user_id::text
@@ -37,9 +43,8 @@ function selectMemberships(db: Executor) {
     )
 }
 
-/** A new membership of the user with some e-mail: what the request decided; the user's id is the database's. */
-export interface NewMembershipByEmail {
-  email: string
+/** A new membership: what the request decided. */
+export interface NewMembershipRow {
   tenantId: string
   roleId: string
   status: MembershipStatus
@@ -53,6 +58,41 @@ export interface NewMembershipByEmail {
   workStationId: string
   actorId: string
   now: Date
+}
+
+/** A new membership of the user with some e-mail; the user's id is the database's. */
+export interface NewMembershipByEmail extends NewMembershipRow {
+  email: string
+}
+
+const MEMBERSHIP_COLUMNS = sql.raw(
+  'tenant_id, user_id, role_id, status, no_password, default_identity_provider, invitation_expiry_date, ' +
+    'invitation_token_hash, invited_by, extension, extensions, active_extension, work_station_id, ' +
+    'created, created_by, updated, updated_by',
+)
+
+/**
+ * The one builder of a new tenant_users row: its values in MEMBERSHIP_COLUMNS' order, as SQL. `userId` is
+ * an expression — a parameter, or the column of the user the same statement looks up — because the default
+ * webrtc extension's value is the user's id.
+ */
+function membershipValues(m: NewMembershipRow, userId: RawBuilder<unknown>): RawBuilder<unknown> {
+  const { given, defaultFirst } = m.extensions
+  const defaultExtension = sql`(${JSON.stringify(DEFAULT_WEBRTC)}::jsonb || jsonb_build_object('value', ${userId}::text))`
+  const extensions = defaultFirst
+    ? sql`jsonb_build_array(${defaultExtension}) || ${JSON.stringify(given)}::jsonb`
+    : sql`${JSON.stringify(given)}::jsonb`
+  const extension = defaultFirst ? sql`${userId}::text` : sql`${given[0]?.value ?? ''}::text`
+  const active = !m.activateFirstExtension
+    ? sql`null::jsonb`
+    : defaultFirst
+      ? defaultExtension
+      : sql`${JSON.stringify(given[0] ?? null)}::jsonb`
+  return sql`${m.tenantId}::uuid, ${userId}, ${m.roleId}::uuid, ${m.status}::text, ${m.noPassword}::boolean,
+    ${m.defaultIdentityProvider}::uuid, ${m.invitation?.expiresAt ?? null}::timestamptz,
+    ${m.invitation?.tokenHash ?? null}::text, ${m.invitation?.invitedBy ?? null}::uuid,
+    ${extension}, ${extensions}, ${active}, ${m.workStationId}::text,
+    ${m.now}::timestamptz, ${m.actorId}::uuid, ${m.now}::timestamptz, ${m.actorId}::uuid`
 }
 
 /**
@@ -69,37 +109,15 @@ export async function insertMembershipByEmail(
   m: NewMembershipByEmail,
   mail?: NewOutboxRow,
 ): Promise<MembershipRecordRow | undefined> {
-  const { given, defaultFirst } = m.extensions
-  const defaultExtension = sql`(${JSON.stringify(DEFAULT_WEBRTC)}::jsonb || jsonb_build_object('value', invitee.id::text))`
-  const extensions = defaultFirst
-    ? sql`jsonb_build_array(${defaultExtension}) || ${JSON.stringify(given)}::jsonb`
-    : sql`${JSON.stringify(given)}::jsonb`
-  const extension = defaultFirst ? sql`invitee.id::text` : sql`${given[0]?.value ?? ''}::text`
-  const active = !m.activateFirstExtension
-    ? sql`null::jsonb`
-    : defaultFirst
-      ? defaultExtension
-      : sql`${JSON.stringify(given[0] ?? null)}::jsonb`
   const queueMail = mail
-    ? sql`, mail as (
-        insert into outbox (id, tenant_id, kind, payload, next_attempt_at, created)
-        select ${mail.id}::uuid, ${mail.tenantId}::uuid, ${mail.kind}::text,
-          ${JSON.stringify(mail.payload)}::jsonb || jsonb_build_object('userId', membership.user_id),
-          ${mail.now}::timestamptz, ${mail.now}::timestamptz
-        from membership)`
+    ? sql`, mail as (${insertOutboxRowFrom(mail, 'membership', sql`jsonb_build_object('userId', membership.user_id)`)})`
     : sql``
   const query = sql<MembershipRecordRow>`
     with invitee as (
       select id, email, first_name, last_name, external_id, status from users where email = ${m.email}::text),
     membership as (
-      insert into tenant_users (tenant_id, user_id, role_id, status, no_password, default_identity_provider,
-        invitation_expiry_date, invitation_token_hash, invited_by, extension, extensions, active_extension,
-        work_station_id, created, created_by, updated, updated_by)
-      select ${m.tenantId}::uuid, invitee.id, ${m.roleId}::uuid, ${m.status}::text, ${m.noPassword}::boolean,
-        ${m.defaultIdentityProvider}::uuid, ${m.invitation?.expiresAt ?? null}::timestamptz,
-        ${m.invitation?.tokenHash ?? null}::text, ${m.invitation?.invitedBy ?? null}::uuid,
-        ${extension}, ${extensions}, ${active}, ${m.workStationId}::text,
-        ${m.now}::timestamptz, ${m.actorId}::uuid, ${m.now}::timestamptz, ${m.actorId}::uuid
+      insert into tenant_users (${MEMBERSHIP_COLUMNS})
+      select ${membershipValues(m, sql`invitee.id`)}
       from invitee
       returning *)${queueMail}
     select membership.*, invitee.email, invitee.first_name, invitee.last_name, invitee.external_id,
@@ -108,6 +126,23 @@ export async function insertMembershipByEmail(
     from membership cross join invitee`
   const result = await withConstraintErrors(() => query.execute(db))
   return result.rows[0]
+}
+
+/**
+ * The memberships of users whose ids are known (a bulk load's batch, inside its transaction): one
+ * multi-row INSERT, each row built as insertMembershipByEmail builds its one.
+ */
+export async function insertMemberships(
+  db: Executor,
+  rows: readonly { userId: string; membership: NewMembershipRow }[],
+): Promise<void> {
+  if (rows.length === 0) return
+  const values = rows.map(
+    ({ userId, membership }) => sql`(${membershipValues(membership, sql`${userId}::uuid`)})`,
+  )
+  await withConstraintErrors(() =>
+    sql`insert into tenant_users (${MEMBERSHIP_COLUMNS}) values ${sql.join(values)}`.execute(db),
+  )
 }
 
 export async function findMembership(
@@ -121,7 +156,7 @@ export async function findMembership(
     .executeTakeFirst()
 }
 
-export async function listMemberships(
+export async function listMembershipRows(
   db: Executor,
   tenantId: string,
   page: {
@@ -138,14 +173,14 @@ export async function listMemberships(
 }
 
 /**
- * Updates a membership only while it still has `expectedStatus` (and, when given, the expected token
+ * Updates a membership only while it still has the expected status (and, when given, the expected token
  * hash): a concurrent move of the same membership makes this return false instead of overwriting it.
  */
-export async function updateMembership(
+export async function updateMembershipRow(
   db: Executor,
   key: { tenantId: string; userId: string },
   expected: { status: MembershipStatus; tokenHash?: string | null },
-  changes: Updateable<TenantUsersTable>,
+  changes: Updateable<MembershipsTable>,
 ): Promise<boolean> {
   let query = db
     .updateTable('tenant_users')

@@ -1,24 +1,24 @@
-import { Type } from 'typebox'
+import { PageBody, pageBody } from '../../http/pagination.js'
 import { Result, TenantParams } from '../../http/schemas.js'
 import type { RouteModule } from '../../http/typed-app.js'
 import { unauthorized } from '../auth/authenticator.js'
 import { lookUpResetToken } from '../users/password-reset.service.js'
 import { acceptInvitation } from './acceptance.service.js'
-import { updateTenantUser } from './membership-update.js'
+import { updateMembership } from './membership-update.js'
 import {
-  CreateTenantUserBody,
-  ListTenantUsersQuery,
-  TenantUserParams,
-  TenantUserSchema,
-  UpdateTenantUserBody,
-  type UpdateTenantUserInput,
+  CreateMembershipBody,
+  ListMembershipsQuery,
+  MembershipParams,
+  MembershipSchema,
+  UpdateMembershipBody,
+  type UpdateMembershipInput,
 } from './memberships.schemas.js'
-import { createTenantUser, getTenantUser, listTenantUsers } from './memberships.service.js'
+import { createMembership, getMembership, listMemberships } from './memberships.service.js'
 import { acceptOwnInvitation } from './self-acceptance.js'
 
-const tags = ['tenant users']
+const tags = ['memberships']
 
-/** Tenant users: invitations and memberships (SPEC §4.3, API.md §4.4). */
+/** Memberships: invitations and their members, under /tenants/:tenantId/users (SPEC §4.3, API.md §4.4). */
 export const membershipRoutes: RouteModule = async (app, ctx) => {
   app.post(
     '/tenants/:tenantId/users',
@@ -27,12 +27,12 @@ export const membershipRoutes: RouteModule = async (app, ctx) => {
         tags,
         summary: 'Invite a user to a tenant (pending, invited with an e-mail, or accepted at once)',
         params: TenantParams,
-        body: CreateTenantUserBody,
-        response: { 201: Result(TenantUserSchema) },
+        body: CreateMembershipBody,
+        response: { 201: Result(MembershipSchema) },
       },
     },
     async (request, reply) => {
-      const user = await createTenantUser(ctx, request.actor, request.params.tenantId, request.body)
+      const user = await createMembership(ctx, request.actor, request.params.tenantId, request.body)
       return reply
         .code(201)
         .header('location', `/v1/tenants/${user.tenantId}/users/${user.userId}`)
@@ -47,18 +47,15 @@ export const membershipRoutes: RouteModule = async (app, ctx) => {
         tags,
         summary: 'List the users of a tenant, whatever their invitation status',
         params: TenantParams,
-        querystring: ListTenantUsersQuery,
+        querystring: ListMembershipsQuery,
         response: {
-          200: Type.Object({
-            result: Type.Array(TenantUserSchema),
-            nextCursor: Type.Optional(Type.String()),
-          }),
+          200: PageBody(MembershipSchema),
         },
       },
     },
     async (request) => {
-      const page = await listTenantUsers(ctx, request.actor, request.params.tenantId, request.query)
-      return { result: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) }
+      const page = await listMemberships(ctx, request.actor, request.params.tenantId, request.query)
+      return pageBody(page)
     },
   )
 
@@ -68,12 +65,12 @@ export const membershipRoutes: RouteModule = async (app, ctx) => {
       schema: {
         tags,
         summary: 'Get a user of a tenant',
-        params: TenantUserParams,
-        response: { 200: Result(TenantUserSchema) },
+        params: MembershipParams,
+        response: { 200: Result(MembershipSchema) },
       },
     },
     async (request) => ({
-      result: await getTenantUser(ctx, request.actor, request.params.tenantId, request.params.userId),
+      result: await getMembership(ctx, request.actor, request.params.tenantId, request.params.userId),
     }),
   )
 
@@ -87,14 +84,14 @@ export const membershipRoutes: RouteModule = async (app, ctx) => {
         summary:
           'Change a user of a tenant: send, resend or cancel the invitation, accept, disable, re-enable, ' +
           'change the role or profile. With an invitation token: accept that invitation only.',
-        params: TenantUserParams,
-        body: UpdateTenantUserBody,
-        response: { 200: Result(TenantUserSchema) },
+        params: MembershipParams,
+        body: UpdateMembershipBody,
+        response: { 200: Result(MembershipSchema) },
       },
     },
     async (request) => {
       const { tenantId, userId } = request.params
-      const body: UpdateTenantUserInput = request.body ?? {}
+      const body: UpdateMembershipInput = request.body ?? {}
       if (request.invitation) {
         if (body.status !== 'accepted' || Object.keys(body).length !== 1) {
           throw unauthorized('An invitation token can only accept its invitation: send {"status":"accepted"}')
@@ -112,7 +109,7 @@ export const membershipRoutes: RouteModule = async (app, ctx) => {
         return { result: accepted }
       }
       const own = await acceptOwnInvitation(ctx, request.actor, tenantId, userId, body)
-      return { result: own ?? (await updateTenantUser(ctx, request.actor, tenantId, userId, body)) }
+      return { result: own ?? (await updateMembership(ctx, request.actor, tenantId, userId, body)) }
     },
   )
 }

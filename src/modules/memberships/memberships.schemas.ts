@@ -1,9 +1,10 @@
 import { type Static, Type } from 'typebox'
+import { MEMBERSHIP_STATUSES, type MembershipStatus, OUTBOX_STATUSES } from '../../db/schema.js'
 import { Body, Email, Nullable, PageQuery, ShortText, Timestamp, Uuid } from '../../http/schemas.js'
 
-/** Tenant user shapes: invitations and memberships (SPEC §2.3, API.md §4.4). */
+/** Membership shapes — a user in a tenant, from invitation to acceptance (SPEC §2.3, API.md §4.4; the API calls them tenant users). */
 
-export const MEMBERSHIP_STATUSES = ['pending', 'invited', 'accepted', 'disabled'] as const
+/** The derived, read-only `invitationStatus` (membership-status.ts computes it). */
 export const INVITATION_STATUSES = [
   'pending',
   'invited',
@@ -12,11 +13,19 @@ export const INVITATION_STATUSES = [
   'disabled',
   'sso-only',
 ] as const
-export const EMAIL_STATUSES = ['queued', 'sent', 'failed'] as const
+export type InvitationStatus = (typeof INVITATION_STATUSES)[number]
 export const MAX_EXTENSIONS = 20
 
-/** The statuses a create may ask for; `disabled` is reached only from `accepted`. */
-const CREATE_STATUSES = ['pending', 'invited', 'accepted'] as const
+/**
+ * The statuses a new membership may be created with (one invitation or a bulk row); `disabled` is reached
+ * only from `accepted`.
+ */
+export const CREATE_STATUSES = [
+  'pending',
+  'invited',
+  'accepted',
+] as const satisfies readonly MembershipStatus[]
+export type CreateStatus = (typeof CREATE_STATUSES)[number]
 
 const ExtensionText = (description: string) => ShortText({ description })
 
@@ -55,7 +64,7 @@ const Extensions = Type.Array(ExtensionInput, {
   description: 'A default webrtc extension is added when none of type webrtc is given',
 })
 
-export const TenantUserSchema = Type.Object({
+export const MembershipSchema = Type.Object({
   tenantId: Uuid(),
   userId: Uuid(),
   email: Type.String(),
@@ -73,7 +82,7 @@ export const TenantUserSchema = Type.Object({
       'sso-only (accepted with noPassword true)',
   }),
   invitationEmailStatus: Nullable(
-    Type.Enum(EMAIL_STATUSES, {
+    Type.Enum(OUTBOX_STATUSES, {
       type: 'string',
       description: 'Delivery of the latest invitation e-mail; null when none was sent',
     }),
@@ -97,9 +106,9 @@ export const TenantUserSchema = Type.Object({
   created: Timestamp(),
   updated: Timestamp(),
 })
-export type TenantUser = Static<typeof TenantUserSchema>
+export type Membership = Static<typeof MembershipSchema>
 
-export const CreateTenantUserBody = Body({
+export const CreateMembershipBody = Body({
   email: Email(),
   roleId: Uuid({ description: 'A tenant role usable in this tenant, within the caller’s permissions' }),
   status: Type.Optional(
@@ -118,9 +127,9 @@ export const CreateTenantUserBody = Body({
   firstName: Type.Optional(Nullable(ShortText({ description: 'For a platform user created here' }))),
   lastName: Type.Optional(Nullable(ShortText({ description: 'For a platform user created here' }))),
 })
-export type CreateTenantUserInput = Static<typeof CreateTenantUserBody>
+export type CreateMembershipInput = Static<typeof CreateMembershipBody>
 
-export const UpdateTenantUserBody = Body({
+export const UpdateMembershipBody = Body({
   status: Type.Optional(
     Type.Enum(MEMBERSHIP_STATUSES, {
       type: 'string',
@@ -143,13 +152,13 @@ export const UpdateTenantUserBody = Body({
   supervisorId: Type.Optional(Nullable(Uuid())),
   workStationId: Type.Optional(Nullable(ShortText({ description: 'null means ""' }))),
 })
-export type UpdateTenantUserInput = Static<typeof UpdateTenantUserBody>
+export type UpdateMembershipInput = Static<typeof UpdateMembershipBody>
 
-export const TenantUserParams = Type.Object({ tenantId: Uuid(), userId: Uuid() })
-export const ListTenantUsersQuery = Type.Object({
+export const MembershipParams = Type.Object({ tenantId: Uuid(), userId: Uuid() })
+export const ListMembershipsQuery = Type.Object({
   status: Type.Optional(
     Type.Enum(MEMBERSHIP_STATUSES, { type: 'string', description: 'Only memberships with this status' }),
   ),
   ...PageQuery,
 })
-export type ListTenantUsersQuery = Static<typeof ListTenantUsersQuery>
+export type ListMembershipsQuery = Static<typeof ListMembershipsQuery>

@@ -4,7 +4,6 @@ import type { NewUserRow } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
 import { type Page, readPage } from '../../http/pagination.js'
 import { invitationMailRow } from '../../outbox/mail/invitation-mail.js'
-import { nudgeOutbox } from '../../outbox/outbox-signal.js'
 import { findTenantRoleFor, loadRoleCatalog } from '../roles/roles.service.js'
 import { checkRoleCeiling, requireTenantPermission } from '../tenants/tenant-access.js'
 import { buildNewUserRow, normalizeEmail } from '../users/user-rules.js'
@@ -12,14 +11,14 @@ import { findUserByEmail, insertUserRows } from '../users/users.repository.js'
 import { givenExtensions } from './extensions.js'
 import { invitationLimits } from './invitation-limits.js'
 import { type IssuedInvitation, inviterName, issueInvitation } from './invitation-token.js'
-import { membershipNotFound, toTenantUser } from './membership-record.js'
+import { membershipNotFound, toMembership } from './membership-record.js'
 import {
   findMembership,
   insertMembershipByEmail,
-  listMemberships,
+  listMembershipRows,
   type NewMembershipByEmail,
 } from './memberships.repository.js'
-import type { CreateTenantUserInput, ListTenantUsersQuery, TenantUser } from './memberships.schemas.js'
+import type { CreateMembershipInput, ListMembershipsQuery, Membership } from './memberships.schemas.js'
 
 const READ_PERMISSIONS = ['VIEW_ALL_USERS', 'MANAGE_ALL_USERS'] as const
 
@@ -29,12 +28,12 @@ const READ_PERMISSIONS = ['VIEW_ALL_USERS', 'MANAGE_ALL_USERS'] as const
  * the e-mail in the same transaction; `accepted` makes the user a member at once, without mail. With
  * `platformRoleId`, an unknown e-mail becomes a new platform user in the same transaction.
  */
-export async function createTenantUser(
+export async function createMembership(
   ctx: ServiceContext,
   actor: Actor,
   tenantIdParam: string,
-  input: CreateTenantUserInput,
-): Promise<TenantUser> {
+  input: CreateMembershipInput,
+): Promise<Membership> {
   const access = await requireTenantPermission(ctx, actor, tenantIdParam, ['MANAGE_TENANT_ENROLLMENT'])
   const tenantId = access.tenant.id
   const role = await findTenantRoleFor(ctx, access.tenant, input.roleId)
@@ -101,17 +100,17 @@ export async function createTenantUser(
 
   if (invitation) {
     invitationLimits(ctx).recordMail(email)
-    nudgeOutbox(ctx.db)
+    ctx.outboxSignal.nudge()
   }
   if (status === 'accepted' || newUser) ctx.access.invalidate()
-  return toTenantUser(stored, now)
+  return toMembership(stored, now)
 }
 
 /** The row of a platform user created by an invitation: the users module's rules, unchanged. */
 async function newPlatformUser(
   ctx: ServiceContext,
   actor: Actor,
-  input: CreateTenantUserInput,
+  input: CreateMembershipInput,
   email: string,
   now: Date,
 ): Promise<NewUserRow> {
@@ -140,30 +139,30 @@ async function newPlatformUser(
   return row
 }
 
-export async function getTenantUser(
+export async function getMembership(
   ctx: ServiceContext,
   actor: Actor,
   tenantId: string,
   userId: string,
-): Promise<TenantUser> {
+): Promise<Membership> {
   await requireTenantPermission(ctx, actor, tenantId, READ_PERMISSIONS)
   return getMembershipRecord(ctx, tenantId, userId)
 }
 
-export async function listTenantUsers(
+export async function listMemberships(
   ctx: ServiceContext,
   actor: Actor,
   tenantId: string,
-  query: ListTenantUsersQuery,
-): Promise<Page<TenantUser>> {
+  query: ListMembershipsQuery,
+): Promise<Page<Membership>> {
   await requireTenantPermission(ctx, actor, tenantId, READ_PERMISSIONS)
   const now = ctx.clock.now()
   return readPage(
     query,
     ({ afterId, limit }) =>
-      listMemberships(ctx.db, tenantId, { afterUserId: afterId, limit, status: query.status }),
+      listMembershipRows(ctx.db, tenantId, { afterUserId: afterId, limit, status: query.status }),
     (row) => row.user_id,
-    (row) => toTenantUser(row, now),
+    (row) => toMembership(row, now),
   )
 }
 
@@ -172,8 +171,8 @@ export async function getMembershipRecord(
   ctx: ServiceContext,
   tenantId: string,
   userId: string,
-): Promise<TenantUser> {
+): Promise<Membership> {
   const row = await findMembership(ctx.db, tenantId, userId)
   if (!row) throw membershipNotFound()
-  return toTenantUser(row, ctx.clock.now())
+  return toMembership(row, ctx.clock.now())
 }

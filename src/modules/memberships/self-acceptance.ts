@@ -5,8 +5,8 @@ import { deleteQueuedInvitationMail } from '../../outbox/outbox.repository.js'
 import { recordAudit } from '../audit/audit.repository.js'
 import { membershipNotFound } from './membership-record.js'
 import { isExpired } from './membership-status.js'
-import { findMembership, updateMembership } from './memberships.repository.js'
-import type { TenantUser, UpdateTenantUserInput } from './memberships.schemas.js'
+import { findMembership, updateMembershipRow } from './memberships.repository.js'
+import type { Membership, UpdateMembershipInput } from './memberships.schemas.js'
 import { getMembershipRecord } from './memberships.service.js'
 
 /**
@@ -20,10 +20,10 @@ export async function acceptOwnInvitation(
   actor: Actor,
   tenantId: string,
   userId: string,
-  input: UpdateTenantUserInput,
-): Promise<TenantUser | undefined> {
+  input: UpdateMembershipInput,
+): Promise<Membership | undefined> {
   if (actor.kind !== 'user' || actor.userId !== userId.toLowerCase()) return undefined
-  const fields = Object.keys(input).filter((key) => input[key as keyof UpdateTenantUserInput] !== undefined)
+  const fields = Object.keys(input).filter((key) => input[key as keyof UpdateMembershipInput] !== undefined)
   if (input.status !== 'accepted' || fields.length !== 1) return undefined
   const current = await findMembership(ctx.db, tenantId.toLowerCase(), actor.userId)
   if (!current) throw membershipNotFound()
@@ -38,7 +38,7 @@ export async function acceptOwnInvitation(
   const key = { tenantId: current.tenant_id, userId: current.user_id }
   const first = current.extensions[0]
   await ctx.db.transaction().execute(async (tx) => {
-    const accepted = await updateMembership(
+    const accepted = await updateMembershipRow(
       tx,
       key,
       { status: 'invited', tokenHash: current.invitation_token_hash },

@@ -1,10 +1,10 @@
 import { Type } from 'typebox'
 import { AppError } from '../../errors.js'
-import { IdParams, Result, Uuid } from '../../http/schemas.js'
+import { IdParams, Result } from '../../http/schemas.js'
 import type { RouteModule } from '../../http/typed-app.js'
+import { findRegion, listRegions } from './regions.repository.js'
+import { RegionSchema } from './regions.schemas.js'
 import { listTimezones } from './timezones.js'
-
-const RegionSchema = Type.Object({ id: Uuid(), name: Type.String(), description: Type.String() })
 
 /** Regions and time zones (API.md §4.1): reference data any authenticated caller may read. */
 export const regionRoutes: RouteModule = async (app, ctx) => {
@@ -17,13 +17,7 @@ export const regionRoutes: RouteModule = async (app, ctx) => {
         response: { 200: Result(Type.Array(RegionSchema)) },
       },
     },
-    async () => ({
-      result: await ctx.db
-        .selectFrom('regions')
-        .select(['id', 'name', 'description'])
-        .orderBy('name')
-        .execute(),
-    }),
+    async () => ({ result: await listRegions(ctx.db) }),
   )
 
   app.get(
@@ -37,11 +31,7 @@ export const regionRoutes: RouteModule = async (app, ctx) => {
       },
     },
     async (request) => {
-      const region = await ctx.db
-        .selectFrom('regions')
-        .select(['id', 'name', 'description'])
-        .where('id', '=', request.params.id)
-        .executeTakeFirst()
+      const region = await findRegion(ctx.db, request.params.id)
       if (!region) throw new AppError('region_not_found', 'Region not found')
       return { result: region }
     },

@@ -1,4 +1,5 @@
 import { Type } from 'typebox'
+import { PageBody, pageBody } from '../../http/pagination.js'
 import { Result, TenantParams } from '../../http/schemas.js'
 import type { RouteModule } from '../../http/typed-app.js'
 import { createTenantRole, updateTenantRole } from './role-changes.js'
@@ -21,8 +22,8 @@ import {
 } from './roles.service.js'
 
 const tags = ['roles']
-const RoleList = Type.Object({ result: Type.Array(RoleSchema), nextCursor: Type.Optional(Type.String()) })
 const PermissionList = Result(Type.Array(PermissionSchema))
+const RoleList = PageBody(RoleSchema)
 
 /** Permissions and roles (API.md §3, §4.6, §10 "Permission ids", §11). */
 export const roleRoutes: RouteModule = async (app, ctx) => {
@@ -71,7 +72,7 @@ export const roleRoutes: RouteModule = async (app, ctx) => {
     },
     async (request) => {
       const page = await listPlatformRoles(ctx, request.query)
-      return { result: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) }
+      return pageBody(page)
     },
   )
 
@@ -109,7 +110,7 @@ export const roleRoutes: RouteModule = async (app, ctx) => {
     },
     async (request) => {
       const page = await listTenantRoles(ctx, request.actor, request.params.tenantId, request.query)
-      return { result: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) }
+      return pageBody(page)
     },
   )
 

@@ -1,6 +1,6 @@
 import type { Actor } from '../../access/actor.js'
 import { TtlCache } from '../../access/cache.js'
-import { canSee } from '../../access/effective.js'
+import { type AccessControl, canSee } from '../../access/effective.js'
 import {
   isPermission,
   PERMISSION_DESCRIPTIONS,
@@ -9,13 +9,13 @@ import {
   type Permission,
   permissionIds,
 } from '../../access/permissions.js'
+import type { CatalogRole, RoleCatalog } from '../../access/role-catalog.js'
 import type { ServiceContext } from '../../context.js'
 import type { RoleRow } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
 import { type Page, readPage } from '../../http/pagination.js'
 import { requireTenantPermission } from '../tenants/tenant-access.js'
 import { tenantNotFound } from '../tenants/tenants.service.js'
-import type { CatalogRole, RoleCatalog } from './role-catalog.js'
 import { findRole, listGlobalRoles, listRoles } from './roles.repository.js'
 import type { ListRolesQuery, PermissionRecord, Role } from './roles.schemas.js'
 
@@ -33,22 +33,21 @@ export function roleNotFound(): AppError {
   return new AppError('role_not_found', 'Role not found')
 }
 
-// One catalog per application (keyed by its AccessControl), cleared with every other permission cache.
-const catalogs = new WeakMap<ServiceContext['access'], TtlCache<'all', Promise<RoleCatalog>>>()
 const CATALOG_TTL_MS = 5_000
+
+/** The cache of one application's catalogue (buildApp puts it on the context), cleared with every other permission cache. */
+export function createRoleCatalogCache(access: AccessControl): TtlCache<'all', Promise<RoleCatalog>> {
+  const cache = new TtlCache<'all', Promise<RoleCatalog>>(CATALOG_TTL_MS, 1)
+  access.onInvalidate(() => cache.clear())
+  return cache
+}
 
 /**
  * The platform roles and built-in tenant roles, for synchronous rule checks. Cached for a few seconds:
  * built-in roles never change, and the promise is shared so a burst of requests costs one query.
  */
 export function loadRoleCatalog(ctx: ServiceContext): Promise<RoleCatalog> {
-  let cache = catalogs.get(ctx.access)
-  if (!cache) {
-    const fresh = new TtlCache<'all', Promise<RoleCatalog>>(CATALOG_TTL_MS, 1)
-    ctx.access.onInvalidate(() => fresh.clear())
-    catalogs.set(ctx.access, fresh)
-    cache = fresh
-  }
+  const cache = ctx.roleCatalog
   const cached = cache.get('all')
   if (cached) return cached
   const loading = listGlobalRoles(ctx.db).then(

@@ -1,4 +1,5 @@
 import { CompiledQuery, type Kysely, sql } from 'kysely'
+import { withConstraintErrors } from '../../db/constraint-errors.js'
 import type { Database, NewTenantRow, TenantRow, TenantUpdate } from '../../db/schema.js'
 
 /** SQL for tenants. Each function takes the executor (db or transaction) first. */
@@ -32,8 +33,9 @@ function selectTenants(db: Kysely<Database>, childrenOf?: string) {
     ])
 }
 
+/** A taken name is tenant_name_taken; an unknown region or administrator a validation_failed naming it. */
 export async function insertTenant(db: Kysely<Database>, row: NewTenantRow): Promise<void> {
-  await db.insertInto('tenants').values(row).execute()
+  await withConstraintErrors(() => db.insertInto('tenants').values(row).execute(), { name: row.name })
 }
 
 /**
@@ -80,6 +82,9 @@ export async function updateTenant(
   id: string,
   changes: TenantUpdate,
 ): Promise<boolean> {
-  const result = await db.updateTable('tenants').set(changes).where('id', '=', id).executeTakeFirst()
+  const result = await withConstraintErrors(
+    () => db.updateTable('tenants').set(changes).where('id', '=', id).executeTakeFirst(),
+    { name: changes.name as string | undefined },
+  )
   return result.numUpdatedRows > 0n
 }

@@ -1,4 +1,4 @@
-import { Type } from 'typebox'
+import { PageBody, pageBody } from '../../http/pagination.js'
 import { Result, TenantParams } from '../../http/schemas.js'
 import type { RouteModule } from '../../http/typed-app.js'
 import { CreateTenantBody, ListTenantsQuery, TenantSchema, UpdateTenantBody } from './tenants.schemas.js'
@@ -32,13 +32,13 @@ export const tenantRoutes: RouteModule = async (app, ctx) => {
         summary: 'List the tenants the caller can read',
         querystring: ListTenantsQuery,
         response: {
-          200: Type.Object({ result: Type.Array(TenantSchema), nextCursor: Type.Optional(Type.String()) }),
+          200: PageBody(TenantSchema),
         },
       },
     },
     async (request) => {
       const page = await listVisibleTenants(ctx, request.actor, request.query)
-      return { result: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) }
+      return pageBody(page)
     },
   )
 

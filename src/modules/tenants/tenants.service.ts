@@ -3,7 +3,6 @@ import { type Actor, actingUserId } from '../../access/actor.js'
 import { canSee } from '../../access/effective.js'
 import type { Permission } from '../../access/permissions.js'
 import type { ServiceContext } from '../../context.js'
-import { withConstraintErrors } from '../../db/constraint-errors.js'
 import type { TenantRow, TenantUpdate } from '../../db/schema.js'
 import { AppError, invalidField } from '../../errors.js'
 import { type Page, readPage } from '../../http/pagination.js'
@@ -82,7 +81,7 @@ export async function createTenant(
     updated: now,
     updated_by: actor.principalId,
   }
-  await withConstraintErrors(() => insertTenant(ctx.db, row), { name })
+  await insertTenant(ctx.db, row)
   // A new tenant has no children; its parent's childIds is derived, so it lists the new id already.
   return toTenant({ ...row, parent_name: parent.name, child_ids: [] }, ctx)
 }
@@ -140,9 +139,7 @@ export async function updateTenantById(
   if (input.outboundIntegrationId !== undefined) changes.outbound_integration_id = input.outboundIntegrationId
   if (input.clientLogLevel !== undefined) changes.client_log_level = input.clientLogLevel
 
-  const updated = await withConstraintErrors(() => updateTenant(ctx.db, tenantId, changes), {
-    name: changes.name,
-  })
+  const updated = await updateTenant(ctx.db, tenantId, changes)
   if (!updated) throw tenantNotFound()
   // `active` and the name feed permission look-ups and parent names.
   ctx.access.invalidate()

@@ -7,7 +7,6 @@ import { AppError } from '../../errors.js'
 import { FailureLimiter } from '../../http/rate-limit.js'
 import { passwordResetMailRow } from '../../outbox/mail/password-reset-mail.js'
 import { deleteQueuedPasswordResetMail, insertOutboxRows } from '../../outbox/outbox.repository.js'
-import { nudgeOutbox } from '../../outbox/outbox-signal.js'
 import { type AuditActor, MASKED, recordAudit } from '../audit/audit.repository.js'
 import { WWW_AUTHENTICATE } from '../auth/authenticator.js'
 import {
@@ -106,7 +105,7 @@ export async function issuePasswordReset(
       },
     })
   })
-  nudgeOutbox(ctx.db)
+  ctx.outboxSignal.nudge()
   return expiresAt
 }
 

@@ -1,12 +1,12 @@
 import { uuidv7 } from 'uuidv7'
 import { permissionsBeyondCeiling } from '../../access/ceiling.js'
 import type { Permission } from '../../access/permissions.js'
+import type { RoleCatalog } from '../../access/role-catalog.js'
 import type { NewUserRow } from '../../db/schema.js'
 import { AppError, invalidField } from '../../errors.js'
-import type { RoleCatalog } from '../roles/role-catalog.js'
 import type { CreateUserInput } from './users.schemas.js'
 
-export type { RoleCatalog } from '../roles/role-catalog.js'
+export type { RoleCatalog } from '../../access/role-catalog.js'
 
 /** What the rules need besides the input; gathered once per request, reused for every bulk row. */
 export interface NewUserEnv {

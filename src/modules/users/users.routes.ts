@@ -1,4 +1,4 @@
-import { Type } from 'typebox'
+import { PageBody, pageBody } from '../../http/pagination.js'
 import { Result } from '../../http/schemas.js'
 import type { RouteModule } from '../../http/typed-app.js'
 import { bulkUserForms, registerNdjsonBody } from '../bulk/bulk-forms.js'
@@ -43,13 +43,13 @@ export const userRoutes: RouteModule = async (app, ctx) => {
         description: 'With ?email=, answers 404 user_not_found when no such user is visible to the caller.',
         querystring: ListUsersQuery,
         response: {
-          200: Type.Object({ result: Type.Array(UserSchema), nextCursor: Type.Optional(Type.String()) }),
+          200: PageBody(UserSchema),
         },
       },
     },
     async (request) => {
       const page = await listVisibleUsers(ctx, request.actor, request.query)
-      return { result: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) }
+      return pageBody(page)
     },
   )
 

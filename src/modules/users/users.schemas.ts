@@ -1,10 +1,10 @@
 import { type Static, Type } from 'typebox'
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../crypto/passwords.js'
+import { USER_STATUSES } from '../../db/schema.js'
 import { Body, Email, Nullable, PageQuery, ShortText, Timestamp, Uuid } from '../../http/schemas.js'
 
 /** Platform user shapes (SPEC §2.2, API.md §4.3). */
 
-export const USER_STATUSES = ['enabled', 'disabled', 'pending', 'invited', 'accepted'] as const
 export const MAX_ADDITIONAL_ROLES = 20
 
 const UserStatus = Type.Enum(USER_STATUSES, {
