@@ -5,6 +5,7 @@ import type { Clock } from './clock.js'
 import type { Config } from './config.js'
 import type { Keys } from './crypto/keys.js'
 import type { Database } from './db/schema.js'
+import type { CounterStore } from './http/rate-limit.js'
 
 /** The platform row: the root every root tenant hangs from. */
 export interface Platform {
@@ -24,4 +25,6 @@ export interface ServiceContext {
   access: AccessControl
   platform: Platform
   logger: Logger
+  /** Rate-limit and lock-out counters: shared through a server database, in memory when embedded. */
+  counters: CounterStore
 }

@@ -3,8 +3,8 @@ import { AppError } from '../../errors.js'
 import { FailureLimiter } from '../../http/rate-limit.js'
 
 /**
- * The invitation rate limits (API.md §1), one set per application, counted in this process's memory
- * (docs/scaling.md says where they move for many processes) and timed by the injected clock:
+ * The invitation rate limits (API.md §1), one set per application, counted in the app's counter store
+ * (shared through a server database, API.md §15) and timed by the injected clock:
  * - invitation e-mails per invitee (by normalized e-mail address, which names one user): at most 5 an
  *   hour, whoever asks — the service cannot be made to flood one mailbox;
  * - failed token look-ups per client address: at most 30 every 15 minutes — tokens are 256 random bits,
@@ -16,11 +16,11 @@ const LOOKUP_WINDOW_MS = 15 * 60_000
 
 export interface InvitationLimits {
   /** 429 when the invitee (its normalized e-mail) has had its share of invitation e-mails this hour. */
-  checkMail(email: string): void
-  recordMail(email: string): void
+  checkMail(email: string): Promise<void>
+  recordMail(email: string): Promise<void>
   /** 429 when the address has failed too many look-ups. */
-  checkLookup(address: string): void
-  recordFailedLookup(address: string): void
+  checkLookup(address: string): Promise<void>
+  recordFailedLookup(address: string): Promise<void>
 }
 
 const perApp = new WeakMap<ServiceContext['access'], InvitationLimits>()
@@ -29,8 +29,20 @@ export function invitationLimits(ctx: ServiceContext): InvitationLimits {
   let limits = perApp.get(ctx.access)
   if (!limits) {
     const now = () => ctx.clock.now().getTime()
-    const mails = new FailureLimiter(INVITATION_MAILS_PER_HOUR, 3_600_000, now)
-    const lookups = new FailureLimiter(FAILED_LOOKUPS_PER_WINDOW, LOOKUP_WINDOW_MS, now)
+    const mails = new FailureLimiter(
+      INVITATION_MAILS_PER_HOUR,
+      3_600_000,
+      now,
+      ctx.counters,
+      'invitation-mail',
+    )
+    const lookups = new FailureLimiter(
+      FAILED_LOOKUPS_PER_WINDOW,
+      LOOKUP_WINDOW_MS,
+      now,
+      ctx.counters,
+      'invitation-lookup',
+    )
     limits = {
       checkMail: (email) =>
         rephrase(
@@ -51,9 +63,9 @@ export function invitationLimits(ctx: ServiceContext): InvitationLimits {
 }
 
 /** The limiter's 429 with a message that says which limit was hit; Retry-After is kept. */
-function rephrase(check: () => void, message: string): void {
+async function rephrase(check: () => Promise<void>, message: string): Promise<void> {
   try {
-    check()
+    await check()
   } catch (error) {
     if (error instanceof AppError && error.reason === 'rate_limited') {
       throw new AppError('rate_limited', message, undefined, error.headers)

@@ -76,7 +76,7 @@ export async function updateTenantUser(
   let invitation: IssuedInvitation | undefined
   switch (move) {
     case 'invite':
-      invitationLimits(ctx).checkMail(current.email)
+      await invitationLimits(ctx).checkMail(current.email)
       invitation = issueInvitation(ctx)
       changes.status = 'invited'
       changes.invitation_token_hash = invitation.tokenHash
@@ -135,7 +135,7 @@ export async function updateTenantUser(
   })
 
   if (invitation) {
-    invitationLimits(ctx).recordMail(current.email)
+    await invitationLimits(ctx).recordMail(current.email)
     nudgeOutbox(ctx.db)
   }
   if (move !== 'none' || changes.role_id !== undefined) ctx.access.invalidate()

@@ -52,7 +52,7 @@ export async function createTenantUser(
   const status = input.status ?? 'pending'
   let invitation: IssuedInvitation | undefined
   if (status === 'invited') {
-    invitationLimits(ctx).checkMail(email)
+    await invitationLimits(ctx).checkMail(email)
     invitation = issueInvitation(ctx)
   }
   const mail =
@@ -100,7 +100,7 @@ export async function createTenantUser(
   }
 
   if (invitation) {
-    invitationLimits(ctx).recordMail(email)
+    await invitationLimits(ctx).recordMail(email)
     nudgeOutbox(ctx.db)
   }
   if (status === 'accepted' || newUser) ctx.access.invalidate()
