@@ -5,7 +5,7 @@ import type { FastifyOtelInstrumentation } from '@fastify/otel'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify'
 import type { Kysely } from 'kysely'
 import type { Logger } from 'pino'
 import { AccessControl } from './access/effective.js'
@@ -87,7 +87,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     },
     return503OnClosing: true,
     // One line per request, written by the metrics hook when the response is done (health probes at debug).
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     forceCloseConnections: 'idle',
     // A path parameter longer than maxParamLength makes the router answer 414 before any route runs; a pasted
     // invitation link with junk after the token must get the invitation's own 404 instead.
