@@ -47,7 +47,7 @@ describe('the embedded data folder', () => {
     first.child.stdout!.on('data', (chunk: Buffer) => {
       stdout += chunk.toString()
     })
-    const [, url] = await first.waitFor(/Tenantry listening on (http:\/\/[^"\s]+)/)
+    const [, url] = await first.waitFor(/Tenantry listening on (http:\/\/[^"\s]+)/, 150_000)
     const [, email, password] = await first.waitFor(/log in as (\S+) with password (\S+)/)
     // The generated password is on standard error only, never in a JSON log line.
     expect(stdout).not.toContain(password)
@@ -73,7 +73,7 @@ describe('the embedded data folder', () => {
 
     // Released on a clean stop; taken over at once from a process that was killed.
     const third = start(['serve'], env)
-    const [, url3] = await third.waitFor(/Tenantry listening on (http:\/\/[^"\s]+)/)
+    const [, url3] = await third.waitFor(/Tenantry listening on (http:\/\/[^"\s]+)/, 150_000)
     const token3 = (await login(url3!, email!, password!)).body.token
     const read = await json(`${url3}/v1/tenants/${created.body.result.id}`, {
       headers: { authorization: `Bearer ${token3}` },
@@ -82,10 +82,10 @@ describe('the embedded data folder', () => {
     third.child.kill('SIGKILL')
     await third.exited
     const fourth = start(['serve'], env)
-    await fourth.waitFor(/Tenantry listening on/)
+    await fourth.waitFor(/Tenantry listening on/, 150_000)
     fourth.child.kill('SIGTERM')
     expect(await fourth.exited).toBe(0)
-  }, 240_000)
+  }, 400_000)
 })
 
 describe('a database that cannot be reached at start', () => {
@@ -117,8 +117,8 @@ describe.runIf(onServerDatabase)('rate-limit counters on one PostgreSQL', () => 
       TENANTRY_WORKER: 'off',
     }
     const [a, b] = [start(['serve'], env), start(['serve'], env)]
-    const [, urlA] = await a.waitFor(/Tenantry listening on (http:\/\/[^"\s]+)/)
-    const [, urlB] = await b.waitFor(/Tenantry listening on (http:\/\/[^"\s]+)/)
+    const [, urlA] = await a.waitFor(/Tenantry listening on (http:\/\/[^"\s]+)/, 150_000)
+    const [, urlB] = await b.waitFor(/Tenantry listening on (http:\/\/[^"\s]+)/, 150_000)
     // Ten wrong passwords, five through each process: the username's budget (10 a minute) is spent.
     for (let i = 0; i < 10; i++) {
       const wrong = await login(i % 2 === 0 ? urlA! : urlB!, TEST_ADMIN.email, `wrong-${i}`)
@@ -132,5 +132,5 @@ describe.runIf(onServerDatabase)('rate-limit counters on one PostgreSQL', () => 
     a.child.kill('SIGTERM')
     b.child.kill('SIGTERM')
     await Promise.all([a.exited, b.exited])
-  }, 120_000)
+  }, 300_000)
 })

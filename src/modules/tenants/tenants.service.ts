@@ -6,6 +6,7 @@ import type { ServiceContext } from '../../context.js'
 import { withConstraintErrors } from '../../db/constraint-errors.js'
 import type { TenantRow, TenantUpdate } from '../../db/schema.js'
 import { AppError, invalidField } from '../../errors.js'
+import { preconditionFailed } from '../../http/etag.js'
 import { type Page, readPage } from '../../http/pagination.js'
 import { isTimezone } from '../regions/timezones.js'
 import { displayName, tenantNameKey } from './tenant-name.js'
@@ -138,7 +139,8 @@ export async function updateTenantById(
   const updated = await withConstraintErrors(() => updateTenant(ctx.db, tenantId, changes), {
     name: changes.name,
   })
-  if (!updated) throw tenantNotFound()
+  if (updated === 'missing') throw tenantNotFound()
+  if (updated === 'stale') throw preconditionFailed()
   // `active` and the name feed permission look-ups and parent names.
   ctx.access.invalidate()
   return getTenant(ctx, actor, tenantId)
