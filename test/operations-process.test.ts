@@ -1,4 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -133,4 +135,47 @@ describe.runIf(onServerDatabase)('rate-limit counters on one PostgreSQL', () => 
     b.child.kill('SIGTERM')
     await Promise.all([a.exited, b.exited])
   }, 300_000)
+})
+
+describe('tracing', () => {
+  it('exports spans over OTLP to a loopback receiver, under the caller traceparent, with the trace id in the log', async () => {
+    const received: string[] = []
+    const receiver = createServer((req, res) => {
+      let body = ''
+      req.on('data', (chunk: Buffer) => {
+        body += chunk.toString()
+      })
+      req.on('end', () => {
+        if (req.url === '/v1/traces') received.push(body)
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}')
+      })
+    })
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
+    try {
+      const { port } = receiver.address() as AddressInfo
+      const run = start(['serve'], {
+        DATABASE_URL: 'memory://',
+        PORT: '0',
+        HOST: '127.0.0.1',
+        LOG_FORMAT: 'json',
+        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+      })
+      const [, url] = await run.waitFor(/Tenantry listening on (http:\/\/[^"\s]+)/, 150_000)
+      const traceId = '4bf92f3577b34da6a3ce929d0e0e4736'
+      const response = await fetch(`${url}/v1/regions`, {
+        headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` },
+      })
+      expect(response.status).toBe(401)
+      await run.waitFor(new RegExp(`"traceId":"${traceId}"`), 30_000)
+      const deadline = Date.now() + 30_000
+      while (!received.some((body) => body.includes(traceId)) && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 200))
+      }
+      expect(received.some((body) => body.includes(traceId))).toBe(true)
+      run.child.kill('SIGTERM')
+      expect(await run.exited).toBe(0)
+    } finally {
+      receiver.close()
+    }
+  }, 240_000)
 })
