@@ -87,7 +87,7 @@ describe('the embedded data folder', () => {
     await fourth.waitFor(/Tenantry listening on/, 150_000)
     fourth.child.kill('SIGTERM')
     expect(await fourth.exited).toBe(0)
-  }, 400_000)
+  }, 600_000)
 })
 
 describe('a database that cannot be reached at start', () => {
