@@ -241,3 +241,17 @@ describe('If-Match', () => {
     expect(missing.status).toBe(404)
   })
 })
+
+describe('If-Match on a user', () => {
+  it('lets one of 20 concurrent PUTs with the same If-Match through', async () => {
+    const user = await insertUser(t.ctx.db)
+    const url = `/v1/users/${user.id}`
+    const etag = String((await t.request('GET', url, { token })).headers.etag)
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        t.request('PUT', url, { token, headers: { 'if-match': etag }, body: { firstName: `Writer${i}` } }),
+      ),
+    )
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, ...Array(19).fill(412)])
+  })
+})

@@ -15,7 +15,7 @@ import { currentRequest } from './request-context.js'
  * route with the caller's credentials, then the write — where a write landing between them is not seen.
  */
 const SINGLE_ITEM = /\/:[A-Za-z]+$/
-const ATOMIC_ROUTES = new Set(['/v1/tenants/:tenantId'])
+const ATOMIC_ROUTES = new Set(['/v1/tenants/:tenantId', '/v1/users/:userId'])
 const UPDATED = /"updated":"(\d{4}-\d\d-\d\dT[\d:.]+Z)"/
 
 export function etagOf(payload: string): string {
