@@ -1,5 +1,6 @@
 import { gunzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { wantsPrettyLogs } from '../src/logger.js'
 import { insertUser, REGION_ID } from './helpers/fixtures.js'
 import { createTestApp, type TestApp } from './helpers/test-app.js'
 
@@ -92,6 +93,15 @@ describe('request logs', () => {
     expect(typeof mine[0].responseTime).toBe('number')
     // LOG_LEVEL is info in tests: the probes' debug lines are not written.
     expect(lines.some((line) => /healthz|readyz/.test(line.req?.url ?? ''))).toBe(false)
+  })
+})
+
+describe('log format', () => {
+  it('is pretty at a terminal and JSON otherwise, unless LOG_FORMAT says', () => {
+    expect(wantsPrettyLogs(undefined, true)).toBe(true)
+    expect(wantsPrettyLogs(undefined, false)).toBe(false)
+    expect(wantsPrettyLogs('json', true)).toBe(false)
+    expect(wantsPrettyLogs('pretty', false)).toBe(true)
   })
 })
 
