@@ -6,7 +6,7 @@
  * fails on any import that points up.
  */
 const layers = [
-  { name: 'entry', path: '^src/(main|server|app|bootstrap|background)\\.ts$' },
+  { name: 'entry', path: '^src/(main|server|app|bootstrap|background|tracing)\\.ts$' },
   { name: 'edge', path: '^src/(web|cli)/' },
   { name: 'modules', path: '^src/modules/' },
   { name: 'kit', path: '^src/(outbox|http)/|^src/context\\.ts$' },

@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto'
+import compress from '@fastify/compress'
+import cors from '@fastify/cors'
+import type { FastifyOtelInstrumentation } from '@fastify/otel'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify'
 import type { Kysely } from 'kysely'
 import type { Logger } from 'pino'
 import { AccessControl } from './access/effective.js'
@@ -14,10 +17,13 @@ import { TokenSigner } from './crypto/tokens.js'
 import { Uuid7Generator } from './crypto/uuid7.js'
 import type { Database } from './db/schema.js'
 import { ERROR_REASONS } from './errors.js'
+import { DatabaseCounterStore } from './http/counter-store.js'
 import { registerErrorHandling } from './http/error-handler.js'
 import { registerEtags } from './http/etag.js'
 import { registerIdempotency } from './http/idempotency.js'
 import { registerJsonParser } from './http/json-body.js'
+import { type PoolStats, registerMetricsAndRequestLog } from './http/metrics.js'
+import { MemoryCounterStore } from './http/rate-limit.js'
 import { registerRequestContext } from './http/request-context.js'
 import { ErrorBodySchema } from './http/schemas.js'
 import type { RouteModule, TypedApp } from './http/typed-app.js'
@@ -37,6 +43,7 @@ import { roleRoutes } from './modules/roles/roles.routes.js'
 import { createRoleCatalogCache } from './modules/roles/roles.service.js'
 import { tenantRoutes } from './modules/tenants/tenants.routes.js'
 import { passwordResetRoutes } from './modules/users/password-reset.routes.js'
+import { createPasswordResetLimiters } from './modules/users/password-reset.service.js'
 import { userRoutes } from './modules/users/users.routes.js'
 import { OutboxSignal } from './outbox/outbox-signal.js'
 import { acceptancePageRoutes } from './web/accept-routes.js'
@@ -49,6 +56,10 @@ export interface AppDeps {
   keys: Keys
   logger: Logger
   platform: Platform
+  /** The server pool's figures for /metrics (server databases only). */
+  poolStats?: () => PoolStats
+  /** Tracing's Fastify instrumentation, when OTEL_EXPORTER_OTLP_ENDPOINT is set (tracing.ts). */
+  tracing?: FastifyOtelInstrumentation
 }
 
 export interface App {
@@ -83,6 +94,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID()
     },
     return503OnClosing: true,
+    // One line per request, written by the metrics hook when the response is done (health probes at debug).
+    logController: new LogController({ disableRequestLogging: true }),
     forceCloseConnections: 'idle',
     // A path parameter longer than maxParamLength makes the router answer 414 before any route runs; a pasted
     // invitation link with junk after the token must get the invitation's own 404 instead.
@@ -90,17 +103,43 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   const access = new AccessControl(deps.db)
+  // Counters shared by every process on a server database; the embedded one serves a single process.
+  const serverDatabase = /^postgres(ql)?:\/\//.test(deps.config.databaseUrl ?? '')
+  const counters = serverDatabase ? new DatabaseCounterStore(deps.db) : new MemoryCounterStore()
   const state: AppState = {
     roleCatalog: createRoleCatalogCache(access),
-    invitationLimiters: createInvitationLimiters(deps.clock),
+    invitationLimiters: createInvitationLimiters(deps.clock, counters),
+    passwordResetLimiters: createPasswordResetLimiters(deps.clock, counters),
     outboxSignal: new OutboxSignal(),
     userIds: new Uuid7Generator(),
   }
-  const ctx: ServiceContext = { ...deps, access, ...state }
-  const authenticator = new Authenticator(deps.db, deps.clock, new TokenSigner(deps.keys.tokenSecret), access)
+  const ctx: ServiceContext = { ...deps, access, counters, ...state }
+  const authenticator = new Authenticator(
+    deps.db,
+    deps.clock,
+    new TokenSigner(deps.keys.tokenSecret),
+    access,
+    counters,
+  )
 
   app.setValidatorCompiler(validatorCompiler)
   const root = app as unknown as FastifyInstance
+  // Before any route, so that every route gets its spans.
+  if (deps.tracing) await app.register(deps.tracing.plugin())
+  registerMetricsAndRequestLog(root, {
+    db: deps.db,
+    ...(deps.poolStats ? { poolStats: deps.poolStats } : {}),
+    now: () => deps.clock.now().getTime(),
+  })
+  if (deps.config.corsOrigins.length > 0) {
+    await app.register(cors, {
+      origin: deps.config.corsOrigins,
+      methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+      exposedHeaders: ['x-request-id', 'etag', 'location', 'retry-after', 'www-authenticate'],
+      maxAge: 600,
+    })
+  }
+  await app.register(compress, { global: true, threshold: 1024, encodings: ['gzip', 'deflate'] })
   registerJsonParser(root)
   registerRequestContext(root)
   registerErrorHandling(root)
@@ -155,6 +194,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       // Everything under /v1 needs credentials unless its route says otherwise; health and docs do not.
       registerAuthentication(v1 as unknown as FastifyInstance, authenticator, {
         perCredentialPerMinute: deps.config.apiRateLimitPerMinute,
+        counters,
+        now: () => deps.clock.now().getTime(),
       })
       registerIdempotency(v1 as unknown as FastifyInstance, deps.db, deps.clock)
       registerEtags(v1 as unknown as FastifyInstance)

@@ -1,5 +1,6 @@
 import type { Config } from './config.js'
 import type { ServiceContext } from './context.js'
+import { sweepCounters } from './http/counter-store.js'
 import { sweepIdempotencyKeys } from './http/idempotency.js'
 import { OutboxWorker } from './outbox/outbox-worker.js'
 
@@ -12,7 +13,7 @@ const SWEEP_EVERY_MS = 3600 * 1000
 /**
  * The work a server process runs beside the HTTP API: the outbox worker that delivers invitation mail
  * (unless TENANTRY_WORKER=off leaves it to `tenantry worker`), and an hourly sweep of idempotency
- * records past their 24-hour window.
+ * records past their 24-hour window and of ended rate-limit windows.
  */
 export function startBackgroundWork(ctx: ServiceContext, config: Config): BackgroundWork {
   const sweeper = startIdempotencySweep(ctx)
@@ -41,6 +42,9 @@ function startIdempotencySweep(ctx: ServiceContext): { stop(): void } {
   const sweep = () => {
     sweepIdempotencyKeys(ctx.db, ctx.clock.now()).catch((error: unknown) =>
       ctx.logger.warn({ err: error }, 'idempotency sweep failed'),
+    )
+    sweepCounters(ctx.db, ctx.clock.now()).catch((error: unknown) =>
+      ctx.logger.warn({ err: error }, 'rate-limit counter sweep failed'),
     )
   }
   const timer = setInterval(sweep, SWEEP_EVERY_MS)

@@ -29,6 +29,12 @@ export interface Config {
   apiRateLimitPerMinute: number
   /** Send statements to a server database as named prepared statements (db/prepared-pool.ts). */
   preparedStatements: boolean
+  /** LOG_FORMAT: json, pretty, or undefined (auto: pretty when standard output is a terminal). */
+  logFormat: 'json' | 'pretty' | undefined
+  /** TENANTRY_CORS_ORIGINS: origins whose browser front ends may call the API; empty by default. */
+  corsOrigins: string[]
+  /** OTEL_EXPORTER_OTLP_ENDPOINT: where spans go; tracing is off when unset. */
+  otlpEndpoint: string | undefined
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
@@ -131,6 +137,24 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push('TENANTRY_PREPARED_STATEMENTS must be on or off')
   }
 
+  const rawFormat = read('LOG_FORMAT')
+  if (rawFormat !== undefined && rawFormat !== 'json' && rawFormat !== 'pretty') {
+    problems.push('LOG_FORMAT must be json or pretty (unset: pretty at a terminal, JSON otherwise)')
+  }
+  const corsOrigins = (read('TENANTRY_CORS_ORIGINS') ?? '')
+    .split(',')
+    .map((origin) => origin.trim().replace(/\/+$/, ''))
+    .filter((origin) => origin !== '')
+  for (const origin of corsOrigins) {
+    if (!isHttpUrl(origin) || new URL(origin).origin !== origin) {
+      problems.push(`TENANTRY_CORS_ORIGINS must list origins like https://app.example.com (got "${origin}")`)
+    }
+  }
+  const otlpEndpoint = read('OTEL_EXPORTER_OTLP_ENDPOINT')?.replace(/\/+$/, '')
+  if (otlpEndpoint !== undefined && !isHttpUrl(otlpEndpoint)) {
+    problems.push('OTEL_EXPORTER_OTLP_ENDPOINT must be an http(s) URL')
+  }
+
   if (problems.length > 0) throw new ConfigError(problems)
   return Object.freeze({
     port,
@@ -152,6 +176,9 @@ export function loadConfig(env: Env = process.env): Config {
     inProcessWorker: rawWorker === 'in-process',
     apiRateLimitPerMinute,
     preparedStatements: rawPrepared !== 'off',
+    logFormat: rawFormat as Config['logFormat'],
+    corsOrigins,
+    otlpEndpoint,
   })
 }
 

@@ -8,7 +8,7 @@ import type { Config } from './config.js'
 import type { Keys } from './crypto/keys.js'
 import type { Uuid7Generator } from './crypto/uuid7.js'
 import type { Database } from './db/schema.js'
-import type { FailureLimiter } from './http/rate-limit.js'
+import type { CounterStore, FailureLimiter } from './http/rate-limit.js'
 import type { OutboxSignal } from './outbox/outbox-signal.js'
 
 /** The platform row: the root every root tenant hangs from. */
@@ -33,14 +33,21 @@ export interface ServiceContext {
   roleCatalog: TtlCache<'all', Promise<RoleCatalog>>
   /** Invitation e-mails per invitee and failed token look-ups per address (invitation-limits.ts). */
   invitationLimiters: { mails: FailureLimiter; lookups: FailureLimiter }
+  /** Password-reset requests per e-mail and per client address (users/password-reset.service.ts). */
+  passwordResetLimiters: { byEmail: FailureLimiter; byAddress: FailureLimiter }
   /** Wakes this application's outbox worker when a commit queued mail. */
   outboxSignal: OutboxSignal
   /** New ids of bulk-loaded users. */
   userIds: Uuid7Generator
+  /** Rate-limit and lock-out counters: shared through a server database, in memory when embedded. */
+  counters: CounterStore
 }
 
 /**
  * The per-application state above: each application (each test's app too) has its own, made by buildApp,
  * and none lives in module-level maps.
  */
-export type AppState = Pick<ServiceContext, 'roleCatalog' | 'invitationLimiters' | 'outboxSignal' | 'userIds'>
+export type AppState = Pick<
+  ServiceContext,
+  'roleCatalog' | 'invitationLimiters' | 'passwordResetLimiters' | 'outboxSignal' | 'userIds'
+>

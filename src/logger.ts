@@ -1,4 +1,6 @@
+import { trace } from '@opentelemetry/api'
 import pino, { type Logger } from 'pino'
+import pretty from 'pino-pretty'
 import type { LogLevel } from './config.js'
 
 /**
@@ -27,10 +29,36 @@ export function redactUrl(url: string): string {
     .replace(/([?&]token=)[^&#]*/g, '$1[redacted]')
 }
 
-export function createLogger(level: LogLevel, destination?: pino.DestinationStream): Logger {
+export interface LoggerOptions {
+  /** Human-readable lines (pino-pretty) instead of JSON; ignored when a destination is given. */
+  pretty?: boolean
+  /** Add the active span's trace id (`traceId`) to every line: on when tracing is configured. */
+  traceIds?: boolean
+}
+
+/** JSON at a log shipper, pretty at a terminal: LOG_FORMAT, else whether standard output is a TTY. */
+export function wantsPrettyLogs(format: 'json' | 'pretty' | undefined, isTty: boolean): boolean {
+  return format === undefined ? isTty : format === 'pretty'
+}
+
+export function createLogger(
+  level: LogLevel,
+  destination?: pino.DestinationStream,
+  options: LoggerOptions = {},
+): Logger {
+  const target =
+    destination ??
+    (options.pretty
+      ? pretty({
+          colorize: process.stdout.isTTY === true,
+          translateTime: 'SYS:HH:MM:ss.l',
+          ignore: 'pid,hostname',
+        })
+      : undefined)
   return pino(
     {
       level,
+      ...(options.traceIds ? { mixin: traceIdOfActiveSpan } : {}),
       redact: { paths: REDACT, censor: '[redacted]' },
       serializers: {
         req: (req: { method: string; url: string; ip?: string }) => ({
@@ -42,6 +70,11 @@ export function createLogger(level: LogLevel, destination?: pino.DestinationStre
         err: pino.stdSerializers.err,
       },
     },
-    destination,
+    target,
   )
+}
+
+function traceIdOfActiveSpan(): { traceId?: string } {
+  const span = trace.getActiveSpan()
+  return span ? { traceId: span.spanContext().traceId } : {}
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { ConfigError, loadConfig } from './config.js'
-import { createLogger } from './logger.js'
+import { createLogger, wantsPrettyLogs } from './logger.js'
 
 /** The `tenantry` command: serve (default) | migrate | worker | users import. */
 const USAGE = `Usage: tenantry [serve | migrate | worker | users import FILE [options]]
@@ -30,11 +30,16 @@ async function main(argv: string[]): Promise<number> {
     }
     throw error
   }
-  const logger = createLogger(config.logLevel)
+  const logger = createLogger(config.logLevel, undefined, {
+    pretty: wantsPrettyLogs(config.logFormat, process.stdout.isTTY === true),
+    traceIds: config.otlpEndpoint !== undefined,
+  })
 
   switch (command) {
     case 'serve': {
       const { start } = await import('./server.js')
+      // A reason not to start (the data folder in use, the database unreachable) ends in main's catch:
+      // one line on standard error, exit code 1.
       const server = await start(config, logger)
       await untilSignal(logger)
       await server.close()

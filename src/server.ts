@@ -6,8 +6,9 @@ import { bootstrap } from './bootstrap.js'
 import { type Clock, systemClock } from './clock.js'
 import type { Config } from './config.js'
 import { resolveKeys } from './crypto/keys.js'
-import { type DatabaseHandle, openDatabase } from './db/database.js'
+import { type DatabaseHandle, openDatabase, redactDatabaseUrl } from './db/database.js'
 import { migrateToLatest } from './db/migrate.js'
+import { startTracing } from './tracing.js'
 
 export interface RunningServer {
   app: FastifyInstance
@@ -27,6 +28,7 @@ export async function start(
   clock: Clock = systemClock,
 ): Promise<RunningServer> {
   const keys = resolveKeys(config, logger)
+  const tracing = config.otlpEndpoint ? startTracing(config.otlpEndpoint) : undefined
   const database = await openDatabase({
     url: config.databaseUrl,
     dataDir: config.dataDir,
@@ -41,21 +43,39 @@ export async function start(
       email: config.adminEmail,
       password: config.adminPassword,
     })
-    const { app, ctx } = await buildApp({ db: database.db, config, clock, keys, logger, platform })
+    const { app, ctx } = await buildApp({
+      db: database.db,
+      config,
+      clock,
+      keys,
+      logger,
+      platform,
+      ...(database.poolStats ? { poolStats: database.poolStats } : {}),
+      ...(tracing ? { tracing: tracing.instrumentation } : {}),
+    })
     await app.listen({ port: config.port, host: config.host })
     const address = app.server.address()
     const port = typeof address === 'object' && address ? address.port : config.port
     const url = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port}`
     const background = startBackgroundWork(ctx, config)
 
-    const where = config.databaseUrl ?? `embedded database in ${config.dataDir}`
-    logger.info({ url, database: where.replace(/\/\/[^@]*@/, '//***@') }, `Tenantry listening on ${url}`)
-    if (admin) {
+    const where = config.databaseUrl
+      ? redactDatabaseUrl(config.databaseUrl)
+      : `embedded database in ${config.dataDir}`
+    logger.info({ url, database: where }, `Tenantry listening on ${url}`)
+    if (admin?.generated) {
+      // The generated password goes to the terminal only: a log shipper must never store it (API.md §15).
       logger.info(
         { email: admin.email },
-        admin.generated
-          ? `First start: log in as ${admin.email} with password ${admin.password} (shown once; set TENANTRY_ADMIN_PASSWORD to choose it)`
-          : `First start: log in as ${admin.email} with the password from TENANTRY_ADMIN_PASSWORD`,
+        'First start: the generated administrator password is on standard error',
+      )
+      process.stderr.write(
+        `First start: log in as ${admin.email} with password ${admin.password} (shown once; set TENANTRY_ADMIN_PASSWORD to choose it)\n`,
+      )
+    } else if (admin) {
+      logger.info(
+        { email: admin.email },
+        `First start: log in as ${admin.email} with the password from TENANTRY_ADMIN_PASSWORD`,
       )
     }
     logger.info(
@@ -68,12 +88,14 @@ export async function start(
         await app.close()
         await background.stop()
         await database.close()
+        await tracing?.shutdown()
       })()
       return closing
     }
     return { app, url, database, close }
   } catch (error) {
     await database.close().catch(() => {})
+    await tracing?.shutdown().catch(() => {})
     throw error
   }
 }

@@ -181,6 +181,12 @@ export interface OutboxTable {
   sent_at: Timestamp | null
 }
 
+export interface RateLimitCountersTable {
+  key: string
+  count: number
+  reset_at: Timestamp
+}
+
 export interface IdempotencyKeysTable {
   actor: string
   key: string
@@ -220,6 +226,7 @@ export interface Database {
   outbox: OutboxTable
   audit_events: AuditEventsTable
   idempotency_keys: IdempotencyKeysTable
+  rate_limit_counters: RateLimitCountersTable
 }
 
 export type UserRow = Selectable<UsersTable>

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { connectionError } from '../db/connection-errors.js'
 import { AppError, type ErrorReason, errorBody } from '../errors.js'
+import { drainRequestBody } from './drain.js'
 
 /** Fastify's own failures (body parsing, limits), mapped into the closed list of reasons. */
 const FASTIFY_CODES: Record<string, { reason: ErrorReason; message: string }> = {
@@ -36,7 +37,9 @@ function toAppError(error: FastifyError | Error): AppError | undefined {
 
 /** Every failure answers in the error envelope; a 5xx never shows its internal message. */
 export function registerErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+  app.setErrorHandler(async (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    // An oversized body: read the rest (bounded) before answering, so the client reads the 413.
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') await drainRequestBody(request.raw)
     const known = toAppError(error)
     if (known) {
       if (known.reason === 'database_unavailable') request.log.warn({ err: error }, 'database unavailable')

@@ -1,78 +1,116 @@
+import { createHash } from 'node:crypto'
 import { AppError } from '../errors.js'
+import { rateLimited } from './metrics.js'
+
+/** A fixed window of one counter: how many hits, and when (epoch ms) the window ends. */
+export interface CounterWindow {
+  count: number
+  resetAt: number
+}
 
 /**
- * Fixed-window counters in memory, for what an attacker can do without credentials: failed logins per
- * username and per address, token look-ups. Hand-written because the limits count failures under our
- * own keys (a username), which route-level rate-limit plugins do not model. One process's counters;
- * docs/scaling.md says where they move for many processes.
+ * Where rate-limit and lock-out counters live (API.md §15). With a server database every process shares
+ * them through a table (counter-store.ts), so N processes do not give an attacker N budgets; with the
+ * embedded database — one process by construction (its folder is locked) — they stay in memory.
+ */
+export interface CounterStore {
+  /** Adds one to `key` atomically, starting a new window of `windowMs` when the last one has ended. */
+  hit(key: string, windowMs: number, nowMs: number): Promise<CounterWindow>
+  /** The current window of `key`, if one is running. */
+  peek(key: string, nowMs: number): Promise<CounterWindow | undefined>
+}
+
+export class MemoryCounterStore implements CounterStore {
+  readonly #windows = new Map<string, CounterWindow>()
+
+  async hit(key: string, windowMs: number, nowMs: number): Promise<CounterWindow> {
+    const window = this.#windows.get(key)
+    if (window && window.resetAt > nowMs) {
+      window.count += 1
+      return { ...window }
+    }
+    if (this.#windows.size > 100_000) {
+      for (const [k, w] of this.#windows) if (w.resetAt <= nowMs) this.#windows.delete(k)
+    }
+    const fresh = { count: 1, resetAt: nowMs + windowMs }
+    this.#windows.set(key, fresh)
+    return { ...fresh }
+  }
+
+  async peek(key: string, nowMs: number): Promise<CounterWindow | undefined> {
+    const window = this.#windows.get(key)
+    return window && window.resetAt > nowMs ? { ...window } : undefined
+  }
+}
+
+/** Stored keys are hashes: the counters table holds no e-mail addresses or client addresses. */
+function storedKey(name: string, key: string): string {
+  return createHash('sha256').update(`${name}\u0000${key}`).digest('base64url')
+}
+
+function retryAfter(resetAt: number, now: number): Record<string, string> {
+  return { 'retry-after': String(Math.max(1, Math.ceil((resetAt - now) / 1000))) }
+}
+
+/**
+ * Fixed-window failure counters for what an attacker can do without credentials: failed logins per
+ * username and per address, token look-ups, invitation e-mails per invitee. Hand-written because the
+ * limits count failures under our own keys (a username), which route-level plugins do not model.
+ * `name` keeps one limiter's keys apart from another's in a shared store. Both calls are async (the
+ * store may be the database): always `await` them.
  */
 export class FailureLimiter {
-  readonly #windows = new Map<string, { count: number; resetAt: number }>()
   constructor(
     private readonly limit: number,
     private readonly windowMs: number,
     private readonly now: () => number = Date.now,
+    private readonly store: CounterStore = new MemoryCounterStore(),
+    private readonly name = 'failures',
   ) {}
 
   /** Throws 429 when `key` has already failed `limit` times in the current window. */
-  check(key: string): void {
-    const window = this.#windows.get(key)
+  async check(key: string): Promise<void> {
     const now = this.now()
-    if (!window || window.resetAt <= now) return
-    if (window.count >= this.limit) {
-      const retryAfter = Math.max(1, Math.ceil((window.resetAt - now) / 1000))
-      throw new AppError('rate_limited', 'Too many failed attempts; try again later', undefined, {
-        'retry-after': String(retryAfter),
-      })
+    const window = await this.store.peek(storedKey(this.name, key), now)
+    if (window && window.count >= this.limit) {
+      rateLimited.inc({ limit: this.name })
+      throw new AppError(
+        'rate_limited',
+        'Too many failed attempts; try again later',
+        undefined,
+        retryAfter(window.resetAt, now),
+      )
     }
   }
 
-  fail(key: string): void {
-    const now = this.now()
-    const window = this.#windows.get(key)
-    if (!window || window.resetAt <= now) {
-      if (this.#windows.size > 100_000) this.#sweep(now)
-      this.#windows.set(key, { count: 1, resetAt: now + this.windowMs })
-    } else {
-      window.count += 1
-    }
-  }
-
-  #sweep(now: number): void {
-    for (const [key, window] of this.#windows) if (window.resetAt <= now) this.#windows.delete(key)
+  async fail(key: string): Promise<void> {
+    await this.store.hit(storedKey(this.name, key), this.windowMs, this.now())
   }
 }
 
 /**
  * Requests per credential per minute, for operators who set TENANTRY_API_RATE_LIMIT (off by default:
- * authenticated traffic is not throttled unless asked, API.md §1).
+ * authenticated traffic is not throttled unless asked, API.md §1). Counted and checked in one atomic
+ * step, so concurrent requests cannot all slip under the limit.
  */
 export class RequestLimiter {
-  readonly #windows = new Map<string, { count: number; resetAt: number }>()
   constructor(
     private readonly perMinute: number,
     private readonly now: () => number = Date.now,
+    private readonly store: CounterStore = new MemoryCounterStore(),
+    private readonly name = 'requests',
   ) {}
 
-  take(key: string): void {
+  async take(key: string): Promise<void> {
     const now = this.now()
-    let window = this.#windows.get(key)
-    if (!window || window.resetAt <= now) {
-      if (this.#windows.size > 100_000) {
-        for (const [k, w] of this.#windows) if (w.resetAt <= now) this.#windows.delete(k)
-      }
-      window = { count: 0, resetAt: now + 60_000 }
-      this.#windows.set(key, window)
-    }
-    window.count += 1
+    const window = await this.store.hit(storedKey(this.name, key), 60_000, now)
     if (window.count > this.perMinute) {
+      rateLimited.inc({ limit: this.name })
       throw new AppError(
         'rate_limited',
         `More than ${this.perMinute} requests a minute for this credential`,
         undefined,
-        {
-          'retry-after': String(Math.max(1, Math.ceil((window.resetAt - now) / 1000))),
-        },
+        retryAfter(window.resetAt, now),
       )
     }
   }

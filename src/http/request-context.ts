@@ -9,6 +9,11 @@ import type { FastifyInstance } from 'fastify'
 export interface RequestContext {
   requestId: string
   ip: string
+  /**
+   * A PUT's If-Match, as the `updated` instant it names (etag.ts): the repository of a resource that
+   * checks If-Match in its UPDATE adds `AND updated = <this>` to the statement.
+   */
+  ifMatchUpdated?: Date
 }
 
 const storage = new AsyncLocalStorage<RequestContext>()

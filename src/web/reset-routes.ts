@@ -36,9 +36,9 @@ export async function passwordResetPageRoutes(app: TypedApp, ctx: ServiceContext
 
   async function lookUp(token: string, address: string): Promise<ResetLookup> {
     const limits = invitationLimits(ctx)
-    limits.checkLookup(address)
+    await limits.checkLookup(address)
     const lookup = await lookUpResetToken(ctx, token)
-    if (!lookup) limits.recordFailedLookup(address)
+    if (!lookup) await limits.recordFailedLookup(address)
     return lookup
   }
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Actor } from '../../access/actor.js'
-import { RequestLimiter } from '../../http/rate-limit.js'
+import { type CounterStore, RequestLimiter } from '../../http/rate-limit.js'
 import type { Authenticator, InvitationCredential } from './authenticator.js'
 import { unauthorized } from './authenticator.js'
 
@@ -28,10 +28,10 @@ declare module 'fastify' {
 export function registerAuthentication(
   app: FastifyInstance,
   authenticator: Authenticator,
-  options: { perCredentialPerMinute?: number } = {},
+  options: { perCredentialPerMinute?: number; counters?: CounterStore; now?: () => number } = {},
 ): void {
   const limiter = options.perCredentialPerMinute
-    ? new RequestLimiter(options.perCredentialPerMinute)
+    ? new RequestLimiter(options.perCredentialPerMinute, options.now, options.counters, 'api-requests')
     : undefined
   app.decorateRequest('actor', null as never)
   app.decorateRequest('invitation', undefined)
@@ -44,7 +44,7 @@ export function registerAuthentication(
       request.invitation = credential
       return
     }
-    limiter?.take(credential.principalId)
+    await limiter?.take(credential.principalId)
     request.actor = credential
   })
 }

@@ -7,7 +7,8 @@ import type { Clock } from '../../clock.js'
 import { looksLikeJwt, safeEqual, sha256, type TokenClaims, type TokenSigner } from '../../crypto/tokens.js'
 import type { Database } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
-import { FailureLimiter } from '../../http/rate-limit.js'
+import { loginFailures } from '../../http/metrics.js'
+import { type CounterStore, FailureLimiter, MemoryCounterStore } from '../../http/rate-limit.js'
 import { PasswordChecks } from './password-checks.js'
 import { findApiKeyCredentials, findUserCredentials } from './principals.repository.js'
 
@@ -49,15 +50,19 @@ export class Authenticator {
   readonly #verifiedPasswords = new TtlCache<string, { userId: string; at: number }>(60_000)
   readonly #verifiedTokens = new TtlCache<string, TokenClaims>(60_000)
   readonly #passwordChecks = new PasswordChecks()
-  readonly #failuresByName = new FailureLimiter(10, 60_000)
-  readonly #failuresByAddress = new FailureLimiter(100, 60_000)
+  readonly #failuresByName: FailureLimiter
+  readonly #failuresByAddress: FailureLimiter
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly clock: Clock,
     private readonly signer: TokenSigner,
     access: AccessControl,
+    counters: CounterStore = new MemoryCounterStore(),
   ) {
+    const now = () => clock.now().getTime()
+    this.#failuresByName = new FailureLimiter(10, 60_000, now, counters, 'login-username')
+    this.#failuresByAddress = new FailureLimiter(100, 60_000, now, counters, 'login-address')
     access.onInvalidate(() => {
       this.#users.clear()
       this.#keys.clear()
@@ -93,14 +98,14 @@ export class Authenticator {
   /** Username (e-mail or API key id) and password/secret → actor; failures are rate limited. */
   async login(username: string, password: string, address: string): Promise<Actor> {
     const name = username.trim().toLowerCase()
-    this.#failuresByName.check(name)
-    this.#failuresByAddress.check(address)
+    await this.#failuresByName.check(name)
+    await this.#failuresByAddress.check(address)
     const actor = UUID.test(name)
       ? await this.#apiKeyLogin(name, password)
       : await this.#passwordLogin(name, password)
     if (!actor) {
-      this.#failuresByName.fail(name)
-      this.#failuresByAddress.fail(address)
+      loginFailures.inc({ kind: UUID.test(name) ? 'api_key' : 'password' })
+      await Promise.all([this.#failuresByName.fail(name), this.#failuresByAddress.fail(address)])
       throw unauthorized('Invalid username or password')
     }
     return actor

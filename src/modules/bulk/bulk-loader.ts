@@ -2,6 +2,7 @@ import type { Actor } from '../../access/actor.js'
 import type { ServiceContext } from '../../context.js'
 import type { NewUserRow, UserRow } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
+import { bulkRows } from '../../http/metrics.js'
 import { compileBodyValidator } from '../../http/validation.js'
 import { invitationLimits } from '../memberships/invitation-limits.js'
 import { inviterName } from '../memberships/invitation-token.js'
@@ -87,6 +88,9 @@ function emailTaken(email: string, earlierIndex?: number): AppError {
  */
 export class BulkUserLoader {
   readonly #counts = { total: 0, created: 0, failed: 0 }
+  /** The /metrics counters of rows by outcome (tenantry_bulk_rows_total). */
+  readonly #createdRows: { inc(): void }
+  readonly #failedRows: { inc(): void }
   /**
    * E-mails of earlier rows of this request that the database may not show yet: those of batches still
    * being written (several can be in flight). A later row with one of them is a 409 naming the earlier
@@ -113,6 +117,8 @@ export class BulkUserLoader {
   ) {
     this.#env = { ...baseEnv, now: new BatchInstant(ctx.clock.now()) }
     this.#seen = dryRun ? new SeenEmails() : undefined
+    this.#createdRows = bulkRows.labels('created', String(dryRun))
+    this.#failedRows = bulkRows.labels('failed', String(dryRun))
   }
 
   /** Checks the caller may create users at all (as for a single create) and loads what rows need. */
@@ -220,6 +226,7 @@ export class BulkUserLoader {
       if (outcome instanceof AppError) outcomes[position] = this.#fail(prepared.index, outcome)
       else if (outcome) {
         this.#counts.created += 1
+        this.#createdRows.inc()
         // The row as stored is the row sent plus the alias the database issued.
         const storedRow = Object.assign(row, { alias_platform_user_id: outcome.alias_platform_user_id })
         const user = toUser(storedRow as UserRow)
@@ -291,7 +298,7 @@ export class BulkUserLoader {
     this.ctx.access.invalidate()
     if (invitees.length > 0) {
       const limits = invitationLimits(this.ctx)
-      for (const email of invitees) limits.recordMail(email)
+      await Promise.all(invitees.map((email) => limits.recordMail(email)))
       this.ctx.outboxSignal.nudge()
     }
     return stored
@@ -314,6 +321,7 @@ export class BulkUserLoader {
 
   #fail(index: number, error: AppError): RowOutcome {
     this.#counts.failed += 1
+    this.#failedRows.inc()
     return failedRow(index, error)
   }
 }

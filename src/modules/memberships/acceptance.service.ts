@@ -30,11 +30,11 @@ export async function lookUpInvitation(
   address: string,
 ): Promise<InvitationLookup> {
   const limits = invitationLimits(ctx)
-  limits.checkLookup(address)
+  await limits.checkLookup(address)
   const tokenHash = invitationTokenHash(token)
   const row = tokenHash ? await findByTokenHash(ctx.db, tokenHash) : undefined
   if (!row || !tokenHash) {
-    limits.recordFailedLookup(address)
+    await limits.recordFailedLookup(address)
     return { state: 'unknown' }
   }
   if (row.status === 'accepted' || row.status === 'disabled') return { state: 'used', row }
@@ -105,7 +105,7 @@ export async function acceptInvitation(
     expect &&
     (row.tenant_id !== expect.tenantId.toLowerCase() || row.user_id !== expect.userId.toLowerCase())
   ) {
-    invitationLimits(ctx).recordFailedLookup(options.address)
+    await invitationLimits(ctx).recordFailedLookup(options.address)
     throw invitationUnusable({ state: 'unknown' })
   }
 

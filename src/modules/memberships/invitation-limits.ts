@@ -1,11 +1,11 @@
 import type { Clock } from '../../clock.js'
 import type { ServiceContext } from '../../context.js'
 import { AppError } from '../../errors.js'
-import { FailureLimiter } from '../../http/rate-limit.js'
+import { type CounterStore, FailureLimiter } from '../../http/rate-limit.js'
 
 /**
- * The invitation rate limits (API.md §1), one set per application, counted in this process's memory
- * (docs/scaling.md says where they move for many processes) and timed by the injected clock:
+ * The invitation rate limits (API.md §1), one set per application, counted in the app's counter store
+ * (shared through a server database, API.md §15) and timed by the injected clock:
  * - invitation e-mails per invitee (by normalized e-mail address, which names one user): at most 5 an
  *   hour, whoever asks — the service cannot be made to flood one mailbox;
  * - failed token look-ups per client address: at most 30 every 15 minutes — tokens are 256 random bits,
@@ -17,19 +17,28 @@ const LOOKUP_WINDOW_MS = 15 * 60_000
 
 export interface InvitationLimits {
   /** 429 when the invitee (its normalized e-mail) has had its share of invitation e-mails this hour. */
-  checkMail(email: string): void
-  recordMail(email: string): void
+  checkMail(email: string): Promise<void>
+  recordMail(email: string): Promise<void>
   /** 429 when the address has failed too many look-ups. */
-  checkLookup(address: string): void
-  recordFailedLookup(address: string): void
+  checkLookup(address: string): Promise<void>
+  recordFailedLookup(address: string): Promise<void>
 }
 
 /** The two limiters of one application, timed by its clock; buildApp puts them on the context. */
-export function createInvitationLimiters(clock: Clock): ServiceContext['invitationLimiters'] {
+export function createInvitationLimiters(
+  clock: Clock,
+  counters: CounterStore,
+): ServiceContext['invitationLimiters'] {
   const now = () => clock.now().getTime()
   return {
-    mails: new FailureLimiter(INVITATION_MAILS_PER_HOUR, 3_600_000, now),
-    lookups: new FailureLimiter(FAILED_LOOKUPS_PER_WINDOW, LOOKUP_WINDOW_MS, now),
+    mails: new FailureLimiter(INVITATION_MAILS_PER_HOUR, 3_600_000, now, counters, 'invitation-mail'),
+    lookups: new FailureLimiter(
+      FAILED_LOOKUPS_PER_WINDOW,
+      LOOKUP_WINDOW_MS,
+      now,
+      counters,
+      'invitation-lookup',
+    ),
   }
 }
 
@@ -53,9 +62,9 @@ export function invitationLimits(ctx: ServiceContext): InvitationLimits {
 }
 
 /** The limiter's 429 with a message that says which limit was hit; Retry-After is kept. */
-function rephrase(check: () => void, message: string): void {
+async function rephrase(check: () => Promise<void>, message: string): Promise<void> {
   try {
-    check()
+    await check()
   } catch (error) {
     if (error instanceof AppError && error.reason === 'rate_limited') {
       throw new AppError('rate_limited', message, undefined, error.headers)

@@ -75,7 +75,7 @@ export async function updateMembership(
   let invitation: IssuedInvitation | undefined
   switch (move) {
     case 'invite':
-      invitationLimits(ctx).checkMail(current.email)
+      await invitationLimits(ctx).checkMail(current.email)
       invitation = issueInvitation(ctx)
       changes.status = 'invited'
       changes.invitation_token_hash = invitation.tokenHash
@@ -134,7 +134,7 @@ export async function updateMembership(
   })
 
   if (invitation) {
-    invitationLimits(ctx).recordMail(current.email)
+    await invitationLimits(ctx).recordMail(current.email)
     ctx.outboxSignal.nudge()
   }
   if (move !== 'none' || changes.role_id !== undefined) ctx.access.invalidate()

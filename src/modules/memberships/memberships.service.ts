@@ -51,7 +51,7 @@ export async function createMembership(
   const status = input.status ?? 'pending'
   let invitation: IssuedInvitation | undefined
   if (status === 'invited') {
-    invitationLimits(ctx).checkMail(email)
+    await invitationLimits(ctx).checkMail(email)
     invitation = issueInvitation(ctx)
   }
   const mail =
@@ -99,7 +99,7 @@ export async function createMembership(
   }
 
   if (invitation) {
-    invitationLimits(ctx).recordMail(email)
+    await invitationLimits(ctx).recordMail(email)
     ctx.outboxSignal.nudge()
   }
   if (status === 'accepted' || newUser) ctx.access.invalidate()

@@ -1,6 +1,7 @@
 import { CompiledQuery, type Kysely, sql } from 'kysely'
 import { withConstraintErrors } from '../../db/constraint-errors.js'
 import type { Database, NewTenantRow, TenantRow, TenantUpdate } from '../../db/schema.js'
+import { currentRequest } from '../../http/request-context.js'
 
 /** SQL for tenants. Each function takes the executor (db or transaction) first. */
 
@@ -77,14 +78,28 @@ export async function listTenants(
   return query.execute()
 }
 
+/**
+ * One statement: the write, and — when the request carried If-Match — the check that the row is still
+ * the version the caller read (API.md §8). `updated` moves forward by at least 1 ms on every write, so it
+ * names a version even when two writes share a clock reading. 'stale': the row is there but changed.
+ */
 export async function updateTenant(
   db: Kysely<Database>,
   id: string,
   changes: TenantUpdate,
-): Promise<boolean> {
-  const result = await withConstraintErrors(
-    () => db.updateTable('tenants').set(changes).where('id', '=', id).executeTakeFirst(),
-    { name: changes.name as string | undefined },
-  )
-  return result.numUpdatedRows > 0n
+): Promise<'updated' | 'missing' | 'stale'> {
+  const expected = currentRequest()?.ifMatchUpdated
+  const updated = changes.updated ?? new Date()
+  let query = db
+    .updateTable('tenants')
+    .set({ ...changes, updated: sql<Date>`greatest(${updated}, updated + interval '1 millisecond')` })
+    .where('id', '=', id)
+  if (expected) query = query.where('updated', '=', expected)
+  const result = await withConstraintErrors(() => query.executeTakeFirst(), {
+    name: changes.name as string | undefined,
+  })
+  if (result.numUpdatedRows > 0n) return 'updated'
+  if (!expected) return 'missing'
+  const exists = await db.selectFrom('tenants').select('id').where('id', '=', id).executeTakeFirst()
+  return exists ? 'stale' : 'missing'
 }

@@ -5,6 +5,7 @@ import type { Permission } from '../../access/permissions.js'
 import type { ServiceContext } from '../../context.js'
 import type { TenantRow, TenantUpdate } from '../../db/schema.js'
 import { AppError, invalidField } from '../../errors.js'
+import { preconditionFailed } from '../../http/etag.js'
 import { type Page, readPage } from '../../http/pagination.js'
 import { isTimezone } from '../regions/timezones.js'
 import { displayName, tenantNameKey } from './tenant-name.js'
@@ -140,7 +141,8 @@ export async function updateTenantById(
   if (input.clientLogLevel !== undefined) changes.client_log_level = input.clientLogLevel
 
   const updated = await updateTenant(ctx.db, tenantId, changes)
-  if (!updated) throw tenantNotFound()
+  if (updated === 'missing') throw tenantNotFound()
+  if (updated === 'stale') throw preconditionFailed()
   // `active` and the name feed permission look-ups and parent names.
   ctx.access.invalidate()
   return getTenant(ctx, actor, tenantId)

@@ -36,7 +36,7 @@ export async function resolveNarrowToken(
   token: string,
   address: string,
 ): Promise<NarrowCredential> {
-  invitationLimits(ctx).checkLookup(address)
+  await invitationLimits(ctx).checkLookup(address)
   const reset = await lookUpResetToken(ctx, token)
   if (reset?.state === 'live') return { kind: 'reset', token, user: reset.user }
   if (reset?.state === 'expired') throw resetTokenRefused(true)

@@ -1,10 +1,11 @@
 import type { Actor, UserActor } from '../../access/actor.js'
+import type { Clock } from '../../clock.js'
 import type { ServiceContext } from '../../context.js'
 import { hashPassword } from '../../crypto/passwords.js'
 import { randomSecret, sha256 } from '../../crypto/tokens.js'
 import type { UserRow } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
-import { FailureLimiter } from '../../http/rate-limit.js'
+import { type CounterStore, FailureLimiter } from '../../http/rate-limit.js'
 import { passwordResetMailRow } from '../../outbox/mail/password-reset-mail.js'
 import { deleteQueuedPasswordResetMail, insertOutboxRows } from '../../outbox/outbox.repository.js'
 import { type AuditActor, MASKED, recordAudit } from '../audit/audit.repository.js'
@@ -29,24 +30,24 @@ export const RESET_REQUESTS_PER_EMAIL = 5
 export const RESET_REQUESTS_PER_ADDRESS = 30
 const HOUR_MS = 3_600_000
 
-interface ResetLimits {
+export interface ResetLimits {
   byEmail: FailureLimiter
   byAddress: FailureLimiter
 }
 
-const perApp = new WeakMap<ServiceContext['access'], ResetLimits>()
-
-function resetLimits(ctx: ServiceContext): ResetLimits {
-  let limits = perApp.get(ctx.access)
-  if (!limits) {
-    const now = () => ctx.clock.now().getTime()
-    limits = {
-      byEmail: new FailureLimiter(RESET_REQUESTS_PER_EMAIL, HOUR_MS, now),
-      byAddress: new FailureLimiter(RESET_REQUESTS_PER_ADDRESS, HOUR_MS, now),
-    }
-    perApp.set(ctx.access, limits)
+/** The two reset-request limiters of one application, in its counter store; buildApp puts them on the context. */
+export function createPasswordResetLimiters(clock: Clock, counters: CounterStore): ResetLimits {
+  const now = () => clock.now().getTime()
+  return {
+    byEmail: new FailureLimiter(RESET_REQUESTS_PER_EMAIL, HOUR_MS, now, counters, 'password-reset-email'),
+    byAddress: new FailureLimiter(
+      RESET_REQUESTS_PER_ADDRESS,
+      HOUR_MS,
+      now,
+      counters,
+      'password-reset-address',
+    ),
   }
-  return limits
 }
 
 /**
@@ -60,11 +61,11 @@ export async function requestPasswordReset(
   address: string,
 ): Promise<void> {
   const key = normalizeEmail(email)
-  const limits = resetLimits(ctx)
-  rephrase(() => limits.byAddress.check(address), 'Too many password-reset requests from this address')
-  rephrase(() => limits.byEmail.check(key), 'Too many password-reset requests for this e-mail address')
-  limits.byAddress.fail(address)
-  limits.byEmail.fail(key)
+  const limits = ctx.passwordResetLimiters
+  await rephrase(() => limits.byAddress.check(address), 'Too many password-reset requests from this address')
+  await rephrase(() => limits.byEmail.check(key), 'Too many password-reset requests for this e-mail address')
+  await limits.byAddress.fail(address)
+  await limits.byEmail.fail(key)
   const user = await findUserByEmail(ctx.db, key)
   if (!user || user.status === 'disabled') return
   await issuePasswordReset(ctx, user, { kind: 'system' }, 'self')
@@ -199,9 +200,9 @@ export function adminName(actor: Actor): string {
   return actor.kind === 'user' ? actor.displayName : 'An administrator'
 }
 
-function rephrase(check: () => void, message: string): void {
+async function rephrase(check: () => Promise<void>, message: string): Promise<void> {
   try {
-    check()
+    await check()
   } catch (error) {
     if (error instanceof AppError && error.reason === 'rate_limited') {
       throw new AppError('rate_limited', `${message}; try again later`, undefined, error.headers)

@@ -6,6 +6,7 @@ import type { ServiceContext } from '../../context.js'
 import { hashPassword, verifyPassword } from '../../crypto/passwords.js'
 import type { UserRow, UsersTable } from '../../db/schema.js'
 import { AppError, invalidField } from '../../errors.js'
+import { preconditionFailed } from '../../http/etag.js'
 import { findMembership } from '../memberships/memberships.repository.js'
 import { loadRoleCatalog } from '../roles/roles.service.js'
 import { adminName, issuePasswordReset } from './password-reset.service.js'
@@ -137,6 +138,7 @@ export async function updateUserById(
     updated_by: actor.principalId,
   })
   if (!updated) throw userNotFound()
+  if (updated === 'stale') throw preconditionFailed()
   // Role, status and password feed authentication and permission caches; the name is cached with the
   // credentials (the inviter's name in invitation e-mails).
   if (

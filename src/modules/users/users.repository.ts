@@ -1,6 +1,7 @@
 import { type Kysely, sql, type Transaction, type Updateable } from 'kysely'
 import { withConstraintErrors } from '../../db/constraint-errors.js'
 import type { Database, NewUserRow, UserRow, UsersTable } from '../../db/schema.js'
+import { currentRequest } from '../../http/request-context.js'
 
 /** SQL for platform users. Each function takes the executor (db or transaction) first. */
 
@@ -100,12 +101,27 @@ export async function userInScope(db: Executor, userId: string, scope: UserScope
   return (await listUsers(db, { scope, id: userId })).length > 0
 }
 
+/**
+ * One statement: the write and, when the request carried If-Match, the check that the row is still the
+ * version the caller read (etag.ts); `updated` moves on by at least 1 ms per write. 'stale': the row is
+ * there but changed since.
+ */
 export async function updateUser(
   db: Executor,
   id: string,
   changes: Updateable<UsersTable>,
-): Promise<UserRow | undefined> {
-  return db.updateTable('users').set(changes).where('id', '=', id).returningAll().executeTakeFirst()
+): Promise<UserRow | 'stale' | undefined> {
+  const expected = currentRequest()?.ifMatchUpdated
+  const updated = changes.updated ?? new Date()
+  let query = db
+    .updateTable('users')
+    .set({ ...changes, updated: sql<Date>`greatest(${updated}, updated + interval '1 millisecond')` })
+    .where('id', '=', id)
+  if (expected) query = query.where('updated', '=', expected)
+  const row = await query.returningAll().executeTakeFirst()
+  if (row || !expected) return row
+  const exists = await db.selectFrom('users').select('id').where('id', '=', id).executeTakeFirst()
+  return exists ? 'stale' : undefined
 }
 
 /**
