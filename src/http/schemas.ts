@@ -1,4 +1,4 @@
-import { type TProperties, type TSchema, Type } from 'typebox'
+import { type Static, type TObject, type TProperties, type TSchema, Type } from 'typebox'
 import { ERROR_REASONS } from '../errors.js'
 
 /**
@@ -23,10 +23,15 @@ export const LIMITS = {
 } as const
 
 export const Uuid = (options: { description?: string } = {}) =>
-  Type.String({ pattern: UUID_PATTERN, errorMessage: 'must be a UUID', ...options })
+  Type.String({
+    pattern: UUID_PATTERN,
+    errorMessage: 'must be a UUID',
+    examples: ['0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f'],
+    ...options,
+  })
 
 export const Timestamp = (options: { description?: string } = {}) =>
-  Type.String({ format: 'date-time', ...options })
+  Type.String({ format: 'date-time', examples: ['2026-11-22T10:15:00Z'], ...options })
 
 export const Name = (options: { description?: string } = {}) =>
   Type.String({
@@ -61,6 +66,7 @@ export const Email = (options: { description?: string } = {}) =>
     pattern:
       '^[^\\s@\\u0000-\\u001F\\u007F]+@[^\\s@\\u0000-\\u001F\\u007F]+\\.[^\\s@\\u0000-\\u001F\\u007F]+$',
     errorMessage: `must be an e-mail address of at most ${LIMITS.email} characters`,
+    examples: ['jane.doe@acme.example'],
     ...options,
   })
 
@@ -68,11 +74,12 @@ export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Ty
 
 /**
  * A request body object. Unknown fields are dropped by the validator (additionalProperties false with
- * removeAdditional), never stored and never an error (API.md §1).
+ * removeAdditional), never stored and never an error (API.md §1). `examples` (type-checked against the
+ * body) fill the docs page's sample request.
  */
 export const Body = <T extends TProperties>(
   properties: T,
-  options: { description?: string; examples?: unknown[] } = {},
+  options: { description?: string; examples?: Static<TObject<T>>[] } = {},
 ) => Type.Object(properties, { additionalProperties: false, ...options })
 
 /** The `{"result": …}` envelope of API.md §1. */

@@ -40,14 +40,35 @@ const Attributes = Type.Object(
  * One object with both spellings optional (a top-level union would not drop unknown fields reliably);
  * the service takes `attributes` when present and otherwise requires the flat fields.
  */
-export const CreateIntegrationBody = Body({
-  attributes: Type.Optional(Attributes),
-  type: Type.Optional(IntegrationType),
-  name: Type.Optional(IntegrationName),
-  active: Type.Optional(Active),
-  properties: Type.Optional(PropertiesInput),
-  description: Type.Optional(IntegrationDescription),
-})
+export const CreateIntegrationBody = Body(
+  {
+    attributes: Type.Optional(Attributes),
+    type: Type.Optional(IntegrationType),
+    name: Type.Optional(IntegrationName),
+    active: Type.Optional(Active),
+    properties: Type.Optional(PropertiesInput),
+    description: Type.Optional(IntegrationDescription),
+  },
+  {
+    examples: [
+      {
+        attributes: {
+          type: 'zendesk',
+          name: 'Zendesk (support desk)',
+          active: true,
+          properties: {
+            endpointPrefix: 'https://acme.zendesk.example/api/v2',
+            username: 'integrations@acme.example',
+            password: 'zd-app-password-2026',
+            workItems: true,
+            interactionFieldId: '360012345678',
+          },
+          description: 'Tickets for the support queue',
+        },
+      },
+    ],
+  },
+)
 export type CreateIntegrationBody = Static<typeof CreateIntegrationBody>
 
 const UpdateFields = {
@@ -58,28 +79,56 @@ const UpdateFields = {
 }
 
 /** A partial update; the type cannot change. The `attributes` wrapper is accepted here too. */
-export const UpdateIntegrationBody = Body({
-  ...UpdateFields,
-  attributes: Type.Optional(Type.Object(UpdateFields, { additionalProperties: false })),
-})
+export const UpdateIntegrationBody = Body(
+  {
+    ...UpdateFields,
+    attributes: Type.Optional(Type.Object(UpdateFields, { additionalProperties: false })),
+  },
+  { examples: [{ active: false, properties: { password: '********', username: 'ops@acme.example' } }] },
+)
 export type UpdateIntegrationBody = Static<typeof UpdateIntegrationBody>
 
-export const IntegrationSchema = Type.Object({
-  id: Uuid(),
-  tenantId: Uuid(),
-  type: IntegrationType,
-  name: Type.String(),
-  description: Nullable(Type.String()),
-  active: Type.Boolean(),
-  // Only strings and booleans can be serialised here: a stored ciphertext object could never leak.
-  properties: Type.Record(Type.String(), Type.Union([Type.String(), Type.Boolean()]), {
-    description: `Secrets read "${SECRET_MASK}" when set and "" when empty.`,
-  }),
-  createdBy: Uuid(),
-  updatedBy: Uuid(),
-  created: Timestamp(),
-  updated: Timestamp(),
-})
+export const IntegrationSchema = Type.Object(
+  {
+    id: Uuid(),
+    tenantId: Uuid(),
+    type: IntegrationType,
+    name: Type.String(),
+    description: Nullable(Type.String()),
+    active: Type.Boolean(),
+    // Only strings and booleans can be serialised here: a stored ciphertext object could never leak.
+    properties: Type.Record(Type.String(), Type.Union([Type.String(), Type.Boolean()]), {
+      description: `Secrets read "${SECRET_MASK}" when set and "" when empty.`,
+    }),
+    createdBy: Uuid(),
+    updatedBy: Uuid(),
+    created: Timestamp(),
+    updated: Timestamp(),
+  },
+  {
+    examples: [
+      {
+        id: '0193a6f4-8b2c-7d3e-9f40-5a6b7c8d9e0f',
+        tenantId: '0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f',
+        type: 'zendesk',
+        name: 'Zendesk (support desk)',
+        description: 'Tickets for the support queue',
+        active: true,
+        properties: {
+          endpointPrefix: 'https://acme.zendesk.example/api/v2',
+          username: 'integrations@acme.example',
+          password: '********',
+          workItems: true,
+          interactionFieldId: '360012345678',
+        },
+        createdBy: '0193a6e0-1111-7000-8000-00000000000a',
+        updatedBy: '0193a6e0-1111-7000-8000-00000000000a',
+        created: '2026-11-22T10:15:00Z',
+        updated: '2026-11-22T10:15:00Z',
+      },
+    ],
+  },
+)
 export type Integration = Static<typeof IntegrationSchema>
 
 export const IntegrationParams = Type.Object({ tenantId: Uuid(), integrationId: Uuid() })

@@ -15,6 +15,7 @@ import {
 import { createTenantUser, getTenantUser, listTenantUsers } from './memberships.service.js'
 
 const tags = ['tenant users']
+const READ = 'Needs VIEW_ALL_USERS or MANAGE_ALL_USERS effective in the tenant.'
 
 /** Tenant users: invitations and memberships (SPEC §4.3, API.md §4.4). */
 export const membershipRoutes: RouteModule = async (app, ctx) => {
@@ -23,7 +24,19 @@ export const membershipRoutes: RouteModule = async (app, ctx) => {
     {
       schema: {
         tags,
+        operationId: 'createTenantUser',
         summary: 'Invite a user to a tenant (pending, invited with an e-mail, or accepted at once)',
+        description:
+          'Needs MANAGE_TENANT_ENROLLMENT effective in the tenant; the role must be within the caller’s own ' +
+          'permissions there (403 role_exceeds_caller). An unknown e-mail needs platformRoleId and ' +
+          'MANAGE_ALL_USERS to create the platform user too. Invitation e-mails are rate limited per invitee.',
+        errors: [
+          'tenant_not_found',
+          'permission_denied',
+          'role_exceeds_caller',
+          'user_not_found',
+          'already_member',
+        ],
         params: TenantParams,
         body: CreateTenantUserBody,
         response: { 201: Result(TenantUserSchema) },
@@ -43,7 +56,10 @@ export const membershipRoutes: RouteModule = async (app, ctx) => {
     {
       schema: {
         tags,
+        operationId: 'listTenantUsers',
         summary: 'List the users of a tenant, whatever their invitation status',
+        description: READ,
+        errors: ['tenant_not_found', 'permission_denied'],
         params: TenantParams,
         querystring: ListTenantUsersQuery,
         response: {
@@ -65,7 +81,10 @@ export const membershipRoutes: RouteModule = async (app, ctx) => {
     {
       schema: {
         tags,
+        operationId: 'getTenantUser',
         summary: 'Get a user of a tenant',
+        description: READ,
+        errors: ['tenant_not_found', 'permission_denied', 'user_not_found'],
         params: TenantUserParams,
         response: { 200: Result(TenantUserSchema) },
       },
@@ -82,9 +101,22 @@ export const membershipRoutes: RouteModule = async (app, ctx) => {
       config: { auth: 'invitation' },
       schema: {
         tags,
-        summary:
-          'Change a user of a tenant: send, resend or cancel the invitation, accept, disable, re-enable, ' +
-          'change the role or profile. With an invitation token: accept that invitation only.',
+        operationId: 'updateTenantUser',
+        summary: 'Change a user of a tenant: invitation, status, role or profile',
+        description:
+          'Send, resend or cancel the invitation, accept, disable, re-enable, change the role or profile. ' +
+          'Needs MANAGE_TENANT_ENROLLMENT effective in the tenant, within the role ceiling. With ' +
+          '`Authorization: Token <invitation token>` (existing clients): only `{"status": "accepted"}`, ' +
+          'accepting that invitation.',
+        errors: [
+          'tenant_not_found',
+          'permission_denied',
+          'role_exceeds_caller',
+          'user_not_found',
+          'invalid_state_transition',
+          'invitation_not_found',
+          'invitation_expired',
+        ],
         params: TenantUserParams,
         body: UpdateTenantUserBody,
         response: { 200: Result(TenantUserSchema) },

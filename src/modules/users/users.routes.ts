@@ -18,10 +18,12 @@ export const userRoutes: RouteModule = async (app, ctx) => {
     {
       schema: {
         tags,
-        summary: 'Create a platform user',
+        operationId: 'createUsers',
+        summary: 'Create a platform user, or load many (JSON array or NDJSON stream)',
         description:
           'Needs MANAGE_ALL_USERS (platform role, or effective in a tenant). roleId and additionalRoleIds must ' +
           'be platform roles within the caller’s own platform permissions (403 role_exceeds_caller).',
+        errors: ['permission_denied', 'role_exceeds_caller', 'email_taken', 'too_many_items'],
         body: CreateUserBody,
         response: { 201: Result(UserSchema) },
       },
@@ -38,8 +40,13 @@ export const userRoutes: RouteModule = async (app, ctx) => {
     {
       schema: {
         tags,
+        operationId: 'listUsers',
         summary: 'List the users the caller can read, or find one by e-mail',
-        description: 'With ?email=, answers 404 user_not_found when no such user is visible to the caller.',
+        description:
+          'Any authenticated caller: every user with VIEW_ALL_USERS or MANAGE_ALL_USERS in the platform role, ' +
+          'otherwise the users of the tenants where it holds one of them (and itself). With ?email=, answers ' +
+          '404 user_not_found when no such user is visible to the caller.',
+        errors: ['user_not_found'],
         querystring: ListUsersQuery,
         response: {
           200: Type.Object({ result: Type.Array(UserSchema), nextCursor: Type.Optional(Type.String()) }),
@@ -57,7 +64,12 @@ export const userRoutes: RouteModule = async (app, ctx) => {
     {
       schema: {
         tags,
+        operationId: 'getUser',
         summary: 'Get a platform user',
+        description:
+          'Oneself, or a user visible through VIEW_ALL_USERS or MANAGE_ALL_USERS (platform role, or a tenant ' +
+          'the user belongs to); otherwise 404.',
+        errors: ['user_not_found'],
         params: UserParams,
         response: { 200: Result(UserSchema) },
       },
@@ -70,7 +82,9 @@ export const userRoutes: RouteModule = async (app, ctx) => {
     {
       schema: {
         tags,
+        operationId: 'updateUser',
         summary: 'Update a platform user (partial)',
+        errors: ['user_not_found', 'permission_denied', 'role_exceeds_caller'],
         description:
           'A user may change its own firstName, lastName and, with currentPassword, password. Anything else ' +
           'needs MANAGE_ALL_USERS over the user and obeys the role ceiling.',
