@@ -37,7 +37,8 @@ export const tenantRoutes: RouteModule = async (app, ctx) => {
         operationId: 'listTenants',
         summary: 'List the tenants the caller can read',
         description:
-          'Any authenticated caller: every tenant for a caller with any platform permission, otherwise the ' +
+          'Any authenticated caller (no permission needed): every tenant for a caller with any platform ' +
+          'permission, otherwise the ' +
           'subtrees of its accepted memberships (an API key: its tenant’s subtree).',
         querystring: ListTenantsQuery,
         response: {
