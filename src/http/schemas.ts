@@ -100,13 +100,39 @@ export const ErrorBodySchema = Type.Object(
       requestId: Type.Optional(Type.String()),
     }),
   },
-  { $id: 'ErrorBody' },
+  {
+    $id: 'ErrorBody',
+    examples: [
+      {
+        error: {
+          code: 409,
+          reason: 'tenant_name_taken',
+          message: 'A tenant named "Acme" already exists',
+          attribute: { name: 'already exists' },
+          requestId: '0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f',
+        },
+      },
+    ],
+  },
 )
 
 export const IdParams = Type.Object({ id: Uuid() })
 export const TenantParams = Type.Object({ tenantId: Uuid() })
 
 export const PageQuery = {
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: LIMITS.listPage })),
-  cursor: Type.Optional(Type.String({ maxLength: 512 })),
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: LIMITS.listPage,
+      description: 'Page size; turns on pagination (the response gains nextCursor while more remain)',
+      examples: [100],
+    }),
+  ),
+  cursor: Type.Optional(
+    Type.String({
+      maxLength: 512,
+      description: 'The nextCursor of the previous page',
+      examples: ['0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f'],
+    }),
+  ),
 }
