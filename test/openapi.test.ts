@@ -41,12 +41,15 @@ function urlOf({ path, op }: Operation, given: Record<string, string> = {}): str
   })
 }
 
+/** The operation's JSON body example, with every address in it moved to a closed loopback port. */
 function jsonExample(op: any): unknown {
   const media = op.requestBody?.content?.['application/json']
   if (!media) return undefined
-  if (media.example !== undefined) return media.example
   const first = Object.values(media.examples ?? {})[0] as { value?: unknown } | undefined
-  return first?.value ?? media.schema?.examples?.[0]
+  const example = media.example ?? first?.value ?? media.schema?.examples?.[0]
+  if (example === undefined) return undefined
+  // Tests talk to loopback only: an identity provider's issuer or a webhook's URL must not leave the host.
+  return JSON.parse(JSON.stringify(example).replace(/https?:\/\/[^/"]+/g, 'https://127.0.0.1:9'))
 }
 
 /** The reasons the operation documents for a status. */
