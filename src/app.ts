@@ -23,6 +23,7 @@ import { registerEtags } from './http/etag.js'
 import { registerIdempotency } from './http/idempotency.js'
 import { registerJsonParser } from './http/json-body.js'
 import { type PoolStats, registerMetricsAndRequestLog } from './http/metrics.js'
+import { AUTHENTICATED, documentRoute, SECURITY_SCHEMES, withoutValidatorKeywords } from './http/openapi.js'
 import { MemoryCounterStore } from './http/rate-limit.js'
 import { registerRequestContext } from './http/request-context.js'
 import { ErrorBodySchema } from './http/schemas.js'
@@ -168,20 +169,21 @@ export async function buildApp(deps: AppDeps): Promise<App> {
         title: 'Tenantry',
         version: '1',
         description:
-          'Provisioning of tenants, platform users, tenant invitations and integrations. ' +
-          `Error reasons: ${Object.keys(ERROR_REASONS).join(', ')}.`,
+          'Provisioning of tenants, platform users, tenant invitations and integrations. Every failure ' +
+          'answers `{"error": {code, reason, message, attribute?, requestId}}`; each operation lists the ' +
+          `reasons it can answer. All reasons: ${Object.keys(ERROR_REASONS).join(', ')}.`,
+        license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       },
-      components: {
-        securitySchemes: {
-          token: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
-          basic: { type: 'http', scheme: 'basic' },
-        },
-      },
-      security: [{ token: [] }, { basic: [] }],
+      servers: [{ url: deps.config.publicUrl, description: 'This deployment (TENANTRY_PUBLIC_URL)' }],
+      components: { securitySchemes: SECURITY_SCHEMES },
+      security: AUTHENTICATED,
     },
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    transform: documentRoute,
     transformObject: (document) =>
-      'openapiObject' in document ? documentBulkForms(document.openapiObject) : document.swaggerObject,
+      'openapiObject' in document
+        ? withoutValidatorKeywords(documentBulkForms(document.openapiObject))
+        : document.swaggerObject,
   })
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } })
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
@@ -192,6 +194,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(
     async (v1) => {
       // Everything under /v1 needs credentials unless its route says otherwise; health and docs do not.
+      // The document's `security` follows the mode the hook enforces; `required` is the default.
+      v1.addHook('onRoute', (route) => {
+        route.config = { ...route.config, auth: route.config?.auth ?? 'required' }
+      })
       registerAuthentication(v1 as unknown as FastifyInstance, authenticator, {
         perCredentialPerMinute: deps.config.apiRateLimitPerMinute,
         counters,

@@ -1,4 +1,4 @@
-import { type TProperties, type TSchema, Type } from 'typebox'
+import { type Static, type TObject, type TProperties, type TSchema, Type } from 'typebox'
 import { ERROR_REASONS } from '../errors.js'
 
 /**
@@ -35,10 +35,16 @@ export const LIMITS = {
 } as const
 
 export const Uuid = (options: { description?: string } = {}) =>
-  Type.String({ maxLength: 36, pattern: UUID_PATTERN, errorMessage: 'must be a UUID', ...options })
+  Type.String({
+    maxLength: 36,
+    pattern: UUID_PATTERN,
+    errorMessage: 'must be a UUID',
+    examples: ['0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f'],
+    ...options,
+  })
 
 export const Timestamp = (options: { description?: string } = {}) =>
-  Type.String({ format: 'date-time', ...options })
+  Type.String({ format: 'date-time', examples: ['2026-11-22T10:15:00Z'], ...options })
 
 export const Name = (options: { description?: string } = {}) =>
   Type.String({
@@ -71,6 +77,7 @@ export const Email = (options: { description?: string } = {}) =>
     maxLength: LIMITS.email,
     pattern: EMAIL_PATTERN,
     errorMessage: `must be an e-mail address of at most ${LIMITS.email} characters`,
+    examples: ['jane.doe@acme.example'],
     ...options,
   })
 
@@ -78,11 +85,12 @@ export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Ty
 
 /**
  * A request body object. Unknown fields are dropped by the validator (additionalProperties false with
- * removeAdditional), never stored and never an error (API.md §1).
+ * removeAdditional), never stored and never an error (API.md §1). `examples` (type-checked against the
+ * body) fill the docs page's sample request.
  */
 export const Body = <T extends TProperties>(
   properties: T,
-  options: { description?: string; examples?: unknown[] } = {},
+  options: { description?: string; examples?: Static<TObject<T>>[] } = {},
 ) => Type.Object(properties, { additionalProperties: false, ...options })
 
 /** The `{"result": …}` envelope of API.md §1. */
@@ -103,13 +111,39 @@ export const ErrorBodySchema = Type.Object(
       requestId: Type.Optional(Type.String()),
     }),
   },
-  { $id: 'ErrorBody' },
+  {
+    $id: 'ErrorBody',
+    examples: [
+      {
+        error: {
+          code: 409,
+          reason: 'tenant_name_taken',
+          message: 'A tenant named "Acme" already exists',
+          attribute: { name: 'already exists' },
+          requestId: '0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f',
+        },
+      },
+    ],
+  },
 )
 
 export const IdParams = Type.Object({ id: Uuid() })
 export const TenantParams = Type.Object({ tenantId: Uuid() })
 
 export const PageQuery = {
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: LIMITS.listPage })),
-  cursor: Type.Optional(Type.String({ maxLength: 512 })),
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: LIMITS.listPage,
+      description: 'Page size; turns on pagination (the response gains nextCursor while more remain)',
+      examples: [100],
+    }),
+  ),
+  cursor: Type.Optional(
+    Type.String({
+      maxLength: 512,
+      description: 'The nextCursor of the previous page',
+      examples: ['0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f'],
+    }),
+  ),
 }

@@ -21,7 +21,9 @@ export const apiKeyRoutes: RouteModule = async (app, ctx) => {
     {
       schema: {
         tags,
+        operationId: 'createApiKey',
         summary: 'Create an API key; its secret is shown once',
+        errors: ['tenant_not_found', 'permission_denied', 'role_exceeds_caller'],
         description: `${description} roleId must be a tenant role within the caller’s permissions there.`,
         params: TenantParams,
         body: CreateApiKeyBody,
@@ -44,7 +46,9 @@ export const apiKeyRoutes: RouteModule = async (app, ctx) => {
     {
       schema: {
         tags,
+        operationId: 'listApiKeys',
         summary: 'List the API keys of a tenant (never their secrets)',
+        errors: ['tenant_not_found', 'permission_denied'],
         description,
         params: TenantParams,
         querystring: ListApiKeysQuery,
@@ -64,7 +68,9 @@ export const apiKeyRoutes: RouteModule = async (app, ctx) => {
     {
       schema: {
         tags,
+        operationId: 'getApiKey',
         summary: 'Get an API key',
+        errors: ['tenant_not_found', 'permission_denied', 'api_key_not_found'],
         description,
         params: ApiKeyParams,
         response: { 200: Result(ApiKeySchema) },
@@ -80,7 +86,9 @@ export const apiKeyRoutes: RouteModule = async (app, ctx) => {
     {
       schema: {
         tags,
+        operationId: 'updateApiKey',
         summary: 'Enable or disable an API key',
+        errors: ['tenant_not_found', 'permission_denied', 'api_key_not_found'],
         description,
         params: ApiKeyParams,
         body: UpdateApiKeyBody,

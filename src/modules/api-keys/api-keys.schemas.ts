@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox'
+import { ROLE_IDS } from '../../access/permissions.js'
 import { API_KEY_STATUSES } from '../../db/schema.js'
 import { Body, Description, Name, PageQuery, Timestamp, Uuid } from '../../http/schemas.js'
 
@@ -19,23 +20,46 @@ const apiKeyFields = {
   updatedBy: Uuid(),
 }
 
-export const ApiKeySchema = Type.Object(apiKeyFields)
+const apiKeyExample = {
+  id: '0193a6f3-7a1b-7c2d-8e3f-4a5b6c7d8e9f',
+  tenantId: '0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f',
+  name: 'CRM sync',
+  description: 'Nightly contact sync from the CRM',
+  roleId: ROLE_IDS.supervisor,
+  status: 'enabled',
+  created: '2026-11-22T10:15:00Z',
+  createdBy: '0193a6e0-1111-7000-8000-00000000000a',
+  updated: '2026-11-22T10:15:00Z',
+  updatedBy: '0193a6e0-1111-7000-8000-00000000000a',
+}
+
+export const ApiKeySchema = Type.Object(apiKeyFields, { examples: [apiKeyExample] })
 export type ApiKey = Static<typeof ApiKeySchema>
 
-export const NewApiKeySchema = Type.Object({
-  ...apiKeyFields,
-  secret: Type.String({ description: 'Shown once; only its hash is stored' }),
-})
+export const NewApiKeySchema = Type.Object(
+  {
+    ...apiKeyFields,
+    secret: Type.String({ description: 'Shown once; only its hash is stored' }),
+  },
+  { examples: [{ ...apiKeyExample, secret: 'JU24dw0Stexkyw8Pgu2CL_2PQ8l-b0Fu3bFCUvX4Rvo' }] },
+)
 export type NewApiKey = Static<typeof NewApiKeySchema>
 
-export const CreateApiKeyBody = Body({
-  name: Name(),
-  roleId: Uuid({ description: 'A tenant role within the caller’s effective permissions in the tenant' }),
-  description: Type.Optional(Description()),
-})
+export const CreateApiKeyBody = Body(
+  {
+    name: Name(),
+    roleId: Uuid({ description: 'A tenant role within the caller’s effective permissions in the tenant' }),
+    description: Type.Optional(Description()),
+  },
+  {
+    examples: [
+      { name: 'CRM sync', roleId: ROLE_IDS.supervisor, description: 'Nightly contact sync from the CRM' },
+    ],
+  },
+)
 export type CreateApiKeyInput = Static<typeof CreateApiKeyBody>
 
-export const UpdateApiKeyBody = Body({ status: ApiKeyStatus })
+export const UpdateApiKeyBody = Body({ status: ApiKeyStatus }, { examples: [{ status: 'disabled' }] })
 export type UpdateApiKeyInput = Static<typeof UpdateApiKeyBody>
 
 export const ApiKeyParams = Type.Object({ tenantId: Uuid(), keyId: Uuid() })

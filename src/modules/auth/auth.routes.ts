@@ -13,7 +13,12 @@ export const authRoutes: RouteModule = async (app, ctx) => {
       config: { auth: 'public' },
       schema: {
         tags,
+        operationId: 'createToken',
         summary: 'Exchange a username and password (or API key id and secret) for a token',
+        description:
+          'No credentials: the body is the credential. The token goes in `Authorization: Bearer <token>`. ' +
+          'Failed attempts are limited per username and per address (429 with Retry-After).',
+        errors: ['unauthorized', 'rate_limited'],
         security: [],
         body: TokenRequestBody,
         response: { 200: TokenResponse },
@@ -31,7 +36,11 @@ export const authRoutes: RouteModule = async (app, ctx) => {
     {
       schema: {
         tags,
+        operationId: 'login',
         summary: "The caller's identity, tenants and effective permissions",
+        description:
+          'Any authenticated user (no permission needed); an API key gets 403 permission_denied. No body.',
+        errors: ['permission_denied'],
         response: { 200: Result(LoginSchema) },
       },
     },

@@ -4,23 +4,30 @@ import { Body, Uuid } from '../../http/schemas.js'
 
 export const TOKEN_TTL = { default: 86_400, max: 7 * 86_400, min: 60 } as const
 
-export const TokenRequestBody = Body({
-  username: Type.String({ minLength: 1, maxLength: 254, description: 'An e-mail, or an API key id' }),
-  password: Type.String({
-    minLength: 1,
-    maxLength: 1024,
-    description: 'The password, or the API key secret',
-  }),
-  ttl: Type.Optional(
-    Type.Integer({
-      minimum: TOKEN_TTL.min,
-      maximum: TOKEN_TTL.max,
-      description: `Lifetime in seconds; default ${TOKEN_TTL.default}, at most 7 days`,
+export const TokenRequestBody = Body(
+  {
+    username: Type.String({ minLength: 1, maxLength: 254, description: 'An e-mail, or an API key id' }),
+    password: Type.String({
+      minLength: 1,
+      maxLength: 1024,
+      description: 'The password, or the API key secret',
     }),
-  ),
-})
+    ttl: Type.Optional(
+      Type.Integer({
+        minimum: TOKEN_TTL.min,
+        maximum: TOKEN_TTL.max,
+        description: `Lifetime in seconds; default ${TOKEN_TTL.default}, at most 7 days`,
+      }),
+    ),
+  },
+  { examples: [{ username: 'admin@tenantry.local', password: 'correct horse battery staple', ttl: 3600 }] },
+)
+export type TokenRequest = Static<typeof TokenRequestBody>
 
-export const TokenResponse = Type.Object({ token: Type.String(), ttl: Type.Integer() })
+export const TokenResponse = Type.Object(
+  { token: Type.String({ description: 'A JWT for `Authorization: Bearer <token>`' }), ttl: Type.Integer() },
+  { examples: [{ token: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIwMTkzYTZmMSJ9.c2lnbmF0dXJl', ttl: 3600 }] },
+)
 
 const PermissionName = Type.Enum(PERMISSIONS, { type: 'string' })
 

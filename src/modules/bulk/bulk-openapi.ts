@@ -1,4 +1,5 @@
 import { Type } from 'typebox'
+import { CreateUserBody } from '../users/users.schemas.js'
 import {
   BulkAbortLine,
   BulkResponse,
@@ -23,9 +24,11 @@ interface OpenApiDocument {
 interface OpenApiOperation {
   description?: string
   parameters?: unknown[]
-  requestBody?: { content?: Record<string, { schema?: unknown }> }
+  requestBody?: { content?: Record<string, { schema?: unknown; example?: unknown; examples?: unknown }> }
   responses?: Record<string, unknown>
 }
+
+const examplesOf = (schema: object) => (schema as { examples?: unknown[] }).examples ?? []
 
 export function documentBulkForms<T extends object>(document: T): T {
   const operation = (document as OpenApiDocument).paths?.['/v1/users']?.post
@@ -48,8 +51,15 @@ export function documentBulkForms<T extends object>(document: T): T {
           single as ReturnType<typeof Type.Object>,
           Type.Array(BulkUserItem, { maxItems: MAX_BULK_ITEMS }),
         ]),
+        examples: {
+          one: { summary: 'One user', value: examplesOf(CreateUserBody)[0] },
+          bulk: { summary: 'A bulk load (JSON array)', value: examplesOf(BulkUserItem) },
+        },
       },
-      'application/x-ndjson': { schema: BulkUserItem },
+      'application/x-ndjson': {
+        schema: BulkUserItem,
+        example: examplesOf(BulkUserItem)[0], // one line of the stream
+      },
     },
   }
   operation.parameters = [

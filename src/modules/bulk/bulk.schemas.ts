@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox'
+import { ROLE_IDS } from '../../access/permissions.js'
 import { Body, ErrorReasonSchema, Uuid } from '../../http/schemas.js'
 import { CREATE_STATUSES } from '../memberships/memberships.schemas.js'
 import { CreateUserBody, UserSchema } from '../users/users.schemas.js'
@@ -17,19 +18,34 @@ export const DryRun = Type.Boolean({
  * One bulk row: the single-create body, field for field (one schema, so a row is judged exactly as a
  * single create is), plus an optional membership in one tenant.
  */
-export const BulkUserItem = Body({
-  ...CreateUserBody.properties,
-  tenantId: Type.Optional(Uuid({ description: 'Makes the new user a member of this tenant' })),
-  tenantRoleId: Type.Optional(
-    Uuid({ description: 'The tenant role of that membership (required with tenantId)' }),
-  ),
-  tenantStatus: Type.Optional(
-    Type.Enum(CREATE_STATUSES, {
-      type: 'string',
-      description: 'pending (default, no e-mail) | invited (invitation e-mail queued) | accepted',
-    }),
-  ),
-})
+export const BulkUserItem = Body(
+  {
+    ...CreateUserBody.properties,
+    tenantId: Type.Optional(Uuid({ description: 'Makes the new user a member of this tenant' })),
+    tenantRoleId: Type.Optional(
+      Uuid({ description: 'The tenant role of that membership (required with tenantId)' }),
+    ),
+    tenantStatus: Type.Optional(
+      Type.Enum(CREATE_STATUSES, {
+        type: 'string',
+        description: 'pending (default, no e-mail) | invited (invitation e-mail queued) | accepted',
+      }),
+    ),
+  },
+  {
+    examples: [
+      {
+        email: 'sam.lee@acme.example',
+        roleId: ROLE_IDS.platformUser,
+        firstName: 'Sam',
+        lastName: 'Lee',
+        tenantId: '0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f',
+        tenantRoleId: ROLE_IDS.agent,
+        tenantStatus: 'invited',
+      },
+    ],
+  },
+)
 export type BulkUserInput = Static<typeof BulkUserItem>
 
 /** The error-body shape of API.md §1, per row (the request id is the response's). */

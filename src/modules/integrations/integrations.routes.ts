@@ -16,6 +16,9 @@ import {
 } from './integrations.service.js'
 
 const tags = ['integrations']
+const MANAGE = 'Needs MANAGE_ALL_PROVIDERS effective in the tenant.'
+const READ = 'Needs VIEW_ALL_PROVIDERS or MANAGE_ALL_PROVIDERS effective in the tenant.'
+const READ_ERRORS = ['tenant_not_found', 'permission_denied'] as const
 
 function location(tenantId: string, id: string): string {
   return `/v1/tenants/${tenantId}/integrations/${id}`
@@ -28,8 +31,11 @@ export const integrationRoutes: RouteModule = async (app, ctx) => {
     {
       schema: {
         tags,
+        operationId: 'createIntegrationWithId',
         summary: 'Create an integration with a chosen id (the brief’s form; answers the record unwrapped)',
+        errors: [...READ_ERRORS, 'integration_exists', 'integration_name_taken'],
         description:
+          `${MANAGE} ` +
           'Body `{"attributes": {type, name, active, properties, description?}}` (flat fields also taken). ' +
           '201 when created; a repeat with identical attributes answers 200 and the record; different ' +
           'attributes for an existing id answer 409 integration_exists.',
@@ -60,8 +66,11 @@ export const integrationRoutes: RouteModule = async (app, ctx) => {
     {
       schema: {
         tags,
+        operationId: 'createIntegration',
         summary: 'Create an integration',
+        errors: [...READ_ERRORS, 'integration_name_taken'],
         description:
+          `${MANAGE} ` +
           'Flat body `{type, name, active, properties, description?}`; the `attributes` wrapper is accepted too.',
         params: TenantParams,
         body: CreateIntegrationBody,
@@ -87,7 +96,10 @@ export const integrationRoutes: RouteModule = async (app, ctx) => {
     {
       schema: {
         tags,
+        operationId: 'listIntegrations',
         summary: 'List the integrations of a tenant',
+        description: READ,
+        errors: READ_ERRORS,
         params: TenantParams,
         querystring: ListIntegrationsQuery,
         response: {
@@ -106,7 +118,10 @@ export const integrationRoutes: RouteModule = async (app, ctx) => {
     {
       schema: {
         tags,
+        operationId: 'getIntegration',
         summary: 'Get an integration',
+        description: `${READ} Secrets read "********" when set.`,
+        errors: [...READ_ERRORS, 'integration_not_found'],
         params: IntegrationParams,
         response: { 200: Result(IntegrationSchema) },
       },
@@ -121,8 +136,11 @@ export const integrationRoutes: RouteModule = async (app, ctx) => {
     {
       schema: {
         tags,
+        operationId: 'updateIntegration',
         summary: 'Update an integration (partial: name, description, active, properties)',
+        errors: [...READ_ERRORS, 'integration_not_found', 'integration_name_taken'],
         description:
+          `${MANAGE} ` +
           'Property keys are merged into the stored ones. A secret sent as "********" keeps its stored value.',
         params: IntegrationParams,
         body: UpdateIntegrationBody,

@@ -45,14 +45,35 @@ const Attributes = Type.Object(
  * One object with both spellings optional (a top-level union would not drop unknown fields reliably);
  * the service takes `attributes` when present and otherwise requires the flat fields.
  */
-export const CreateIntegrationBody = Body({
-  attributes: Type.Optional(Attributes),
-  type: Type.Optional(IntegrationTypeInput),
-  name: Type.Optional(IntegrationName),
-  active: Type.Optional(Active),
-  properties: Type.Optional(PropertiesInput),
-  description: Type.Optional(IntegrationDescription),
-})
+export const CreateIntegrationBody = Body(
+  {
+    attributes: Type.Optional(Attributes),
+    type: Type.Optional(IntegrationTypeInput),
+    name: Type.Optional(IntegrationName),
+    active: Type.Optional(Active),
+    properties: Type.Optional(PropertiesInput),
+    description: Type.Optional(IntegrationDescription),
+  },
+  {
+    examples: [
+      {
+        attributes: {
+          type: 'zendesk',
+          name: 'Zendesk (support desk)',
+          active: true,
+          properties: {
+            endpointPrefix: 'https://acme.zendesk.example/api/v2',
+            username: 'integrations@acme.example',
+            password: 'zd-app-password-2026',
+            workItems: true,
+            interactionFieldId: '360012345678',
+          },
+          description: 'Tickets for the support queue',
+        },
+      },
+    ],
+  },
+)
 export type CreateIntegrationBody = Static<typeof CreateIntegrationBody>
 
 const UpdateFields = {
@@ -63,10 +84,13 @@ const UpdateFields = {
 }
 
 /** A partial update; the type cannot change. The `attributes` wrapper is accepted here too. */
-export const UpdateIntegrationBody = Body({
-  ...UpdateFields,
-  attributes: Type.Optional(Type.Object(UpdateFields, { additionalProperties: false })),
-})
+export const UpdateIntegrationBody = Body(
+  {
+    ...UpdateFields,
+    attributes: Type.Optional(Type.Object(UpdateFields, { additionalProperties: false })),
+  },
+  { examples: [{ active: false, properties: { password: '********', username: 'ops@acme.example' } }] },
+)
 export type UpdateIntegrationBody = Static<typeof UpdateIntegrationBody>
 
 export const IntegrationSchema = Type.Object({

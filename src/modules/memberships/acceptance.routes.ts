@@ -17,7 +17,12 @@ export const acceptanceRoutes: RouteModule = async (app, ctx) => {
       config: { auth: 'public' },
       schema: {
         tags,
+        operationId: 'getInvitation',
         summary: 'What an invitation link is for: tenant, role, e-mail, expiry, whether a password is needed',
+        description:
+          'No credentials: the token is the credential. 404 for a cancelled, replaced, used or wrong token; ' +
+          '410 once expired. Look-ups are rate limited per address.',
+        errors: ['invitation_not_found', 'invitation_expired', 'rate_limited'],
         security: [],
         params: InvitationTokenParams,
         response: { 200: Result(InvitationSchema) },
@@ -32,7 +37,12 @@ export const acceptanceRoutes: RouteModule = async (app, ctx) => {
       config: { auth: 'public' },
       schema: {
         tags,
+        operationId: 'acceptInvitation',
         summary: 'Accept an invitation, setting a password (and names) when the user has none',
+        description:
+          'No credentials: the token is the credential. The membership becomes accepted; a user without a ' +
+          'password must set one here. 404 for a cancelled, replaced, used or wrong token; 410 once expired.',
+        errors: ['invitation_not_found', 'invitation_expired', 'rate_limited'],
         security: [],
         params: InvitationTokenParams,
         body: AcceptInvitationBody,

@@ -17,6 +17,7 @@ import { createMembership, getMembership, listMemberships } from './memberships.
 import { acceptOwnInvitation } from './self-acceptance.js'
 
 const tags = ['memberships']
+const READ = 'Needs VIEW_ALL_USERS or MANAGE_ALL_USERS effective in the tenant.'
 
 /** Memberships: invitations and their members, under /tenants/:tenantId/users (SPEC §4.3, API.md §4.4). */
 export const membershipRoutes: RouteModule = async (app, ctx) => {
@@ -25,7 +26,19 @@ export const membershipRoutes: RouteModule = async (app, ctx) => {
     {
       schema: {
         tags,
+        operationId: 'createTenantUser',
         summary: 'Invite a user to a tenant (pending, invited with an e-mail, or accepted at once)',
+        description:
+          'Needs MANAGE_TENANT_ENROLLMENT effective in the tenant; the role must be within the caller’s own ' +
+          'permissions there (403 role_exceeds_caller). An unknown e-mail needs platformRoleId and ' +
+          'MANAGE_ALL_USERS to create the platform user too. Invitation e-mails are rate limited per invitee.',
+        errors: [
+          'tenant_not_found',
+          'permission_denied',
+          'role_exceeds_caller',
+          'user_not_found',
+          'already_member',
+        ],
         params: TenantParams,
         body: CreateMembershipBody,
         response: { 201: Result(MembershipSchema) },
@@ -45,7 +58,10 @@ export const membershipRoutes: RouteModule = async (app, ctx) => {
     {
       schema: {
         tags,
+        operationId: 'listTenantUsers',
         summary: 'List the users of a tenant, whatever their invitation status',
+        description: READ,
+        errors: ['tenant_not_found', 'permission_denied'],
         params: TenantParams,
         querystring: ListMembershipsQuery,
         response: {
@@ -64,7 +80,10 @@ export const membershipRoutes: RouteModule = async (app, ctx) => {
     {
       schema: {
         tags,
+        operationId: 'getTenantUser',
         summary: 'Get a user of a tenant',
+        description: READ,
+        errors: ['tenant_not_found', 'permission_denied', 'user_not_found'],
         params: MembershipParams,
         response: { 200: Result(MembershipSchema) },
       },
@@ -81,9 +100,22 @@ export const membershipRoutes: RouteModule = async (app, ctx) => {
       config: { auth: 'invitation' },
       schema: {
         tags,
-        summary:
-          'Change a user of a tenant: send, resend or cancel the invitation, accept, disable, re-enable, ' +
-          'change the role or profile. With an invitation token: accept that invitation only.',
+        operationId: 'updateTenantUser',
+        summary: 'Change a user of a tenant: invitation, status, role or profile',
+        description:
+          'Send, resend or cancel the invitation, accept, disable, re-enable, change the role or profile. ' +
+          'Needs MANAGE_TENANT_ENROLLMENT effective in the tenant, within the role ceiling. With ' +
+          '`Authorization: Token <invitation token>` (existing clients): only `{"status": "accepted"}`, ' +
+          'accepting that invitation.',
+        errors: [
+          'tenant_not_found',
+          'permission_denied',
+          'role_exceeds_caller',
+          'user_not_found',
+          'invalid_state_transition',
+          'invitation_not_found',
+          'invitation_expired',
+        ],
         params: MembershipParams,
         body: UpdateMembershipBody,
         response: { 200: Result(MembershipSchema) },

@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox'
+import { ROLE_IDS } from '../../access/permissions.js'
 import { MEMBERSHIP_STATUSES, type MembershipStatus, OUTBOX_STATUSES } from '../../db/schema.js'
 import { Body, Email, Nullable, PageQuery, ShortText, Timestamp, Uuid } from '../../http/schemas.js'
 
@@ -108,50 +109,60 @@ export const MembershipSchema = Type.Object({
 })
 export type Membership = Static<typeof MembershipSchema>
 
-export const CreateMembershipBody = Body({
-  email: Email(),
-  roleId: Uuid({ description: 'A tenant role usable in this tenant, within the caller’s permissions' }),
-  status: Type.Optional(
-    Type.Enum(CREATE_STATUSES, {
-      type: 'string',
-      description: 'pending (default, no e-mail) | invited (token and e-mail) | accepted (member at once)',
-    }),
-  ),
-  noPassword: Type.Optional(Nullable(Type.Boolean())),
-  defaultIdentityProvider: Type.Optional(Nullable(Uuid())),
-  workStationId: Type.Optional(Nullable(ShortText({ description: 'null means ""' }))),
-  extensions: Type.Optional(Extensions),
-  platformRoleId: Type.Optional(
-    Uuid({ description: 'Creates the platform user with this platform role when the e-mail is unknown' }),
-  ),
-  firstName: Type.Optional(Nullable(ShortText({ description: 'For a platform user created here' }))),
-  lastName: Type.Optional(Nullable(ShortText({ description: 'For a platform user created here' }))),
-})
-export type CreateMembershipInput = Static<typeof CreateMembershipBody>
-
-export const UpdateMembershipBody = Body({
-  status: Type.Optional(
-    Type.Enum(MEMBERSHIP_STATUSES, {
-      type: 'string',
-      description:
-        'invited: send or resend; pending: cancel the invitation; accepted: accept or re-enable; ' +
-        'disabled: suspend an accepted membership',
-    }),
-  ),
-  roleId: Type.Optional(Uuid()),
-  noPassword: Type.Optional(Nullable(Type.Boolean())),
-  defaultIdentityProvider: Type.Optional(Nullable(Uuid())),
-  extensions: Type.Optional(Extensions),
-  activeExtension: Type.Optional(
-    Nullable(
-      Type.Union([ExtensionInput, ShortText()], {
-        errorMessage: 'must be one of the user’s extensions, or the value of one',
+export const CreateMembershipBody = Body(
+  {
+    email: Email(),
+    roleId: Uuid({ description: 'A tenant role usable in this tenant, within the caller’s permissions' }),
+    status: Type.Optional(
+      Type.Enum(CREATE_STATUSES, {
+        type: 'string',
+        description: 'pending (default, no e-mail) | invited (token and e-mail) | accepted (member at once)',
       }),
     ),
-  ),
-  supervisorId: Type.Optional(Nullable(Uuid())),
-  workStationId: Type.Optional(Nullable(ShortText({ description: 'null means ""' }))),
-})
+    noPassword: Type.Optional(Nullable(Type.Boolean())),
+    defaultIdentityProvider: Type.Optional(Nullable(Uuid())),
+    workStationId: Type.Optional(Nullable(ShortText({ description: 'null means ""' }))),
+    extensions: Type.Optional(Extensions),
+    platformRoleId: Type.Optional(
+      Uuid({ description: 'Creates the platform user with this platform role when the e-mail is unknown' }),
+    ),
+    firstName: Type.Optional(Nullable(ShortText({ description: 'For a platform user created here' }))),
+    lastName: Type.Optional(Nullable(ShortText({ description: 'For a platform user created here' }))),
+  },
+  {
+    examples: [
+      { email: 'jane.doe@acme.example', roleId: ROLE_IDS.agent, status: 'invited', noPassword: false },
+    ],
+  },
+)
+export type CreateMembershipInput = Static<typeof CreateMembershipBody>
+
+export const UpdateMembershipBody = Body(
+  {
+    status: Type.Optional(
+      Type.Enum(MEMBERSHIP_STATUSES, {
+        type: 'string',
+        description:
+          'invited: send or resend; pending: cancel the invitation; accepted: accept or re-enable; ' +
+          'disabled: suspend an accepted membership',
+      }),
+    ),
+    roleId: Type.Optional(Uuid()),
+    noPassword: Type.Optional(Nullable(Type.Boolean())),
+    defaultIdentityProvider: Type.Optional(Nullable(Uuid())),
+    extensions: Type.Optional(Extensions),
+    activeExtension: Type.Optional(
+      Nullable(
+        Type.Union([ExtensionInput, ShortText()], {
+          errorMessage: 'must be one of the user’s extensions, or the value of one',
+        }),
+      ),
+    ),
+    supervisorId: Type.Optional(Nullable(Uuid())),
+    workStationId: Type.Optional(Nullable(ShortText({ description: 'null means ""' }))),
+  },
+  { examples: [{ status: 'accepted', roleId: ROLE_IDS.supervisor }] },
+)
 export type UpdateMembershipInput = Static<typeof UpdateMembershipBody>
 
 export const MembershipParams = Type.Object({ tenantId: Uuid(), userId: Uuid() })

@@ -6,6 +6,8 @@ import { findRegion, listRegions } from './regions.repository.js'
 import { RegionSchema } from './regions.schemas.js'
 import { listTimezones } from './timezones.js'
 
+const anyCaller = 'Any authenticated caller (no permission needed).'
+
 /** Regions and time zones (API.md §4.1): reference data any authenticated caller may read. */
 export const regionRoutes: RouteModule = async (app, ctx) => {
   app.get(
@@ -13,7 +15,9 @@ export const regionRoutes: RouteModule = async (app, ctx) => {
     {
       schema: {
         tags: ['regions'],
+        operationId: 'listRegions',
         summary: 'List regions',
+        description: `${anyCaller} The regions a tenant can be created in, by name.`,
         response: { 200: Result(Type.Array(RegionSchema)) },
       },
     },
@@ -25,7 +29,10 @@ export const regionRoutes: RouteModule = async (app, ctx) => {
     {
       schema: {
         tags: ['regions'],
+        operationId: 'getRegion',
         summary: 'Get a region',
+        description: anyCaller,
+        errors: ['region_not_found'],
         params: IdParams,
         response: { 200: Result(RegionSchema) },
       },
@@ -42,7 +49,9 @@ export const regionRoutes: RouteModule = async (app, ctx) => {
     {
       schema: {
         tags: ['regions'],
+        operationId: 'listTimezones',
         summary: 'List the IANA time zone names tenants accept',
+        description: `${anyCaller} Canonical names; backward-compatible links (US/Eastern) are accepted too.`,
         response: { 200: Result(Type.Array(Type.String())) },
       },
     },

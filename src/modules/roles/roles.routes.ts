@@ -34,7 +34,8 @@ export const roleRoutes: RouteModule = async (app, ctx) => {
         tags,
         operationId: 'listPermissions',
         summary: 'The permission catalogue',
-        description: 'Every permission with its fixed id (the same in every installation). Any caller.',
+        description:
+          'Every permission with its fixed id (the same in every installation). Any authenticated caller (no permission needed).',
         response: { 200: PermissionList },
       },
     },
@@ -48,7 +49,9 @@ export const roleRoutes: RouteModule = async (app, ctx) => {
         tags,
         operationId: 'listTenantPermissions',
         summary: 'The permission catalogue, as seen from a tenant',
-        description: 'The permissions a tenant role may carry. Any caller who can see the tenant.',
+        description:
+          'The permissions a tenant role may carry. Any authenticated caller who can see the tenant (no permission needed).',
+        errors: ['tenant_not_found'],
         params: TenantParams,
         response: { 200: PermissionList },
       },
@@ -82,6 +85,7 @@ export const roleRoutes: RouteModule = async (app, ctx) => {
       schema: {
         tags,
         operationId: 'getRole',
+        errors: ['role_not_found'],
         summary: 'Get a role by id',
         description:
           'A platform or built-in role: any authenticated caller. A tenant’s own role: VIEW_ALL_ROLES or ' +
@@ -99,6 +103,7 @@ export const roleRoutes: RouteModule = async (app, ctx) => {
       schema: {
         tags,
         operationId: 'listTenantRoles',
+        errors: ['tenant_not_found'],
         summary: 'The roles usable in a tenant',
         description:
           'The built-in tenant roles, the tenant’s own roles and the shared roles of its ancestors. ' +
@@ -120,6 +125,7 @@ export const roleRoutes: RouteModule = async (app, ctx) => {
       schema: {
         tags,
         operationId: 'createTenantRole',
+        errors: ['tenant_not_found', 'permission_denied', 'role_exceeds_caller', 'role_name_taken'],
         summary: 'Create a tenant role',
         description:
           'Needs MANAGE_ALL_ROLES in the tenant. Permissions are named by id or name; every one must be ' +
@@ -145,6 +151,7 @@ export const roleRoutes: RouteModule = async (app, ctx) => {
       schema: {
         tags,
         operationId: 'getTenantRole',
+        errors: ['tenant_not_found', 'permission_denied', 'role_not_found'],
         summary: 'Get a role usable in a tenant',
         description: 'Needs VIEW_ALL_ROLES or MANAGE_ALL_ROLES in the tenant.',
         params: TenantRoleParams,
@@ -162,6 +169,14 @@ export const roleRoutes: RouteModule = async (app, ctx) => {
       schema: {
         tags,
         operationId: 'updateTenantRole',
+        errors: [
+          'tenant_not_found',
+          'permission_denied',
+          'role_exceeds_caller',
+          'role_not_found',
+          'role_name_taken',
+          'role_read_only',
+        ],
         summary: 'Update a tenant role (partial)',
         description:
           'Needs MANAGE_ALL_ROLES in the tenant that owns the role. Built-in roles and an ancestor’s ' +

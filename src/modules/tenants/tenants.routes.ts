@@ -13,7 +13,12 @@ export const tenantRoutes: RouteModule = async (app, ctx) => {
     {
       schema: {
         tags,
+        operationId: 'createTenant',
         summary: 'Create a tenant or sub-tenant',
+        description:
+          'A root tenant needs MANAGE_TENANT in the caller’s platform role (a user, not an API key); a ' +
+          'sub-tenant needs MANAGE_TENANT effective in the parent. The name is unique across all tenants.',
+        errors: ['permission_denied', 'tenant_name_taken'],
         body: CreateTenantBody,
         response: { 201: Result(TenantSchema) },
       },
@@ -29,7 +34,12 @@ export const tenantRoutes: RouteModule = async (app, ctx) => {
     {
       schema: {
         tags,
+        operationId: 'listTenants',
         summary: 'List the tenants the caller can read',
+        description:
+          'Any authenticated caller (no permission needed): every tenant for a caller with any platform ' +
+          'permission, otherwise the ' +
+          'subtrees of its accepted memberships (an API key: its tenant’s subtree).',
         querystring: ListTenantsQuery,
         response: {
           200: PageBody(TenantSchema),
@@ -47,7 +57,10 @@ export const tenantRoutes: RouteModule = async (app, ctx) => {
     {
       schema: {
         tags,
+        operationId: 'getTenant',
         summary: 'Get a tenant',
+        description: 'Any caller who can see the tenant (no permission needed); otherwise 404.',
+        errors: ['tenant_not_found'],
         params: TenantParams,
         response: { 200: Result(TenantSchema) },
       },
@@ -60,7 +73,11 @@ export const tenantRoutes: RouteModule = async (app, ctx) => {
     {
       schema: {
         tags,
+        operationId: 'updateTenant',
         summary: 'Update a tenant (partial)',
+        description:
+          'Needs MANAGE_TENANT effective in the tenant. Fields left out keep their values; If-Match is honoured.',
+        errors: ['tenant_not_found', 'permission_denied', 'tenant_name_taken'],
         params: TenantParams,
         body: UpdateTenantBody,
         response: { 200: Result(TenantSchema) },

@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox'
+import { REGIONS } from '../../access/permissions.js'
 import {
   Body,
   Description,
@@ -22,60 +23,103 @@ const Timezone = Type.String({
 const ClientLogLevel = Nullable(Type.Enum(CLIENT_LOG_LEVELS, { type: 'string' }))
 const IdentityProviderState = Type.Enum(IDENTITY_PROVIDER_STATES, { type: 'string' })
 
-export const TenantSchema = Type.Object({
-  id: Uuid(),
-  name: Type.String(),
-  description: Type.String(),
-  regionId: Uuid(),
-  parentId: Uuid({ description: 'The parent tenant, or the platform id for a root tenant' }),
-  parentIds: Type.Array(Uuid(), { description: 'Every ancestor from the platform down to the parent' }),
-  parent: Type.Object({ id: Uuid(), name: Type.String() }),
-  childIds: Type.Array(Uuid()),
-  adminUserId: Uuid(),
-  createdBy: Uuid(),
-  updatedBy: Uuid(),
-  created: Timestamp(),
-  updated: Timestamp(),
-  active: Type.Boolean(),
-  timezone: Type.String(),
-  defaultIdentityProvider: Nullable(Type.String()),
-  cxengageIdentityProvider: Type.String(),
-  clientLogLevel: Nullable(Type.String()),
-  outboundIntegrationId: Nullable(Type.String()),
-  capacityRuleId: Nullable(Uuid()),
-})
+export const TenantSchema = Type.Object(
+  {
+    id: Uuid(),
+    name: Type.String(),
+    description: Type.String(),
+    regionId: Uuid(),
+    parentId: Uuid({ description: 'The parent tenant, or the platform id for a root tenant' }),
+    parentIds: Type.Array(Uuid(), { description: 'Every ancestor from the platform down to the parent' }),
+    parent: Type.Object({ id: Uuid(), name: Type.String() }),
+    childIds: Type.Array(Uuid()),
+    adminUserId: Uuid(),
+    createdBy: Uuid(),
+    updatedBy: Uuid(),
+    created: Timestamp(),
+    updated: Timestamp(),
+    active: Type.Boolean(),
+    timezone: Type.String(),
+    defaultIdentityProvider: Nullable(Type.String()),
+    cxengageIdentityProvider: Type.String(),
+    clientLogLevel: Nullable(Type.String()),
+    outboundIntegrationId: Nullable(Type.String()),
+    capacityRuleId: Nullable(Uuid()),
+  },
+  {
+    examples: [
+      {
+        id: '0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f',
+        name: 'Acme Support',
+        description: 'Customer support for Acme Corp.',
+        regionId: REGIONS[0]!.id,
+        parentId: '0193a6e0-0000-7000-8000-000000000001',
+        parentIds: ['0193a6e0-0000-7000-8000-000000000001'],
+        parent: { id: '0193a6e0-0000-7000-8000-000000000001', name: 'Platform' },
+        childIds: [],
+        adminUserId: '0193a6e0-1111-7000-8000-00000000000a',
+        createdBy: '0193a6e0-1111-7000-8000-00000000000a',
+        updatedBy: '0193a6e0-1111-7000-8000-00000000000a',
+        created: '2026-11-22T10:15:00Z',
+        updated: '2026-11-22T10:15:00Z',
+        active: true,
+        timezone: 'America/New_York',
+        defaultIdentityProvider: null,
+        cxengageIdentityProvider: 'enabled',
+        clientLogLevel: null,
+        outboundIntegrationId: null,
+        capacityRuleId: null,
+      },
+    ],
+  },
+)
 export type Tenant = Static<typeof TenantSchema>
 
-export const CreateTenantBody = Body({
-  name: Name({ description: 'Unique across all tenants and regions (compared ignoring case and spacing)' }),
-  regionId: Uuid(),
-  description: Type.Optional(Nullable(Description())),
-  parentId: Type.Optional(
-    Nullable(
-      Uuid({
-        description:
-          'Makes the new tenant a child of this tenant; the platform id (a root tenant’s parent.id) or null ' +
-          'makes a root tenant',
-      }),
+export const CreateTenantBody = Body(
+  {
+    name: Name({ description: 'Unique across all tenants and regions (compared ignoring case and spacing)' }),
+    regionId: Uuid(),
+    description: Type.Optional(Nullable(Description())),
+    parentId: Type.Optional(
+      Nullable(
+        Uuid({
+          description:
+            'Makes the new tenant a child of this tenant; the platform id (a root tenant’s parent.id) or null ' +
+            'makes a root tenant',
+        }),
+      ),
     ),
-  ),
-  adminUserId: Type.Optional(Uuid({ description: 'Default: the caller' })),
-  active: Type.Optional(Type.Boolean({ description: 'Default true' })),
-  timezone: Type.Optional(Timezone),
-})
+    adminUserId: Type.Optional(Uuid({ description: 'Default: the caller' })),
+    active: Type.Optional(Type.Boolean({ description: 'Default true' })),
+    timezone: Type.Optional(Timezone),
+  },
+  {
+    examples: [
+      {
+        name: 'Acme Support',
+        regionId: REGIONS[0]!.id,
+        description: 'Customer support for Acme Corp.',
+        timezone: 'America/New_York',
+      },
+    ],
+  },
+)
 export type CreateTenantInput = Static<typeof CreateTenantBody>
 
-export const UpdateTenantBody = Body({
-  name: Type.Optional(Name()),
-  description: Type.Optional(Nullable(Description())),
-  active: Type.Optional(Type.Boolean()),
-  adminUserId: Type.Optional(Uuid()),
-  timezone: Type.Optional(Timezone),
-  cxengageIdentityProvider: Type.Optional(IdentityProviderState),
-  defaultIdentityProvider: Type.Optional(Nullable(ShortText())),
-  outboundIntegrationId: Type.Optional(Nullable(ShortText())),
-  clientLogLevel: Type.Optional(ClientLogLevel),
-})
+export const UpdateTenantBody = Body(
+  {
+    name: Type.Optional(Name()),
+    description: Type.Optional(Nullable(Description())),
+    active: Type.Optional(Type.Boolean()),
+    adminUserId: Type.Optional(Uuid()),
+    timezone: Type.Optional(Timezone),
+    cxengageIdentityProvider: Type.Optional(IdentityProviderState),
+    defaultIdentityProvider: Type.Optional(Nullable(ShortText())),
+    outboundIntegrationId: Type.Optional(Nullable(ShortText())),
+    clientLogLevel: Type.Optional(ClientLogLevel),
+  },
+  { examples: [{ description: 'Support for Acme Corp. and its subsidiaries', timezone: 'Europe/Dublin' }] },
+)
 export type UpdateTenantInput = Static<typeof UpdateTenantBody>
 
 export const ListTenantsQuery = Type.Object({ regionId: Type.Optional(Uuid()), ...PageQuery })

@@ -19,10 +19,12 @@ export const userRoutes: RouteModule = async (app, ctx) => {
     {
       schema: {
         tags,
-        summary: 'Create a platform user',
+        operationId: 'createUsers',
+        summary: 'Create a platform user, or load many (JSON array or NDJSON stream)',
         description:
           'Needs MANAGE_ALL_USERS (platform role, or effective in a tenant). roleId and additionalRoleIds must ' +
           'be platform roles within the caller’s own platform permissions (403 role_exceeds_caller).',
+        errors: ['permission_denied', 'role_exceeds_caller', 'email_taken', 'too_many_items'],
         body: CreateUserBody,
         response: { 201: Result(UserSchema) },
       },
@@ -39,8 +41,13 @@ export const userRoutes: RouteModule = async (app, ctx) => {
     {
       schema: {
         tags,
+        operationId: 'listUsers',
         summary: 'List the users the caller can read, or find one by e-mail',
-        description: 'With ?email=, answers 404 user_not_found when no such user is visible to the caller.',
+        description:
+          'Any authenticated caller: every user with VIEW_ALL_USERS or MANAGE_ALL_USERS in the platform role, ' +
+          'otherwise the users of the tenants where it holds one of them (and itself). With ?email=, answers ' +
+          '404 user_not_found when no such user is visible to the caller.',
+        errors: ['user_not_found'],
         querystring: ListUsersQuery,
         response: {
           200: PageBody(UserSchema),
@@ -60,11 +67,13 @@ export const userRoutes: RouteModule = async (app, ctx) => {
       config: { auth: 'invitation' },
       schema: {
         tags,
+        operationId: 'getUser',
         summary: 'Get a platform user',
         description:
           'Anyone may read itself; other users need VIEW_ALL_USERS or MANAGE_ALL_USERS over them. Also ' +
           'accepts `Authorization: Token <invitation token>` or `Token <password-reset token>` for the ' +
           'token’s own user (API.md §10).',
+        errors: ['user_not_found'],
         params: UserParams,
         response: { 200: Result(UserSchema) },
       },
@@ -84,7 +93,9 @@ export const userRoutes: RouteModule = async (app, ctx) => {
       config: { auth: 'invitation' },
       schema: {
         tags,
+        operationId: 'updateUser',
         summary: 'Update a platform user (partial)',
+        errors: ['user_not_found', 'permission_denied', 'role_exceeds_caller'],
         description:
           'A user may change its own firstName, lastName, defaultTenant (a tenant where its membership is ' +
           'accepted) and, with currentPassword, password; fields repeating their current value are not ' +

@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox'
+import { ROLE_IDS } from '../../access/permissions.js'
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../crypto/passwords.js'
 import { USER_STATUSES } from '../../db/schema.js'
 import { Body, Email, Nullable, PageQuery, ShortText, Timestamp, Uuid } from '../../http/schemas.js'
@@ -59,39 +60,56 @@ export type User = Static<typeof UserSchema>
 // Null means empty for the optional text fields (API.md §10): existing clients send null for "none".
 const NullableText = () => Type.Optional(Nullable(ShortText({ description: 'null means ""' })))
 
-export const CreateUserBody = Body({
-  email: Email(),
-  roleId: Uuid({ description: 'A platform role within the caller’s own platform permissions' }),
-  firstName: NullableText(),
-  lastName: NullableText(),
-  externalId: NullableText(),
-  status: Type.Optional(UserStatus),
-  personalTelephone: Type.Optional(Nullable(Telephone)),
-  additionalRoleIds: Type.Optional(Type.Array(Uuid(), { maxItems: MAX_ADDITIONAL_ROLES })),
-})
+export const CreateUserBody = Body(
+  {
+    email: Email(),
+    roleId: Uuid({ description: 'A platform role within the caller’s own platform permissions' }),
+    firstName: NullableText(),
+    lastName: NullableText(),
+    externalId: NullableText(),
+    status: Type.Optional(UserStatus),
+    personalTelephone: Type.Optional(Nullable(Telephone)),
+    additionalRoleIds: Type.Optional(Type.Array(Uuid(), { maxItems: MAX_ADDITIONAL_ROLES })),
+  },
+  {
+    examples: [
+      {
+        email: 'jane.doe@acme.example',
+        roleId: ROLE_IDS.platformUser,
+        firstName: 'Jane',
+        lastName: 'Doe',
+        externalId: 'crm-10042',
+        personalTelephone: '+15555550123',
+      },
+    ],
+  },
+)
 export type CreateUserInput = Static<typeof CreateUserBody>
 
-export const UpdateUserBody = Body({
-  firstName: NullableText(),
-  lastName: NullableText(),
-  externalId: NullableText(),
-  personalTelephone: Type.Optional(Nullable(Telephone)),
-  defaultTenant: Type.Optional(Nullable(Uuid())),
-  roleId: Type.Optional(Uuid()),
-  additionalRoleIds: Type.Optional(Type.Array(Uuid(), { maxItems: MAX_ADDITIONAL_ROLES })),
-  status: Type.Optional(UserStatus),
-  password: Type.Optional(Password),
-  currentPassword: Type.Optional(
-    Type.String({ maxLength: PASSWORD_MAX_LENGTH, description: 'Required to change one’s own password' }),
-  ),
-  resetPassword: Type.Optional(
-    Type.Boolean({
-      description:
-        'true: e-mail the user a new password-reset link (needs MANAGE_ALL_USERS over the user; the role ' +
-        'ceiling applies). The user’s resetPasswordExpiryDate shows the live link’s expiry.',
-    }),
-  ),
-})
+export const UpdateUserBody = Body(
+  {
+    firstName: NullableText(),
+    lastName: NullableText(),
+    externalId: NullableText(),
+    personalTelephone: Type.Optional(Nullable(Telephone)),
+    defaultTenant: Type.Optional(Nullable(Uuid())),
+    roleId: Type.Optional(Uuid()),
+    additionalRoleIds: Type.Optional(Type.Array(Uuid(), { maxItems: MAX_ADDITIONAL_ROLES })),
+    status: Type.Optional(UserStatus),
+    password: Type.Optional(Password),
+    currentPassword: Type.Optional(
+      Type.String({ maxLength: PASSWORD_MAX_LENGTH, description: 'Required to change one’s own password' }),
+    ),
+    resetPassword: Type.Optional(
+      Type.Boolean({
+        description:
+          'true: e-mail the user a new password-reset link (needs MANAGE_ALL_USERS over the user; the role ' +
+          'ceiling applies). The user’s resetPasswordExpiryDate shows the live link’s expiry.',
+      }),
+    ),
+  },
+  { examples: [{ firstName: 'Jane', lastName: 'Doe-Smith', personalTelephone: '+15555550199' }] },
+)
 export type UpdateUserInput = Static<typeof UpdateUserBody>
 
 export const ListUsersQuery = Type.Object({
