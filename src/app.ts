@@ -22,6 +22,7 @@ import { ErrorBodySchema } from './http/schemas.js'
 import type { RouteModule, TypedApp } from './http/typed-app.js'
 import { validatorCompiler } from './http/validation.js'
 import { apiKeyRoutes } from './modules/api-keys/api-keys.routes.js'
+import { auditRoutes } from './modules/audit/audit.routes.js'
 import { authRoutes } from './modules/auth/auth.routes.js'
 import { registerAuthentication } from './modules/auth/auth-hook.js'
 import { Authenticator } from './modules/auth/authenticator.js'
@@ -34,6 +35,7 @@ import { regionRoutes } from './modules/regions/regions.routes.js'
 import { roleRoutes } from './modules/roles/roles.routes.js'
 import { tenantRoutes } from './modules/tenants/tenants.routes.js'
 import { userRoutes } from './modules/users/users.routes.js'
+import { webhookRoutes } from './modules/webhooks/webhooks.routes.js'
 import { invitationPageRoutes } from './web/accept-routes.js'
 
 export interface AppDeps {
@@ -61,6 +63,8 @@ const ROUTE_MODULES: RouteModule[] = [
   apiKeyRoutes,
   membershipRoutes,
   invitationRoutes,
+  webhookRoutes,
+  auditRoutes,
 ]
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/

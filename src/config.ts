@@ -25,6 +25,8 @@ export interface Config {
   outboundAllowHttp: boolean
   /** Outbound rule: also allow loopback, private, link-local, CGNAT and metadata addresses. */
   outboundAllowPrivate: boolean
+  /** Days audit events (and webhook delivery attempts) are kept; the worker deletes older ones. */
+  auditRetentionDays: number
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
@@ -127,6 +129,8 @@ export function loadConfig(env: Env = process.env): Config {
   const outboundAllowHttp = flag('TENANTRY_OUTBOUND_ALLOW_HTTP')
   const outboundAllowPrivate = flag('TENANTRY_OUTBOUND_ALLOW_PRIVATE')
 
+  const auditRetentionDays = integer('TENANTRY_AUDIT_RETENTION_DAYS', 365, 1, 36_500)
+
   if (problems.length > 0) throw new ConfigError(problems)
   return Object.freeze({
     port,
@@ -147,6 +151,7 @@ export function loadConfig(env: Env = process.env): Config {
     preparedStatements: rawPrepared !== 'off',
     outboundAllowHttp,
     outboundAllowPrivate,
+    auditRetentionDays,
   })
 }
 

@@ -70,8 +70,10 @@ export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Ty
  * A request body object. Unknown fields are dropped by the validator (additionalProperties false with
  * removeAdditional), never stored and never an error (API.md §1).
  */
-export const Body = <T extends TProperties>(properties: T, options: { description?: string } = {}) =>
-  Type.Object(properties, { additionalProperties: false, ...options })
+export const Body = <T extends TProperties>(
+  properties: T,
+  options: { description?: string; examples?: unknown[] } = {},
+) => Type.Object(properties, { additionalProperties: false, ...options })
 
 /** The `{"result": …}` envelope of API.md §1. */
 export const Result = <T extends TSchema>(schema: T) => Type.Object({ result: schema })

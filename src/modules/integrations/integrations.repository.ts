@@ -46,3 +46,17 @@ export async function updateIntegration(
     .returningAll()
     .executeTakeFirst()
 }
+
+/** Deletes an integration and with it its encrypted secrets; the deleted row, or undefined. */
+export async function deleteIntegration(
+  db: Kysely<Database>,
+  tenantId: string,
+  id: string,
+): Promise<IntegrationRow | undefined> {
+  return db
+    .deleteFrom('integrations')
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst()
+}

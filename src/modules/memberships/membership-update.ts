@@ -7,6 +7,7 @@ import { AppError, invalidField } from '../../errors.js'
 import { enqueueInvitationMail } from '../../outbox/mail/invitation-mail.js'
 import { deleteQueuedInvitationMail } from '../../outbox/outbox.repository.js'
 import { nudgeOutbox } from '../../outbox/outbox-signal.js'
+import { type AuditRecord, recordAudit } from '../audit/audit.repository.js'
 import { findTenantRoleFor } from '../roles/roles.service.js'
 import { checkRoleCeiling, requireTenantPermission } from '../tenants/tenant-access.js'
 import { extensionsFor, resolveActiveExtension, toExtensionRecord } from './extensions.js'
@@ -114,6 +115,7 @@ export async function updateTenantUser(
         'The membership changed while this request was processed; read it again and retry',
       )
     }
+    await recordAudit(tx, ctx.clock, actor, membershipUpdateRecords(key, current, changes))
     if (invitation) {
       await enqueueInvitationMail(
         tx,
@@ -140,6 +142,54 @@ export async function updateTenantUser(
   }
   if (move !== 'none' || changes.role_id !== undefined) ctx.access.invalidate()
   return getMembershipRecord(ctx, key.tenantId, key.userId)
+}
+
+/** membership.status_changed, membership.role_changed and membership.updated (profile), as they apply. */
+function membershipUpdateRecords(
+  key: { tenantId: string; userId: string },
+  current: MembershipRecordRow,
+  changes: Updateable<TenantUsersTable>,
+): AuditRecord[] {
+  const target = { type: 'membership', id: key.userId }
+  const records: AuditRecord[] = []
+  if (changes.status !== undefined && changes.status !== current.status) {
+    records.push({
+      action: 'membership.status_changed',
+      tenantId: key.tenantId,
+      target,
+      changes: { status: [current.status, changes.status] },
+    })
+  }
+  if (changes.role_id !== undefined && changes.role_id !== current.role_id) {
+    records.push({
+      action: 'membership.role_changed',
+      tenantId: key.tenantId,
+      target,
+      changes: { roleId: [current.role_id, changes.role_id] },
+    })
+  }
+  const profile: Record<string, [unknown, unknown]> = {}
+  const fields = {
+    noPassword: ['no_password', current.no_password],
+    defaultIdentityProvider: ['default_identity_provider', current.default_identity_provider],
+    workStationId: ['work_station_id', current.work_station_id],
+    supervisorId: ['supervisor_id', current.supervisor_id],
+    extensions: ['extensions', current.extensions],
+    activeExtension: ['active_extension', current.active_extension],
+  } as const
+  for (const [name, [column, before]] of Object.entries(fields)) {
+    const raw = changes[column as keyof typeof changes]
+    if (raw === undefined) continue
+    const after =
+      typeof raw === 'string' && (column === 'extensions' || column === 'active_extension')
+        ? JSON.parse(raw)
+        : raw
+    if (JSON.stringify(after) !== JSON.stringify(before ?? null)) profile[name] = [before ?? null, after]
+  }
+  if (Object.keys(profile).length > 0) {
+    records.push({ action: 'membership.updated', tenantId: key.tenantId, target, changes: profile })
+  }
+  return records
 }
 
 /** The profile fields: identity provider, SSO-only, extensions, the active one, supervisor, workstation. */

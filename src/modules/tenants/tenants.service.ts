@@ -7,6 +7,7 @@ import { withConstraintErrors } from '../../db/constraint-errors.js'
 import type { TenantRow, TenantUpdate } from '../../db/schema.js'
 import { AppError, invalidField } from '../../errors.js'
 import { type Page, readPage } from '../../http/pagination.js'
+import { changesBetween, recordAudit } from '../audit/audit.repository.js'
 import { isTimezone } from '../regions/timezones.js'
 import { displayName, tenantNameKey } from './tenant-name.js'
 import {
@@ -77,7 +78,19 @@ export async function createTenant(
     updated: now,
     updated_by: actor.principalId,
   }
-  await withConstraintErrors(() => insertTenant(ctx.db, row), { name })
+  await withConstraintErrors(
+    () =>
+      ctx.db.transaction().execute(async (tx) => {
+        await insertTenant(tx, row)
+        await recordAudit(tx, ctx.clock, actor, {
+          action: 'tenant.created',
+          tenantId: row.id,
+          target: { type: 'tenant', id: row.id },
+          changes: changesBetween(undefined, auditView(row), TENANT_AUDIT_FIELDS),
+        })
+      }),
+    { name },
+  )
   // A new tenant has no children; its parent's childIds is derived, so it lists the new id already.
   return toTenant({ ...row, parent_name: parent.name, child_ids: [] }, ctx)
 }
@@ -135,13 +148,60 @@ export async function updateTenantById(
   if (input.outboundIntegrationId !== undefined) changes.outbound_integration_id = input.outboundIntegrationId
   if (input.clientLogLevel !== undefined) changes.client_log_level = input.clientLogLevel
 
-  const updated = await withConstraintErrors(() => updateTenant(ctx.db, tenantId, changes), {
-    name: changes.name,
-  })
+  const updated = await withConstraintErrors(
+    () =>
+      ctx.db.transaction().execute(async (tx) => {
+        const before = await findTenant(tx, tenantId)
+        const after = await updateTenant(tx, tenantId, changes)
+        if (!before || !after) return false
+        await recordAudit(tx, ctx.clock, actor, {
+          action: 'tenant.updated',
+          tenantId,
+          target: { type: 'tenant', id: tenantId },
+          changes: changesBetween(
+            auditView(before),
+            auditView({ ...before, ...changes }),
+            TENANT_AUDIT_FIELDS,
+          ),
+        })
+        return true
+      }),
+    { name: changes.name },
+  )
   if (!updated) throw tenantNotFound()
   // `active` and the name feed permission look-ups and parent names.
   ctx.access.invalidate()
   return getTenant(ctx, actor, tenantId)
+}
+
+const TENANT_AUDIT_FIELDS = [
+  'name',
+  'description',
+  'regionId',
+  'parentId',
+  'adminUserId',
+  'active',
+  'timezone',
+  'defaultIdentityProvider',
+  'cxengageIdentityProvider',
+  'clientLogLevel',
+  'outboundIntegrationId',
+] as const
+
+function auditView(row: Partial<TenantRow>) {
+  return {
+    name: row.name,
+    description: row.description,
+    regionId: row.region_id,
+    parentId: row.parent_id,
+    adminUserId: row.admin_user_id,
+    active: row.active,
+    timezone: row.timezone,
+    defaultIdentityProvider: row.default_identity_provider,
+    cxengageIdentityProvider: row.cxengage_identity_provider,
+    clientLogLevel: row.client_log_level,
+    outboundIntegrationId: row.outbound_integration_id,
+  }
 }
 
 function iso(date: Date): string {

@@ -6,7 +6,9 @@ import type { ServiceContext } from '../../context.js'
 import { hashPassword, verifyPassword } from '../../crypto/passwords.js'
 import type { UserRow, UsersTable } from '../../db/schema.js'
 import { AppError, invalidField } from '../../errors.js'
+import { recordAudit } from '../audit/audit.repository.js'
 import { loadRoleCatalog } from '../roles/roles.service.js'
+import { userUpdateRecords } from './user-audit.js'
 import { checkAdditionalRoles, checkPlatformRole, checkTelephone, type RoleCatalog } from './user-rules.js'
 import { canManageUser, canReadUser, isSelf, platformPermissionsOf } from './user-visibility.js'
 import { findUserById, updateUser } from './users.repository.js'
@@ -72,10 +74,12 @@ export async function updateUserById(
 
   const now = ctx.clock.now()
   if (changes.password_hash !== undefined) changes.password_changed_at = now
-  const updated = await updateUser(ctx.db, userId, {
-    ...changes,
-    updated: now,
-    updated_by: actor.principalId,
+  const updated = await ctx.db.transaction().execute(async (tx) => {
+    const before = await findUserById(tx, userId)
+    const after = await updateUser(tx, userId, { ...changes, updated: now, updated_by: actor.principalId })
+    if (!before || !after) return undefined
+    await recordAudit(tx, ctx.clock, actor, userUpdateRecords(before, after))
+    return after
   })
   if (!updated) throw userNotFound()
   // Role, status and password feed authentication and permission caches; the name is cached with the

@@ -3,7 +3,9 @@ import type { ServiceContext } from '../../context.js'
 import type { UserRow } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
 import { type Page, readPage } from '../../http/pagination.js'
+import { recordAudit } from '../audit/audit.repository.js'
 import { loadRoleCatalog } from '../roles/roles.service.js'
+import { userCreatedRecord } from './user-audit.js'
 import { buildNewUserRow, normalizeEmail } from './user-rules.js'
 import {
   canLookUpByEmail,
@@ -36,8 +38,12 @@ export async function createUser(ctx: ServiceContext, actor: Actor, input: Creat
     now: ctx.clock.now(),
   })
   if (row instanceof AppError) throw row
-  const [stored] = await insertUserRows(ctx.db, [row])
-  if (!stored) throw new Error('INSERT … RETURNING gave no row')
+  const stored = await ctx.db.transaction().execute(async (tx) => {
+    const [inserted] = await insertUserRows(tx, [row])
+    if (!inserted) throw new Error('INSERT … RETURNING gave no row')
+    await recordAudit(tx, ctx.clock, actor, userCreatedRecord(inserted))
+    return inserted
+  })
   return toUser(stored)
 }
 
