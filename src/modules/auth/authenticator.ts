@@ -121,7 +121,8 @@ export class Authenticator {
       return toApiKeyActor(key)
     }
     const user = await this.#user(claims.sub)
-    if (!user || user.status === 'disabled') throw unauthorized('This user is disabled or gone')
+    if (!user || user.status === 'disabled' || user.status === 'erased')
+      throw unauthorized('This user is disabled or gone')
     if (claims.iatMs < user.passwordChangedAtMs)
       throw unauthorized('Token issued before the last password change')
     return toUserActor(user)
@@ -142,7 +143,12 @@ export class Authenticator {
     const verified = this.#verifiedPasswords.get(cacheKey)
     if (verified) {
       const user = await this.#user(verified.userId)
-      if (user && user.status !== 'disabled' && user.passwordChangedAtMs <= verified.at)
+      if (
+        user &&
+        user.status !== 'disabled' &&
+        user.status !== 'erased' &&
+        user.passwordChangedAtMs <= verified.at
+      )
         return toUserActor(user)
       this.#verifiedPasswords.delete(cacheKey)
     }
@@ -150,7 +156,7 @@ export class Authenticator {
     // Without a user or a password the check runs against a decoy: the answer takes as long.
     if (!(await this.#passwordChecks.verify(row?.password_hash, password)) || !row) return undefined
     const user = await this.#user(row.id)
-    if (!user || user.status === 'disabled') return undefined
+    if (!user || user.status === 'disabled' || user.status === 'erased') return undefined
     this.#verifiedPasswords.set(cacheKey, { userId: row.id, at: this.clock.now().getTime() })
     return toUserActor(user)
   }

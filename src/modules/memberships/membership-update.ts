@@ -16,6 +16,7 @@ import { type IssuedInvitation, inviterName, issueInvitation } from './invitatio
 import { membershipNotFound } from './membership-record.js'
 import { planStatusMove, type StatusMove } from './membership-status.js'
 import {
+  deleteMembership,
   findMembership,
   isMember,
   type MembershipRecordRow,
@@ -142,6 +143,43 @@ export async function updateTenantUser(
   }
   if (move !== 'none' || changes.role_id !== undefined) ctx.access.invalidate()
   return getMembershipRecord(ctx, key.tenantId, key.userId)
+}
+
+/**
+ * `DELETE /v1/tenants/{t}/users/{u}` (API.md §14): the membership goes (its invitation link with it, and
+ * its unsent mail); enrolment permission and the ceiling over the member's current role, as for a role
+ * change.
+ */
+export async function removeTenantUser(
+  ctx: ServiceContext,
+  actor: Actor,
+  tenantId: string,
+  userId: string,
+): Promise<void> {
+  const access = await requireTenantPermission(ctx, actor, tenantId, ['MANAGE_TENANT_ENROLLMENT'])
+  const current = await findMembership(ctx.db, tenantId, userId)
+  if (!current) throw membershipNotFound()
+  const roleName = (await findTenantRoleFor(ctx, access.tenant, current.role_id).catch(() => undefined))?.name
+  checkRoleCeiling(
+    {
+      name: roleName ?? current.role_id,
+      permissions: (await ctx.access.rolePermissions(current.role_id)) ?? NO_PERMISSIONS,
+    },
+    access.permissions,
+    'userId',
+    'remove a user holding',
+  )
+  await ctx.db.transaction().execute(async (tx) => {
+    if (!(await deleteMembership(tx, current.tenant_id, current.user_id))) throw membershipNotFound()
+    await deleteQueuedInvitationMail(tx, current.tenant_id, current.user_id)
+    await recordAudit(tx, ctx.clock, actor, {
+      action: 'membership.removed',
+      tenantId: current.tenant_id,
+      target: { type: 'membership', id: current.user_id },
+      changes: { roleId: [current.role_id, null], status: [current.status, null] },
+    })
+  })
+  ctx.access.invalidate()
 }
 
 /** membership.status_changed, membership.role_changed and membership.updated (profile), as they apply. */

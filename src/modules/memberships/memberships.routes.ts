@@ -3,7 +3,7 @@ import { AppError } from '../../errors.js'
 import { Result, TenantParams } from '../../http/schemas.js'
 import type { RouteModule } from '../../http/typed-app.js'
 import { acceptInvitation } from './acceptance.service.js'
-import { updateTenantUser } from './membership-update.js'
+import { removeTenantUser, updateTenantUser } from './membership-update.js'
 import {
   CreateTenantUserBody,
   ListTenantUsersQuery,
@@ -109,6 +109,27 @@ export const membershipRoutes: RouteModule = async (app, ctx) => {
         return { result: accepted }
       }
       return { result: await updateTenantUser(ctx, request.actor, tenantId, userId, body) }
+    },
+  )
+
+  app.delete(
+    '/tenants/:tenantId/users/:userId',
+    {
+      schema: {
+        tags,
+        operationId: 'removeTenantUser',
+        summary: 'Remove a user from a tenant (offboarding)',
+        description:
+          'Needs MANAGE_TENANT_ENROLLMENT in the tenant, and the member’s current role must be within the ' +
+          'caller’s permissions there, as for a role change (API.md §14). The user keeps its platform account ' +
+          'and other memberships; a pending invitation link dies. 204, no body.',
+        params: TenantUserParams,
+        response: { 204: Type.Null({ description: 'Removed' }) },
+      },
+    },
+    async (request, reply) => {
+      await removeTenantUser(ctx, request.actor, request.params.tenantId, request.params.userId)
+      return reply.code(204).send(null)
     },
   )
 }

@@ -83,7 +83,8 @@ export async function listVisibleUsers(
 export function toUser(row: UserRow): User {
   return {
     id: row.id,
-    email: row.email,
+    // An erased person (API.md §14) keeps only its id and status; the column holds a placeholder.
+    email: row.status === 'erased' ? '' : row.email,
     roleId: row.role_id,
     additionalRoleIds: row.additional_role_ids,
     firstName: row.first_name,
