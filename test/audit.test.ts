@@ -231,6 +231,22 @@ describe('audit events on every write', () => {
   })
 })
 
+describe('login lockout', () => {
+  it('writes user.login_locked once when a user name reaches the failure limit', async () => {
+    const email = uniqueEmail('locked')
+    const created = await t.request('POST', '/v1/users', {
+      token: admin,
+      body: { email, roleId: ROLE_IDS.platformUser },
+    })
+    for (let i = 0; i < 12; i++) {
+      await t.request('POST', '/v1/tokens', { body: { username: email, password: `wrong ${i}` } })
+    }
+    const locked = await events({ targetId: created.body.result.id, action: 'user.login_locked' })
+    expect(locked).toHaveLength(1)
+    expect(locked[0].actor).toEqual({ type: 'system', id: null })
+  })
+})
+
 describe('reading the trail', () => {
   it('newest first, filters, keyset pages; a tenant sees itself and its sub-tenants only; permission needed', async () => {
     const parent = await createTenantAsAdmin(t)

@@ -27,15 +27,17 @@ export class FailureLimiter {
     }
   }
 
-  fail(key: string): void {
+  /** Counts a failure; true when this one reached the limit (the key is locked out from now on). */
+  fail(key: string): boolean {
     const now = this.now()
     const window = this.#windows.get(key)
     if (!window || window.resetAt <= now) {
       if (this.#windows.size > 100_000) this.#sweep(now)
       this.#windows.set(key, { count: 1, resetAt: now + this.windowMs })
-    } else {
-      window.count += 1
+      return this.limit <= 1
     }
+    window.count += 1
+    return window.count === this.limit
   }
 
   #sweep(now: number): void {

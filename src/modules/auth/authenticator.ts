@@ -8,6 +8,7 @@ import { looksLikeJwt, safeEqual, sha256, type TokenClaims, type TokenSigner } f
 import type { Database } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
 import { FailureLimiter } from '../../http/rate-limit.js'
+import { recordAudit } from '../audit/audit.repository.js'
 import { PasswordChecks } from './password-checks.js'
 import { findApiKeyCredentials, findUserCredentials } from './principals.repository.js'
 
@@ -90,6 +91,25 @@ export class Authenticator {
     }
   }
 
+  /** The audit event of a login lockout (API.md §13), for a name that is a user or an API key. */
+  async #recordLockout(name: string): Promise<void> {
+    const target = UUID.test(name)
+      ? (await findApiKeyCredentials(this.db, name)) && { type: 'apiKey', id: name }
+      : await findUserCredentials(this.db, { email: name }).then((row) => row && { type: 'user', id: row.id })
+    if (!target) return
+    await recordAudit(
+      this.db,
+      this.clock,
+      { kind: 'system' },
+      {
+        action: target.type === 'user' ? 'user.login_locked' : 'api_key.login_locked',
+        tenantId: null,
+        target,
+        changes: {},
+      },
+    )
+  }
+
   /** Username (e-mail or API key id) and password/secret → actor; failures are rate limited. */
   async login(username: string, password: string, address: string): Promise<Actor> {
     const name = username.trim().toLowerCase()
@@ -99,8 +119,9 @@ export class Authenticator {
       ? await this.#apiKeyLogin(name, password)
       : await this.#passwordLogin(name, password)
     if (!actor) {
-      this.#failuresByName.fail(name)
+      const lockedOut = this.#failuresByName.fail(name)
       this.#failuresByAddress.fail(address)
+      if (lockedOut) await this.#recordLockout(name)
       throw unauthorized('Invalid username or password')
     }
     return actor
