@@ -30,6 +30,7 @@ import { ErrorBodySchema } from './http/schemas.js'
 import type { RouteModule, TypedApp } from './http/typed-app.js'
 import { validatorCompiler } from './http/validation.js'
 import { apiKeyRoutes } from './modules/api-keys/api-keys.routes.js'
+import { auditRoutes } from './modules/audit/audit.routes.js'
 import { authRoutes } from './modules/auth/auth.routes.js'
 import { registerAuthentication } from './modules/auth/auth-hook.js'
 import { Authenticator } from './modules/auth/authenticator.js'
@@ -46,6 +47,7 @@ import { tenantRoutes } from './modules/tenants/tenants.routes.js'
 import { passwordResetRoutes } from './modules/users/password-reset.routes.js'
 import { createPasswordResetLimiters } from './modules/users/password-reset.service.js'
 import { userRoutes } from './modules/users/users.routes.js'
+import { webhookRoutes } from './modules/webhooks/webhooks.routes.js'
 import { OutboxSignal } from './outbox/outbox-signal.js'
 import { acceptancePageRoutes } from './web/accept-routes.js'
 import { passwordResetPageRoutes } from './web/reset-routes.js'
@@ -80,6 +82,8 @@ const ROUTE_MODULES: RouteModule[] = [
   apiKeyRoutes,
   membershipRoutes,
   acceptanceRoutes,
+  webhookRoutes,
+  auditRoutes,
 ]
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/

@@ -35,6 +35,12 @@ export interface Config {
   corsOrigins: string[]
   /** OTEL_EXPORTER_OTLP_ENDPOINT: where spans go; tracing is off when unset. */
   otlpEndpoint: string | undefined
+  /** Outbound rule (API.md §13, src/http/outbound.ts): also allow plain http:// addresses. */
+  outboundAllowHttp: boolean
+  /** Outbound rule: also allow loopback, private, link-local, CGNAT and metadata addresses. */
+  outboundAllowPrivate: boolean
+  /** Days audit events (and webhook delivery attempts) are kept; the worker deletes older ones. */
+  auditRetentionDays: number
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
@@ -154,6 +160,17 @@ export function loadConfig(env: Env = process.env): Config {
   if (otlpEndpoint !== undefined && !isHttpUrl(otlpEndpoint)) {
     problems.push('OTEL_EXPORTER_OTLP_ENDPOINT must be an http(s) URL')
   }
+  const flag = (name: string) => {
+    const raw = read(name)
+    if (raw === undefined || raw === 'false') return false
+    if (raw === 'true') return true
+    problems.push(`${name} must be true or false`)
+    return false
+  }
+  const outboundAllowHttp = flag('TENANTRY_OUTBOUND_ALLOW_HTTP')
+  const outboundAllowPrivate = flag('TENANTRY_OUTBOUND_ALLOW_PRIVATE')
+
+  const auditRetentionDays = integer('TENANTRY_AUDIT_RETENTION_DAYS', 365, 1, 36_500)
 
   if (problems.length > 0) throw new ConfigError(problems)
   return Object.freeze({
@@ -179,6 +196,9 @@ export function loadConfig(env: Env = process.env): Config {
     logFormat: rawFormat as Config['logFormat'],
     corsOrigins,
     otlpEndpoint,
+    outboundAllowHttp,
+    outboundAllowPrivate,
+    auditRetentionDays,
   })
 }
 

@@ -402,6 +402,7 @@ describe('the OpenAPI document', () => {
     expect(doc.status).toBe(200)
     const paths = doc.body.paths
     expect(Object.keys(paths['/v1/tenants/{tenantId}/integrations/{integrationId}']).sort()).toEqual([
+      'delete',
       'get',
       'post',
       'put',

@@ -222,6 +222,15 @@ describe('delivery when things fail', () => {
     expect(row!.attempts).toBe(2)
     expect(row!.last_error).toMatch(/^gave up after 2 attempts/)
     expect(row!.payload).not.toHaveProperty('envelope')
+    // Given up: an invitation.email_failed event, written with the failed mark (API.md §13).
+    const failedEvents = await t.ctx.db
+      .selectFrom('audit_events')
+      .selectAll()
+      .where('action', '=', 'invitation.email_failed')
+      .where('target_id', '=', user.id)
+      .execute()
+    expect(failedEvents).toHaveLength(1)
+    expect(failedEvents[0]).toMatchObject({ actor_type: 'system', tenant_id: tenant.id })
     await stopWorker(worker)
 
     // A 5xx answer (no such mailbox) is not retried.

@@ -52,7 +52,8 @@ export interface RolesTable {
   updated_by: string | null
 }
 
-export type UserStatus = (typeof USER_STATUSES)[number]
+/** The statuses a client may set, and 'erased' (API.md §14), which only erasure writes. */
+export type UserStatus = (typeof USER_STATUSES)[number] | 'erased'
 
 export interface UsersTable {
   id: string
@@ -132,6 +133,8 @@ export interface MembershipsTable {
   session_reason: string | null
   work_station_id: Defaulted<string>
   client_log_level: string | null
+  /** The expiry an invitation.expired event was written for (migration 0007). */
+  invitation_expiry_announced: Defaulted<Timestamp | null>
   created: Timestamp
   created_by: string
   updated: Timestamp
@@ -179,6 +182,40 @@ export interface OutboxTable {
   last_error: string | null
   created: Timestamp
   sent_at: Timestamp | null
+  /** Rows sharing a key (a webhook's id) go out one at a time in `seq` order. */
+  ordering_key: Defaulted<string | null>
+  seq: ColumnType<string, never, never>
+}
+
+export interface WebhooksTable {
+  tenant_id: string
+  id: string
+  url: string
+  events: string[]
+  active: boolean
+  include_sub_tenants: boolean
+  secret: Json<Record<string, unknown>>
+  failing_since: Timestamp | null
+  disabled_reason: string | null
+  created: Timestamp
+  created_by: string
+  updated: Timestamp
+  updated_by: string
+}
+
+export interface WebhookDeliveriesTable {
+  tenant_id: string
+  webhook_id: string
+  id: string
+  message_id: string
+  event_id: string | null
+  action: string
+  attempt: number
+  outcome: 'succeeded' | 'failed'
+  response_status: number | null
+  error: string | null
+  duration_ms: number
+  attempted_at: Timestamp
 }
 
 export interface RateLimitCountersTable {
@@ -227,6 +264,8 @@ export interface Database {
   audit_events: AuditEventsTable
   idempotency_keys: IdempotencyKeysTable
   rate_limit_counters: RateLimitCountersTable
+  webhooks: WebhooksTable
+  webhook_deliveries: WebhookDeliveriesTable
 }
 
 export type UserRow = Selectable<UsersTable>
@@ -239,3 +278,4 @@ export type MembershipRow = Selectable<MembershipsTable>
 export type IntegrationRow = Selectable<IntegrationsTable>
 export type ApiKeyRow = Selectable<ApiKeysTable>
 export type OutboxRow = Selectable<OutboxTable>
+export type WebhookRow = Selectable<WebhooksTable>

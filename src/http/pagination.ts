@@ -16,7 +16,7 @@ export interface Page<T> {
   nextCursor: string | undefined
 }
 
-function decodeCursor(cursor: string | undefined): string | undefined {
+export function decodeCursor(cursor: string | undefined): string | undefined {
   if (cursor === undefined) return undefined
   const id = Buffer.from(cursor, 'base64url').toString('utf8')
   if (!/^[0-9a-f-]{36}$/i.test(id)) throw invalidField('cursor', 'is not a cursor from this list')

@@ -83,8 +83,10 @@ export class FailureLimiter {
     }
   }
 
-  async fail(key: string): Promise<void> {
-    await this.store.hit(storedKey(this.name, key), this.windowMs, this.now())
+  /** Counts a failure; true when this one reached the limit (the key is locked out from now on). */
+  async fail(key: string): Promise<boolean> {
+    const window = await this.store.hit(storedKey(this.name, key), this.windowMs, this.now())
+    return window.count === this.limit
   }
 }
 

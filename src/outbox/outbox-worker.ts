@@ -5,6 +5,8 @@ import type { Config } from '../config.js'
 import type { Keys } from '../crypto/keys.js'
 import { isConnectionFailure } from '../db/connection-errors.js'
 import type { Database, OutboxRow } from '../db/schema.js'
+import { createOutboundFetch, type OutboundFetch, outboundPolicy } from '../http/outbound.js'
+import { recordAudit } from './audit-writer.js'
 import { openInvitationMail, UndeliverableMail } from './mail/invitation-mail.js'
 import { renderInvitationMail } from './mail/invitation-template.js'
 import { invitationLink, passwordResetLink } from './mail/links.js'
@@ -17,15 +19,21 @@ import {
   markRetry,
   markSent,
   PASSWORD_RESET_EMAIL,
+  WEBHOOK_KIND,
 } from './outbox.repository.js'
 import type { OutboxSignal } from './outbox-signal.js'
+import { claimExpiredInvitations, deleteAttemptsBefore, deleteEventsBefore } from './webhook.repository.js'
+import { WebhookDeliverer } from './webhook-delivery.js'
 
 export interface OutboxWorkerDeps {
   db: Kysely<Database>
   keys: Pick<Keys, 'secretKey' | 'secretKeyId'>
   logger: Logger
   clock: Clock
-  config: Pick<Config, 'publicUrl' | 'smtpUrl' | 'mailFrom'> &
+  config: Pick<
+    Config,
+    'publicUrl' | 'smtpUrl' | 'mailFrom' | 'outboundAllowHttp' | 'outboundAllowPrivate' | 'auditRetentionDays'
+  > &
     Partial<Pick<Config, 'invitationUrl' | 'passwordResetUrl'>>
   /** The application's signal, when the worker runs in its process: a commit that queued mail wakes it. */
   outboxSignal?: OutboxSignal
@@ -50,6 +58,15 @@ export interface OutboxWorkerOptions {
   maxBackoffMs?: number
   /** Where mail goes; by default SMTP from the config, or the log without it. */
   mailer?: Mailer
+  /** Webhook retries: first delay (doubling) and its cap; default 5 s and 1 h. */
+  webhookBaseBackoffMs?: number
+  webhookMaxBackoffMs?: number
+  /** An endpoint failing this long is disabled; default 24 h (API.md §13). */
+  webhookDisableAfterMs?: number
+  /** How webhooks are sent; default outboundFetch under the configured outbound rule. */
+  webhookFetch?: OutboundFetch
+  /** How often the invitation-expiry sweep runs (API.md §13: within a minute); default 20 s. */
+  sweepIntervalMs?: number
 }
 
 const DEFAULTS = {
@@ -61,10 +78,16 @@ const DEFAULTS = {
   maxAttempts: 12,
   baseBackoffMs: 5_000,
   maxBackoffMs: 3_600_000,
+  webhookBaseBackoffMs: 5_000,
+  webhookMaxBackoffMs: 3_600_000,
+  webhookDisableAfterMs: 24 * 3_600_000,
+  sweepIntervalMs: 20_000,
 } as const
 
 /** The poll interval while the database is unreachable: recovery is noticed within a second. */
 const UNREACHABLE_POLL_MS = 1_000
+/** Retention runs at most this often (it deletes in bounded batches). */
+const RETENTION_EVERY_MS = 3_600_000
 
 export interface OutboxWorkerStats {
   sent: number
@@ -82,8 +105,11 @@ export interface OutboxWorkerStats {
  */
 export class OutboxWorker {
   readonly stats: OutboxWorkerStats = { sent: 0, retried: 0, failed: 0 }
-  readonly #options: Required<Omit<OutboxWorkerOptions, 'mailer'>>
+  readonly #options: Required<Omit<OutboxWorkerOptions, 'mailer' | 'webhookFetch'>>
   readonly #mailer: Mailer
+  readonly webhooks: WebhookDeliverer
+  #lastSweep = 0
+  #lastRetention = 0
   #loop: Promise<void> | undefined
   #stopping = false
   #nudged = false
@@ -94,8 +120,14 @@ export class OutboxWorker {
     private readonly deps: OutboxWorkerDeps,
     options: OutboxWorkerOptions = {},
   ) {
-    const { mailer, ...rest } = options
+    const { mailer, webhookFetch, ...rest } = options
     this.#options = { ...DEFAULTS, ...rest }
+    this.webhooks = new WebhookDeliverer(deps, {
+      baseBackoffMs: this.#options.webhookBaseBackoffMs,
+      maxBackoffMs: this.#options.webhookMaxBackoffMs,
+      disableAfterMs: this.#options.webhookDisableAfterMs,
+      fetch: webhookFetch ?? createOutboundFetch(outboundPolicy(deps.config)),
+    })
     this.#mailer =
       mailer ??
       createMailer({ smtpUrl: deps.config.smtpUrl, from: deps.config.mailFrom, logger: deps.logger })
@@ -136,7 +168,53 @@ export class OutboxWorker {
     const outcomes = await Promise.all(rows.map((row) => this.#send(row)))
     const sent = rows.filter((_, i) => outcomes[i])
     if (sent.length > 0) await this.#markSent(sent)
+    // A webhook's next event waits for this one: when one went, look again at once.
+    this.#orderedSent = sent.some((row) => row.ordering_key !== null)
     return rows.length
+  }
+
+  #orderedSent = false
+
+  /**
+   * The periodic work beside delivery: `invitation.expired` events for invitations whose window passed
+   * (idempotent across workers: claimExpiredInvitations marks them in the same statement), and the
+   * retention of audit events and delivery attempts (TENANTRY_AUDIT_RETENTION_DAYS).
+   */
+  async sweep(): Promise<void> {
+    const { db, clock } = this.deps
+    const now = clock.now()
+    await db.transaction().execute(async (tx) => {
+      const expired = await claimExpiredInvitations(tx, now)
+      await recordAudit(
+        tx,
+        clock,
+        { kind: 'system' },
+        expired.map((row) => ({
+          action: 'invitation.expired',
+          tenantId: row.tenant_id,
+          target: { type: 'membership', id: row.user_id },
+          changes: { invitationExpiryDate: [row.invitation_expiry_date?.toISOString() ?? null, null] },
+        })),
+      )
+    })
+    if (now.getTime() - this.#lastRetention >= RETENTION_EVERY_MS) {
+      this.#lastRetention = now.getTime()
+      const before = new Date(now.getTime() - this.deps.config.auditRetentionDays * 86_400_000)
+      let deleted = 0
+      for (
+        let batch = await deleteEventsBefore(db, before);
+        batch > 0;
+        batch = await deleteEventsBefore(db, before)
+      ) {
+        deleted += batch
+      }
+      await deleteAttemptsBefore(db, before)
+      if (deleted > 0)
+        this.deps.logger.info(
+          { deleted, before: before.toISOString() },
+          'audit retention: old events deleted',
+        )
+    }
   }
 
   async #run(): Promise<void> {
@@ -162,9 +240,15 @@ export class OutboxWorker {
           this.deps.logger.warn({ err: error }, 'outbox: the database is unreachable; waiting for it')
         }
       }
+      if (Date.now() - this.#lastSweep >= this.#options.sweepIntervalMs) {
+        this.#lastSweep = Date.now()
+        await this.sweep().catch((error: unknown) =>
+          this.deps.logger.warn({ err: error }, 'outbox: sweep failed; will try again'),
+        )
+      }
       const idle = unreachableSince !== undefined ? UNREACHABLE_POLL_MS : this.#options.pollIntervalMs
-      // A full batch means more may be due: go again at once.
-      if (claimed < this.#options.batchSize) await this.#sleep(idle)
+      // A full batch means more may be due, and a sent webhook frees its endpoint's next event.
+      if (claimed < this.#options.batchSize && !this.#orderedSent) await this.#sleep(idle)
     }
   }
 
@@ -196,6 +280,15 @@ export class OutboxWorker {
 
   /** Sends one claimed row; true when the mail was handed over, false when it was recorded as failed. */
   async #send(row: OutboxRow): Promise<boolean> {
+    if (row.kind === WEBHOOK_KIND) {
+      try {
+        return await this.webhooks.deliver(row)
+      } catch (error) {
+        // Not recorded: the lease runs out and the row is claimed again.
+        this.#rowLogger(row).error({ err: error }, 'webhook delivery could not be recorded; will retry')
+        return false
+      }
+    }
     try {
       await this.#mailer.send(this.#compose(row))
       return true
@@ -239,7 +332,9 @@ export class OutboxWorker {
       return
     }
     this.stats.sent += rows.length
-    for (const row of rows) this.#rowLogger(row).info({ kind: row.kind }, 'e-mail sent')
+    for (const row of rows) {
+      if (row.kind !== WEBHOOK_KIND) this.#rowLogger(row).info({ kind: row.kind }, 'e-mail sent')
+    }
   }
 
   #rowLogger(row: OutboxRow): Logger {
@@ -252,7 +347,21 @@ export class OutboxWorker {
     try {
       if (permanent || row.attempts >= this.#options.maxAttempts) {
         const reason = permanent ? message : `gave up after ${row.attempts} attempts: ${message}`
-        await markFailed(this.deps.db, row.id, reason)
+        await this.deps.db.transaction().execute(async (tx) => {
+          await markFailed(tx, row.id, reason)
+          const userId = (row.payload as { userId?: unknown }).userId
+          await recordAudit(
+            tx,
+            this.deps.clock,
+            { kind: 'system' },
+            {
+              action: 'invitation.email_failed',
+              tenantId: row.tenant_id,
+              target: { type: 'membership', id: typeof userId === 'string' ? userId : null },
+              changes: { reason: [null, reason] },
+            },
+          )
+        })
         this.stats.failed += 1
         log.error({ reason }, 'e-mail failed for good')
         return

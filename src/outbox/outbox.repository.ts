@@ -11,6 +11,8 @@ type Executor = Kysely<Database> | Transaction<Database>
 
 export const INVITATION_EMAIL = 'invitation_email'
 export const PASSWORD_RESET_EMAIL = 'password_reset_email'
+/** A webhook delivery (payload: webhookId, eventId, action); ordering_key is the webhook's id. */
+export const WEBHOOK_KIND = 'webhook'
 
 export interface NewOutboxRow {
   id: string
@@ -92,6 +94,14 @@ export async function claimDueRows(
         .where('status', '=', 'queued')
         .where('next_attempt_at', '<=', now)
         .where((w) => w.or([w('locked_until', 'is', null), w('locked_until', '<=', now)]))
+        // Rows sharing an ordering key (a webhook endpoint) go one at a time, oldest first: a row waits
+        // while an earlier one of its key is still queued (being sent, or waiting for its retry).
+        .where(
+          sql<boolean>`(ordering_key is null or not exists (
+            select 1 from outbox earlier
+            where earlier.ordering_key = outbox.ordering_key and earlier.status = 'queued'
+              and earlier.seq < outbox.seq))`,
+        )
         .orderBy('next_attempt_at')
         .limit(limit)
         .forUpdate()

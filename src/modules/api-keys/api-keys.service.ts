@@ -6,6 +6,7 @@ import { randomSecret, sha256 } from '../../crypto/tokens.js'
 import type { ApiKeyRow } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
 import { type Page, readPage } from '../../http/pagination.js'
+import { MASKED, recordAudit } from '../audit/audit.repository.js'
 import { describeRole, findTenantRoleFor } from '../roles/roles.service.js'
 import { checkRoleCeiling, requireTenantPermission } from '../tenants/tenant-access.js'
 import { findApiKey, insertApiKey, listApiKeys, updateApiKeyStatus } from './api-keys.repository.js'
@@ -60,7 +61,20 @@ export async function createApiKey(
     updated: now,
     updated_by: actor.principalId,
   }
-  await insertApiKey(ctx.db, row)
+  await ctx.db.transaction().execute(async (tx) => {
+    await insertApiKey(tx, row)
+    await recordAudit(tx, ctx.clock, actor, {
+      action: 'api_key.created',
+      tenantId: row.tenant_id,
+      target: { type: 'apiKey', id: row.id },
+      changes: {
+        name: [null, row.name],
+        roleId: [null, row.role_id],
+        status: [null, row.status],
+        secret: [null, MASKED],
+      },
+    })
+  })
   return { ...toApiKey(row), secret }
 }
 
@@ -105,10 +119,21 @@ export async function updateApiKey(
   // The key's role as stated (even disabled): nobody switches on or off a key above them.
   const role = await describeRole(ctx, existing.role_id)
   checkRoleCeiling(role ?? { name: existing.role_id, permissions: [] }, access.permissions)
-  const row = await updateApiKeyStatus(ctx.db, tenantId, keyId, {
-    status: input.status,
-    updated: ctx.clock.now(),
-    updated_by: actor.principalId,
+  const row = await ctx.db.transaction().execute(async (tx) => {
+    const updated = await updateApiKeyStatus(tx, tenantId, keyId, {
+      status: input.status,
+      updated: ctx.clock.now(),
+      updated_by: actor.principalId,
+    })
+    if (updated && updated.status !== existing.status) {
+      await recordAudit(tx, ctx.clock, actor, {
+        action: 'api_key.updated',
+        tenantId: updated.tenant_id,
+        target: { type: 'apiKey', id: updated.id },
+        changes: { status: [existing.status, updated.status] },
+      })
+    }
+    return updated
   })
   if (!row) throw apiKeyNotFound()
   ctx.access.invalidate()

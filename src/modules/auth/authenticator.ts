@@ -9,6 +9,7 @@ import type { Database } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
 import { loginFailures } from '../../http/metrics.js'
 import { type CounterStore, FailureLimiter, MemoryCounterStore } from '../../http/rate-limit.js'
+import { recordAudit } from '../audit/audit.repository.js'
 import { PasswordChecks } from './password-checks.js'
 import { findApiKeyCredentials, findUserCredentials } from './principals.repository.js'
 
@@ -95,6 +96,25 @@ export class Authenticator {
     }
   }
 
+  /** The audit event of a login lockout (API.md §13), for a name that is a user or an API key. */
+  async #recordLockout(name: string): Promise<void> {
+    const target = UUID.test(name)
+      ? (await findApiKeyCredentials(this.db, name)) && { type: 'apiKey', id: name }
+      : await findUserCredentials(this.db, { email: name }).then((row) => row && { type: 'user', id: row.id })
+    if (!target) return
+    await recordAudit(
+      this.db,
+      this.clock,
+      { kind: 'system' },
+      {
+        action: target.type === 'user' ? 'user.login_locked' : 'api_key.login_locked',
+        tenantId: null,
+        target,
+        changes: {},
+      },
+    )
+  }
+
   /** Username (e-mail or API key id) and password/secret → actor; failures are rate limited. */
   async login(username: string, password: string, address: string): Promise<Actor> {
     const name = username.trim().toLowerCase()
@@ -105,7 +125,11 @@ export class Authenticator {
       : await this.#passwordLogin(name, password)
     if (!actor) {
       loginFailures.inc({ kind: UUID.test(name) ? 'api_key' : 'password' })
-      await Promise.all([this.#failuresByName.fail(name), this.#failuresByAddress.fail(address)])
+      const [lockedOut] = await Promise.all([
+        this.#failuresByName.fail(name),
+        this.#failuresByAddress.fail(address),
+      ])
+      if (lockedOut) await this.#recordLockout(name)
       throw unauthorized('Invalid username or password')
     }
     return actor
@@ -126,7 +150,8 @@ export class Authenticator {
       return toApiKeyActor(key)
     }
     const user = await this.#user(claims.sub)
-    if (!user || user.status === 'disabled') throw unauthorized('This user is disabled or gone')
+    if (!user || user.status === 'disabled' || user.status === 'erased')
+      throw unauthorized('This user is disabled or gone')
     if (claims.iatMs < user.passwordChangedAtMs)
       throw unauthorized('Token issued before the last password change')
     return toUserActor(user)
@@ -147,7 +172,12 @@ export class Authenticator {
     const verified = this.#verifiedPasswords.get(cacheKey)
     if (verified) {
       const user = await this.#user(verified.userId)
-      if (user && user.status !== 'disabled' && user.passwordChangedAtMs <= verified.at)
+      if (
+        user &&
+        user.status !== 'disabled' &&
+        user.status !== 'erased' &&
+        user.passwordChangedAtMs <= verified.at
+      )
         return toUserActor(user)
       this.#verifiedPasswords.delete(cacheKey)
     }
@@ -155,7 +185,7 @@ export class Authenticator {
     // Without a user or a password the check runs against a decoy: the answer takes as long.
     if (!(await this.#passwordChecks.verify(row?.password_hash, password)) || !row) return undefined
     const user = await this.#user(row.id)
-    if (!user || user.status === 'disabled') return undefined
+    if (!user || user.status === 'disabled' || user.status === 'erased') return undefined
     this.#verifiedPasswords.set(cacheKey, { userId: row.id, at: this.clock.now().getTime() })
     return toUserActor(user)
   }

@@ -52,3 +52,17 @@ export async function updateIntegration(
     { name: changes.name as string | undefined },
   )
 }
+
+/** Deletes an integration and with it its encrypted secrets; the deleted row, or undefined. */
+export async function deleteIntegration(
+  db: Kysely<Database>,
+  tenantId: string,
+  id: string,
+): Promise<IntegrationRow | undefined> {
+  return db
+    .deleteFrom('integrations')
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst()
+}

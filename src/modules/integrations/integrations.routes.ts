@@ -1,3 +1,4 @@
+import { Type } from 'typebox'
 import { PageBody, pageBody } from '../../http/pagination.js'
 import { Result, TenantParams } from '../../http/schemas.js'
 import type { RouteModule } from '../../http/typed-app.js'
@@ -10,6 +11,7 @@ import {
 } from './integrations.schemas.js'
 import {
   createIntegration,
+  deleteIntegrationById,
   getIntegration,
   listTenantIntegrations,
   updateIntegrationById,
@@ -152,6 +154,27 @@ export const integrationRoutes: RouteModule = async (app, ctx) => {
       return {
         result: await updateIntegrationById(ctx, request.actor, tenantId, integrationId, request.body),
       }
+    },
+  )
+
+  app.delete(
+    '/tenants/:tenantId/integrations/:integrationId',
+    {
+      schema: {
+        tags,
+        operationId: 'deleteIntegration',
+        summary: 'Delete an integration and destroy its secrets',
+        description:
+          'Needs MANAGE_ALL_PROVIDERS effective in the tenant (API.md §14). The row and its encrypted ' +
+          'secrets are deleted; an `integration.deleted` audit event records who did it. 204, no body.',
+        params: IntegrationParams,
+        response: { 204: Type.Null({ description: 'Deleted' }) },
+      },
+    },
+    async (request, reply) => {
+      const { tenantId, integrationId } = request.params
+      await deleteIntegrationById(ctx, request.actor, tenantId, integrationId)
+      return reply.code(204).send(null)
     },
   )
 }

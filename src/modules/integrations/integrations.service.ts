@@ -7,6 +7,7 @@ import { SecretDecryptionError } from '../../crypto/secrets.js'
 import type { IntegrationRow, IntegrationsTable } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
 import { type Page, readPage } from '../../http/pagination.js'
+import { type Changes, MASKED, recordAudit } from '../audit/audit.repository.js'
 import { requireTenantPermission } from '../tenants/tenant-access.js'
 import {
   checkActivation,
@@ -15,9 +16,16 @@ import {
   readUpdateBody,
 } from './integration-input.js'
 import { integrationNameKey } from './integration-name.js'
-import { maskProperties, openSecret, type StoredProperties, sealProperties } from './integration-secrets.js'
+import {
+  maskProperties,
+  openSecret,
+  type StoredProperties,
+  type StoredValue,
+  sealProperties,
+} from './integration-secrets.js'
 import { type IntegrationType, isIntegrationType, isSecretKey } from './integration-types.js'
 import {
+  deleteIntegration,
   findIntegration,
   insertIntegration,
   listIntegrations,
@@ -87,7 +95,15 @@ export async function createIntegration(
     updated_by: actor.principalId,
   }
   try {
-    await insertIntegration(ctx.db, { ...row, properties: JSON.stringify(row.properties) })
+    await ctx.db.transaction().execute(async (tx) => {
+      await insertIntegration(tx, { ...row, properties: JSON.stringify(row.properties) })
+      await recordAudit(tx, ctx.clock, actor, {
+        action: 'integration.created',
+        tenantId: tenant,
+        target: { type: 'integration', id },
+        changes: integrationChanges(undefined, row),
+      })
+    })
     return { integration: toIntegration(row), created: true }
   } catch (error) {
     // insertIntegration answers a taken id or name as its domain error.
@@ -173,10 +189,65 @@ export async function updateIntegrationById(
       properties: changes.propertiesPath,
     })
     if (sealed) set.properties = JSON.stringify(merged)
-    return updateIntegration(trx, tenant, current.id, set)
+    const after = await updateIntegration(trx, tenant, current.id, set)
+    if (after) {
+      await recordAudit(trx, ctx.clock, actor, {
+        action: 'integration.updated',
+        tenantId: tenant,
+        target: { type: 'integration', id: current.id },
+        changes: integrationChanges(locked, after),
+      })
+    }
+    return after
   })
   if (!updated) throw integrationNotFound()
   return toIntegration(updated)
+}
+
+/** `DELETE …/integrations/{id}` (API.md §14): the row goes, and its encrypted secrets with it. */
+export async function deleteIntegrationById(
+  ctx: ServiceContext,
+  actor: Actor,
+  tenantId: string,
+  id: string,
+): Promise<void> {
+  const tenant = await requirePermission(ctx, actor, tenantId, MANAGE)
+  const deleted = await ctx.db.transaction().execute(async (tx) => {
+    const row = await deleteIntegration(tx, tenant, id.toLowerCase())
+    if (!row) return false
+    await recordAudit(tx, ctx.clock, actor, {
+      action: 'integration.deleted',
+      tenantId: tenant,
+      target: { type: 'integration', id: row.id },
+      changes: integrationChanges(row, undefined),
+    })
+    return true
+  })
+  if (!deleted) throw integrationNotFound()
+}
+
+/**
+ * An integration's audit changes: name, description, active and each property; a secret property shows
+ * only that it was set, changed or cleared ("********"), never its value.
+ */
+function integrationChanges(before: IntegrationRow | undefined, after: IntegrationRow | undefined): Changes {
+  const changes: Changes = {}
+  for (const field of ['type', 'name', 'description', 'active'] as const) {
+    const was = before?.[field] ?? null
+    const now = after?.[field] ?? null
+    if (was !== now) changes[field] = [was, now]
+  }
+  const old = (before?.properties ?? {}) as StoredProperties
+  const neu = (after?.properties ?? {}) as StoredProperties
+  for (const key of new Set([...Object.keys(old), ...Object.keys(neu)])) {
+    const was = old[key]
+    const now = neu[key]
+    if (JSON.stringify(was) === JSON.stringify(now)) continue
+    const secret = (value: StoredValue | undefined) =>
+      value === undefined || value === '' ? (value ?? null) : typeof value === 'object' ? MASKED : value
+    changes[`properties.${key}`] = [secret(was), secret(now)]
+  }
+  return changes
 }
 
 /** Whether a repeated create says exactly what is stored; secrets are compared by decrypting them. */

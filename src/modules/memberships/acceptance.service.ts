@@ -2,6 +2,7 @@ import type { ServiceContext } from '../../context.js'
 import { hashPassword } from '../../crypto/passwords.js'
 import { AppError, invalidField } from '../../errors.js'
 import { deleteQueuedInvitationMail } from '../../outbox/outbox.repository.js'
+import { type AuditActor, MASKED, recordAudit } from '../audit/audit.repository.js'
 import { setInitialPassword } from './acceptance.repository.js'
 import type { AcceptInvitationInput, Invitation } from './acceptance.schemas.js'
 import { invitationLimits } from './invitation-limits.js'
@@ -145,6 +146,26 @@ export async function acceptInvitation(
       )
     }
     await deleteQueuedInvitationMail(tx, key.tenantId, key.userId)
+    // The invitee acts on its own invitation (it holds no token yet).
+    const invitee = { kind: 'user', userId: row.user_id } as AuditActor
+    await recordAudit(tx, ctx.clock, invitee, [
+      {
+        action: 'membership.status_changed',
+        tenantId: key.tenantId,
+        target: { type: 'membership', id: key.userId },
+        changes: { status: ['invited', 'accepted'] },
+      },
+      ...(passwordHash
+        ? [
+            {
+              action: 'user.password_changed',
+              tenantId: null,
+              target: { type: 'user', id: key.userId },
+              changes: { password: [null, MASKED] as [unknown, unknown] },
+            },
+          ]
+        : []),
+    ])
   })
   // A new member, and perhaps a new password: permission and credential caches must see both.
   ctx.access.invalidate()

@@ -51,13 +51,17 @@ export function invitationLimits(ctx: ServiceContext): InvitationLimits {
         () => mails.check(email),
         `At most ${INVITATION_MAILS_PER_HOUR} invitation e-mails an hour may be sent to one user; try again later`,
       ),
-    recordMail: (email) => mails.fail(email),
+    recordMail: async (email) => {
+      await mails.fail(email)
+    },
     checkLookup: (address) =>
       rephrase(
         () => lookups.check(address),
         'Too many invalid invitation links from this address; try again later',
       ),
-    recordFailedLookup: (address) => lookups.fail(address),
+    recordFailedLookup: async (address) => {
+      await lookups.fail(address)
+    },
   }
 }
 

@@ -6,6 +6,7 @@ import type { MembershipsTable } from '../../db/schema.js'
 import { AppError, invalidField } from '../../errors.js'
 import { enqueueInvitationMail } from '../../outbox/mail/invitation-mail.js'
 import { deleteQueuedInvitationMail } from '../../outbox/outbox.repository.js'
+import { type AuditRecord, recordAudit } from '../audit/audit.repository.js'
 import { describeRole, findTenantRoleFor } from '../roles/roles.service.js'
 import { checkRoleCeiling, requireTenantPermission } from '../tenants/tenant-access.js'
 import { extensionsFor, resolveActiveExtension, toExtensionRecord } from './extensions.js'
@@ -14,6 +15,7 @@ import { type IssuedInvitation, inviterName, issueInvitation } from './invitatio
 import { membershipNotFound } from './membership-record.js'
 import { planStatusMove, type StatusMove } from './membership-status.js'
 import {
+  deleteMembership,
   findMembership,
   isMember,
   type MembershipRecordRow,
@@ -113,6 +115,7 @@ export async function updateMembership(
         'The membership changed while this request was processed; read it again and retry',
       )
     }
+    await recordAudit(tx, ctx.clock, actor, membershipUpdateRecords(key, current, changes))
     if (invitation) {
       await enqueueInvitationMail(
         tx,
@@ -139,6 +142,89 @@ export async function updateMembership(
   }
   if (move !== 'none' || changes.role_id !== undefined) ctx.access.invalidate()
   return getMembershipRecord(ctx, key.tenantId, key.userId)
+}
+
+/**
+ * `DELETE /v1/tenants/{t}/users/{u}` (API.md §14): the membership goes (its invitation link with it, and
+ * its unsent mail); enrolment permission and the ceiling over the member's current role, as for a role
+ * change.
+ */
+export async function removeMembership(
+  ctx: ServiceContext,
+  actor: Actor,
+  tenantId: string,
+  userId: string,
+): Promise<void> {
+  const access = await requireTenantPermission(ctx, actor, tenantId, ['MANAGE_TENANT_ENROLLMENT'])
+  const current = await findMembership(ctx.db, tenantId, userId)
+  if (!current) throw membershipNotFound()
+  // The held role as stated (even disabled): nobody removes a member holding more than they do.
+  const role = await describeRole(ctx, current.role_id)
+  checkRoleCeiling(
+    role ?? { name: current.role_id, permissions: NO_PERMISSIONS },
+    access.permissions,
+    'userId',
+    'remove a user holding',
+  )
+  await ctx.db.transaction().execute(async (tx) => {
+    if (!(await deleteMembership(tx, current.tenant_id, current.user_id))) throw membershipNotFound()
+    await deleteQueuedInvitationMail(tx, current.tenant_id, current.user_id)
+    await recordAudit(tx, ctx.clock, actor, {
+      action: 'membership.removed',
+      tenantId: current.tenant_id,
+      target: { type: 'membership', id: current.user_id },
+      changes: { roleId: [current.role_id, null], status: [current.status, null] },
+    })
+  })
+  ctx.access.invalidate()
+}
+
+/** membership.status_changed, membership.role_changed and membership.updated (profile), as they apply. */
+function membershipUpdateRecords(
+  key: { tenantId: string; userId: string },
+  current: MembershipRecordRow,
+  changes: Updateable<MembershipsTable>,
+): AuditRecord[] {
+  const target = { type: 'membership', id: key.userId }
+  const records: AuditRecord[] = []
+  if (changes.status !== undefined && changes.status !== current.status) {
+    records.push({
+      action: 'membership.status_changed',
+      tenantId: key.tenantId,
+      target,
+      changes: { status: [current.status, changes.status] },
+    })
+  }
+  if (changes.role_id !== undefined && changes.role_id !== current.role_id) {
+    records.push({
+      action: 'membership.role_changed',
+      tenantId: key.tenantId,
+      target,
+      changes: { roleId: [current.role_id, changes.role_id] },
+    })
+  }
+  const profile: Record<string, [unknown, unknown]> = {}
+  const fields = {
+    noPassword: ['no_password', current.no_password],
+    defaultIdentityProvider: ['default_identity_provider', current.default_identity_provider],
+    workStationId: ['work_station_id', current.work_station_id],
+    supervisorId: ['supervisor_id', current.supervisor_id],
+    extensions: ['extensions', current.extensions],
+    activeExtension: ['active_extension', current.active_extension],
+  } as const
+  for (const [name, [column, before]] of Object.entries(fields)) {
+    const raw = changes[column as keyof typeof changes]
+    if (raw === undefined) continue
+    const after =
+      typeof raw === 'string' && (column === 'extensions' || column === 'active_extension')
+        ? JSON.parse(raw)
+        : raw
+    if (JSON.stringify(after) !== JSON.stringify(before ?? null)) profile[name] = [before ?? null, after]
+  }
+  if (Object.keys(profile).length > 0) {
+    records.push({ action: 'membership.updated', tenantId: key.tenantId, target, changes: profile })
+  }
+  return records
 }
 
 /** The profile fields: identity provider, SSO-only, extensions, the active one, supervisor, workstation. */

@@ -247,3 +247,13 @@ export async function findByTokenHash(db: Executor, tokenHash: string): Promise<
     .where('tu.invitation_token_hash', '=', tokenHash)
     .executeTakeFirst()
 }
+
+/** Removes one membership (offboarding, API.md §14); false when there was none. */
+export async function deleteMembership(db: Executor, tenantId: string, userId: string): Promise<boolean> {
+  const result = await db
+    .deleteFrom('tenant_users')
+    .where('tenant_id', '=', tenantId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst()
+  return result.numDeletedRows > 0n
+}

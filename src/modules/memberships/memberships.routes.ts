@@ -1,10 +1,11 @@
+import { Type } from 'typebox'
 import { PageBody, pageBody } from '../../http/pagination.js'
 import { Result, TenantParams } from '../../http/schemas.js'
 import type { RouteModule } from '../../http/typed-app.js'
 import { unauthorized } from '../auth/authenticator.js'
 import { lookUpResetToken } from '../users/password-reset.service.js'
 import { acceptInvitation } from './acceptance.service.js'
-import { updateMembership } from './membership-update.js'
+import { removeMembership, updateMembership } from './membership-update.js'
 import {
   CreateMembershipBody,
   ListMembershipsQuery,
@@ -142,6 +143,27 @@ export const membershipRoutes: RouteModule = async (app, ctx) => {
       }
       const own = await acceptOwnInvitation(ctx, request.actor, tenantId, userId, body)
       return { result: own ?? (await updateMembership(ctx, request.actor, tenantId, userId, body)) }
+    },
+  )
+
+  app.delete(
+    '/tenants/:tenantId/users/:userId',
+    {
+      schema: {
+        tags,
+        operationId: 'removeMembership',
+        summary: 'Remove a user from a tenant (offboarding)',
+        description:
+          'Needs MANAGE_TENANT_ENROLLMENT in the tenant, and the member’s current role must be within the ' +
+          'caller’s permissions there, as for a role change (API.md §14). The user keeps its platform account ' +
+          'and other memberships; a pending invitation link dies. 204, no body.',
+        params: MembershipParams,
+        response: { 204: Type.Null({ description: 'Removed' }) },
+      },
+    },
+    async (request, reply) => {
+      await removeMembership(ctx, request.actor, request.params.tenantId, request.params.userId)
+      return reply.code(204).send(null)
     },
   )
 }

@@ -4,8 +4,10 @@ import type { NewUserRow } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
 import { type Page, readPage } from '../../http/pagination.js'
 import { invitationMailRow } from '../../outbox/mail/invitation-mail.js'
+import { recordAudit } from '../audit/audit.repository.js'
 import { findTenantRoleFor, loadRoleCatalog } from '../roles/roles.service.js'
 import { checkRoleCeiling, requireTenantPermission } from '../tenants/tenant-access.js'
+import { userCreatedRecord } from '../users/user-audit.js'
 import { buildNewUserRow, normalizeEmail } from '../users/user-rules.js'
 import { findUserByEmail, insertUserRows } from '../users/users.repository.js'
 import { givenExtensions } from './extensions.js'
@@ -86,12 +88,21 @@ export async function createMembership(
     actorId: actor.principalId,
     now,
   }
-  const stored = newUser
-    ? await ctx.db.transaction().execute(async (tx) => {
-        await insertUserRows(tx, [newUser])
-        return insertMembershipByEmail(tx, membership, mail)
-      })
-    : await insertMembershipByEmail(ctx.db, membership, mail)
+  const stored = await ctx.db.transaction().execute(async (tx) => {
+    const createdUser = newUser ? (await insertUserRows(tx, [newUser]))[0] : undefined
+    const inserted = await insertMembershipByEmail(tx, membership, mail)
+    if (!inserted) return undefined
+    await recordAudit(tx, ctx.clock, actor, [
+      ...(createdUser ? [userCreatedRecord(createdUser)] : []),
+      {
+        action: status === 'invited' ? 'membership.invited' : 'membership.created',
+        tenantId,
+        target: { type: 'membership', id: inserted.user_id },
+        changes: { roleId: [null, role.id], status: [null, status] },
+      },
+    ])
+    return inserted
+  })
   if (!stored) {
     throw new AppError('user_not_found', `No platform user has the e-mail "${email}"`, {
       email: 'no such user',

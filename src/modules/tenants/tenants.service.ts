@@ -7,6 +7,7 @@ import type { TenantRow, TenantUpdate } from '../../db/schema.js'
 import { AppError, invalidField } from '../../errors.js'
 import { preconditionFailed } from '../../http/etag.js'
 import { type Page, readPage } from '../../http/pagination.js'
+import { changesBetween, recordAudit } from '../audit/audit.repository.js'
 import { isTimezone } from '../regions/timezones.js'
 import { displayName, tenantNameKey } from './tenant-name.js'
 import {
@@ -82,7 +83,15 @@ export async function createTenant(
     updated: now,
     updated_by: actor.principalId,
   }
-  await insertTenant(ctx.db, row)
+  await ctx.db.transaction().execute(async (tx) => {
+    await insertTenant(tx, row)
+    await recordAudit(tx, ctx.clock, actor, {
+      action: 'tenant.created',
+      tenantId: row.id,
+      target: { type: 'tenant', id: row.id },
+      changes: changesBetween(undefined, auditView(row), TENANT_AUDIT_FIELDS),
+    })
+  })
   // A new tenant has no children; its parent's childIds is derived, so it lists the new id already.
   return toTenant({ ...row, parent_name: parent.name, child_ids: [] }, ctx)
 }
@@ -140,12 +149,53 @@ export async function updateTenantById(
   if (input.outboundIntegrationId !== undefined) changes.outbound_integration_id = input.outboundIntegrationId
   if (input.clientLogLevel !== undefined) changes.client_log_level = input.clientLogLevel
 
-  const updated = await updateTenant(ctx.db, tenantId, changes)
+  const updated = await ctx.db.transaction().execute(async (tx) => {
+    const before = await findTenant(tx, tenantId)
+    const outcome = await updateTenant(tx, tenantId, changes)
+    if (!before || outcome !== 'updated') return outcome
+    await recordAudit(tx, ctx.clock, actor, {
+      action: 'tenant.updated',
+      tenantId,
+      target: { type: 'tenant', id: tenantId },
+      changes: changesBetween(auditView(before), auditView({ ...before, ...changes }), TENANT_AUDIT_FIELDS),
+    })
+    return outcome
+  })
   if (updated === 'missing') throw tenantNotFound()
   if (updated === 'stale') throw preconditionFailed()
   // `active` and the name feed permission look-ups and parent names.
   ctx.access.invalidate()
   return getTenant(ctx, actor, tenantId)
+}
+
+const TENANT_AUDIT_FIELDS = [
+  'name',
+  'description',
+  'regionId',
+  'parentId',
+  'adminUserId',
+  'active',
+  'timezone',
+  'defaultIdentityProvider',
+  'cxengageIdentityProvider',
+  'clientLogLevel',
+  'outboundIntegrationId',
+] as const
+
+function auditView(row: Partial<TenantRow>) {
+  return {
+    name: row.name,
+    description: row.description,
+    regionId: row.region_id,
+    parentId: row.parent_id,
+    adminUserId: row.admin_user_id,
+    active: row.active,
+    timezone: row.timezone,
+    defaultIdentityProvider: row.default_identity_provider,
+    cxengageIdentityProvider: row.cxengage_identity_provider,
+    clientLogLevel: row.client_log_level,
+    outboundIntegrationId: row.outbound_integration_id,
+  }
 }
 
 function iso(date: Date): string {

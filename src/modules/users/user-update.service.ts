@@ -7,9 +7,11 @@ import { hashPassword, verifyPassword } from '../../crypto/passwords.js'
 import type { UserRow, UsersTable } from '../../db/schema.js'
 import { AppError, invalidField } from '../../errors.js'
 import { preconditionFailed } from '../../http/etag.js'
+import { recordAudit } from '../audit/audit.repository.js'
 import { findMembership } from '../memberships/memberships.repository.js'
 import { loadRoleCatalog } from '../roles/roles.service.js'
 import { adminName, issuePasswordReset } from './password-reset.service.js'
+import { userUpdateRecords } from './user-audit.js'
 import { checkAdditionalRoles, checkPlatformRole, checkTelephone, type RoleCatalog } from './user-rules.js'
 import { canManageUser, canReadUser, isSelf, platformPermissionsOf } from './user-visibility.js'
 import { findUserById, updateUser } from './users.repository.js'
@@ -132,10 +134,12 @@ export async function updateUserById(
     // checked above (resetPassword is never a self-service field); a new link replaces the live one.
     await issuePasswordReset(ctx, target, actor, adminName(actor))
   }
-  const updated = await updateUser(ctx.db, userId, {
-    ...changes,
-    updated: now,
-    updated_by: actor.principalId,
+  const updated = await ctx.db.transaction().execute(async (tx) => {
+    const before = await findUserById(tx, userId)
+    const after = await updateUser(tx, userId, { ...changes, updated: now, updated_by: actor.principalId })
+    if (!before || !after || after === 'stale') return after
+    await recordAudit(tx, ctx.clock, actor, userUpdateRecords(before, after))
+    return after
   })
   if (!updated) throw userNotFound()
   if (updated === 'stale') throw preconditionFailed()

@@ -1,8 +1,10 @@
+import { Type } from 'typebox'
 import { PageBody, pageBody } from '../../http/pagination.js'
 import { Result } from '../../http/schemas.js'
 import type { RouteModule } from '../../http/typed-app.js'
 import { bulkUserForms, registerNdjsonBody } from '../bulk/bulk-forms.js'
 import { getUserWithToken, resolveNarrowToken, updateUserWithToken } from './narrow-credential.js'
+import { eraseUser } from './user-erasure.service.js'
 import { updateUserById } from './user-update.service.js'
 import { CreateUserBody, ListUsersQuery, UpdateUserBody, UserParams, UserSchema } from './users.schemas.js'
 import { createUser, getUser, listVisibleUsers } from './users.service.js'
@@ -116,6 +118,27 @@ export const userRoutes: RouteModule = async (app, ctx) => {
         return { result: await updateUserWithToken(ctx, credential, request.params.userId, body) }
       }
       return { result: await updateUserById(ctx, request.actor, request.params.userId, body) }
+    },
+  )
+
+  app.delete(
+    '/users/:userId',
+    {
+      schema: {
+        tags,
+        operationId: 'eraseUser',
+        summary: 'Erase a person (memberships, keys, tokens and personal data removed; the id stays)',
+        description:
+          'Needs MANAGE_ALL_USERS in the caller’s platform role; the role ceiling applies and nobody erases ' +
+          'themselves (API.md §14). The e-mail becomes free; the record stays as status "erased" so that ' +
+          'references and audit events still resolve; personal data inside audit events and queued mail is removed.',
+        params: UserParams,
+        response: { 204: Type.Null({ description: 'Erased' }) },
+      },
+    },
+    async (request, reply) => {
+      await eraseUser(ctx, request.actor, request.params.userId)
+      return reply.code(204).send(null)
     },
   )
 }

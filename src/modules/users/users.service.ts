@@ -4,7 +4,9 @@ import type { UserRow } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
 import { type Page, readPage } from '../../http/pagination.js'
 import { latestPasswordResetMailStatus } from '../../outbox/outbox.repository.js'
+import { recordAudit } from '../audit/audit.repository.js'
 import { loadRoleCatalog } from '../roles/roles.service.js'
+import { userCreatedRecord } from './user-audit.js'
 import { buildNewUserRow, normalizeEmail } from './user-rules.js'
 import {
   canLookUpByEmail,
@@ -37,8 +39,12 @@ export async function createUser(ctx: ServiceContext, actor: Actor, input: Creat
     now: ctx.clock.now(),
   })
   if (row instanceof AppError) throw row
-  const [stored] = await insertUserRows(ctx.db, [row])
-  if (!stored) throw new Error('INSERT … RETURNING gave no row')
+  const stored = await ctx.db.transaction().execute(async (tx) => {
+    const [inserted] = await insertUserRows(tx, [row])
+    if (!inserted) throw new Error('INSERT … RETURNING gave no row')
+    await recordAudit(tx, ctx.clock, actor, userCreatedRecord(inserted))
+    return inserted
+  })
   return toUser(stored)
 }
 
@@ -85,7 +91,8 @@ export async function listVisibleUsers(
 export function toUser(row: UserRow & { reset_mail_status?: string | null }): User {
   return {
     id: row.id,
-    email: row.email,
+    // An erased person (API.md §14) keeps only its id and status; the column holds a placeholder.
+    email: row.status === 'erased' ? '' : row.email,
     roleId: row.role_id,
     additionalRoleIds: row.additional_role_ids,
     firstName: row.first_name,

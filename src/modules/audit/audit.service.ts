@@ -1,0 +1,63 @@
+import type { Actor } from '../../access/actor.js'
+import type { ServiceContext } from '../../context.js'
+import { AppError } from '../../errors.js'
+import { decodeCursor, type Page, toPage } from '../../http/pagination.js'
+import { requireTenantPermission } from '../tenants/tenant-access.js'
+import { listAuditEvents } from './audit.repository.js'
+import type { AuditEvent, ListAuditEventsQuery } from './audit.schemas.js'
+
+/** `GET /v1/tenants/{t}/audit-events`: VIEW_AUDIT_LOG in t; the events of t and its sub-tenants. */
+export async function listTenantAuditEvents(
+  ctx: ServiceContext,
+  actor: Actor,
+  tenantId: string,
+  query: ListAuditEventsQuery,
+): Promise<Page<AuditEvent>> {
+  const { tenant } = await requireTenantPermission(ctx, actor, tenantId, ['VIEW_AUDIT_LOG'])
+  return readEvents(ctx, query, tenant.id)
+}
+
+/** `GET /v1/audit-events`: the platform role's VIEW_AUDIT_LOG; every event. */
+export async function listPlatformAuditEvents(
+  ctx: ServiceContext,
+  actor: Actor,
+  query: ListAuditEventsQuery,
+): Promise<Page<AuditEvent>> {
+  if (actor.kind !== 'user' || !actor.platformPermissions.has('VIEW_AUDIT_LOG')) {
+    throw new AppError('permission_denied', 'VIEW_AUDIT_LOG is required in the platform role')
+  }
+  return readEvents(ctx, query, undefined)
+}
+
+async function readEvents(
+  ctx: ServiceContext,
+  query: ListAuditEventsQuery,
+  subtreeOf: string | undefined,
+): Promise<Page<AuditEvent>> {
+  const limit = query.limit ?? 100
+  const rows = await listAuditEvents(ctx.db, {
+    subtreeOf,
+    action: query.action,
+    actorId: query.actorId?.toLowerCase(),
+    targetId: query.targetId?.toLowerCase(),
+    since: query.since ? new Date(query.since) : undefined,
+    until: query.until ? new Date(query.until) : undefined,
+    afterId: decodeCursor(query.cursor),
+    limit,
+  })
+  const page = toPage(rows, limit, (row) => row.id)
+  return {
+    nextCursor: page.nextCursor,
+    items: page.items.map((row) => ({
+      id: row.id,
+      occurred: row.occurred.toISOString(),
+      actor: { type: row.actor_type, id: row.actor_id },
+      action: row.action,
+      tenantId: row.tenant_id,
+      target: { type: row.target_type, id: row.target_id },
+      changes: row.changes,
+      requestId: row.request_id,
+      ip: row.ip,
+    })),
+  }
+}

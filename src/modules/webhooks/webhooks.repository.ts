@@ -1,0 +1,69 @@
+import type { Kysely, Updateable } from 'kysely'
+import type { Database, WebhookRow, WebhooksTable } from '../../db/schema.js'
+import type { PageWindow } from '../../http/pagination.js'
+
+/** SQL for a tenant's webhook endpoints and their delivery attempts (API.md §13). */
+
+export async function insertWebhook(db: Kysely<Database>, row: WebhookRow): Promise<void> {
+  await db
+    .insertInto('webhooks')
+    .values({ ...row, secret: JSON.stringify(row.secret) })
+    .execute()
+}
+
+export async function findWebhook(
+  db: Kysely<Database>,
+  tenantId: string,
+  id: string,
+): Promise<WebhookRow | undefined> {
+  return db
+    .selectFrom('webhooks')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .executeTakeFirst()
+}
+
+export async function listWebhooks(
+  db: Kysely<Database>,
+  tenantId: string,
+  page: PageWindow,
+): Promise<WebhookRow[]> {
+  let query = db.selectFrom('webhooks').selectAll().where('tenant_id', '=', tenantId).orderBy('id')
+  if (page.afterId) query = query.where('id', '>', page.afterId)
+  if (page.limit !== undefined) query = query.limit(page.limit + 1)
+  return query.execute()
+}
+
+export async function updateWebhook(
+  db: Kysely<Database>,
+  tenantId: string,
+  id: string,
+  changes: Updateable<WebhooksTable>,
+): Promise<WebhookRow | undefined> {
+  return db
+    .updateTable('webhooks')
+    .set(changes)
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst()
+}
+
+/** A webhook's attempts, newest first (ids are UUIDv7: time order). */
+export async function listDeliveries(
+  db: Kysely<Database>,
+  tenantId: string,
+  webhookId: string,
+  page: PageWindow,
+) {
+  let query = db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('webhook_id', '=', webhookId)
+    .orderBy('id', 'desc')
+  if (page.afterId) query = query.where('id', '<', page.afterId)
+  if (page.limit !== undefined) query = query.limit(page.limit + 1)
+  return query.execute()
+}

@@ -1,0 +1,133 @@
+import { Type } from 'typebox'
+import { Result, TenantParams } from '../../http/schemas.js'
+import type { RouteModule } from '../../http/typed-app.js'
+import {
+  CreateWebhookBody,
+  DeliverySchema,
+  ListDeliveriesQuery,
+  ListWebhooksQuery,
+  NewWebhookSchema,
+  UpdateWebhookBody,
+  WebhookParams,
+  WebhookSchema,
+} from './webhooks.schemas.js'
+import {
+  createWebhook,
+  getWebhook,
+  listTenantWebhooks,
+  listWebhookDeliveries,
+  updateWebhookById,
+} from './webhooks.service.js'
+
+const tags = ['webhooks']
+const description = 'Needs MANAGE_WEBHOOKS effective in the tenant.'
+
+/** A tenant's webhook endpoints (API.md §13); deliveries follow the Standard Webhooks specification. */
+export const webhookRoutes: RouteModule = async (app, ctx) => {
+  app.post(
+    '/tenants/:tenantId/webhooks',
+    {
+      schema: {
+        tags,
+        operationId: 'createWebhook',
+        summary: 'Create a webhook endpoint; its signing secret is shown once',
+        description: `${description} The URL obeys the outbound rule (https, no private or loopback address). Events are action patterns: "membership.removed", "membership.*" or "*".`,
+        params: TenantParams,
+        body: CreateWebhookBody,
+        response: { 201: Result(NewWebhookSchema) },
+      },
+    },
+    async (request, reply) => {
+      const webhook = await createWebhook(ctx, request.actor, request.params.tenantId, request.body)
+      return reply
+        .code(201)
+        .header('location', `/v1/tenants/${webhook.tenantId}/webhooks/${webhook.id}`)
+        .header('cache-control', 'no-store')
+        .send({ result: webhook })
+    },
+  )
+
+  app.get(
+    '/tenants/:tenantId/webhooks',
+    {
+      schema: {
+        tags,
+        operationId: 'listWebhooks',
+        summary: 'List the webhook endpoints of a tenant (never their secrets)',
+        description,
+        params: TenantParams,
+        querystring: ListWebhooksQuery,
+        response: {
+          200: Type.Object({ result: Type.Array(WebhookSchema), nextCursor: Type.Optional(Type.String()) }),
+        },
+      },
+    },
+    async (request) => {
+      const page = await listTenantWebhooks(ctx, request.actor, request.params.tenantId, request.query)
+      return { result: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) }
+    },
+  )
+
+  app.get(
+    '/tenants/:tenantId/webhooks/:webhookId',
+    {
+      schema: {
+        tags,
+        operationId: 'getWebhook',
+        summary: 'Get a webhook endpoint',
+        description,
+        params: WebhookParams,
+        response: { 200: Result(WebhookSchema) },
+      },
+    },
+    async (request) => ({
+      result: await getWebhook(ctx, request.actor, request.params.tenantId, request.params.webhookId),
+    }),
+  )
+
+  app.put(
+    '/tenants/:tenantId/webhooks/:webhookId',
+    {
+      schema: {
+        tags,
+        operationId: 'updateWebhook',
+        summary: 'Update a webhook endpoint (partial: url, events, active, includeSubTenants)',
+        description: `${description} "active": true re-enables an endpoint disabled after 24 h of failures.`,
+        params: WebhookParams,
+        body: UpdateWebhookBody,
+        response: { 200: Result(WebhookSchema) },
+      },
+    },
+    async (request) => ({
+      result: await updateWebhookById(
+        ctx,
+        request.actor,
+        request.params.tenantId,
+        request.params.webhookId,
+        request.body,
+      ),
+    }),
+  )
+
+  app.get(
+    '/tenants/:tenantId/webhooks/:webhookId/deliveries',
+    {
+      schema: {
+        tags,
+        operationId: 'listWebhookDeliveries',
+        summary: 'List the delivery attempts of a webhook endpoint, newest first',
+        description: `${description} One record per attempt; retries of one event share its messageId (the webhook-id header).`,
+        params: WebhookParams,
+        querystring: ListDeliveriesQuery,
+        response: {
+          200: Type.Object({ result: Type.Array(DeliverySchema), nextCursor: Type.Optional(Type.String()) }),
+        },
+      },
+    },
+    async (request) => {
+      const { tenantId, webhookId } = request.params
+      const page = await listWebhookDeliveries(ctx, request.actor, tenantId, webhookId, request.query)
+      return { result: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) }
+    },
+  )
+}

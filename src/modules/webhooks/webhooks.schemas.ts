@@ -1,0 +1,83 @@
+import { type Static, Type } from 'typebox'
+import { Body, Nullable, PageQuery, Timestamp, Uuid } from '../../http/schemas.js'
+
+/** Webhook shapes (API.md §13). The signing secret appears only in the create response, once. */
+
+const EventPattern = Type.String({
+  pattern: '^(\\*|[a-z_]+\\.(\\*|[a-z_]+))$',
+  maxLength: 100,
+  errorMessage: 'must be an action ("membership.removed"), a family ("membership.*") or "*"',
+})
+
+const Url = Type.String({
+  minLength: 1,
+  maxLength: 2048,
+  description: 'https only (API.md §13 outbound rule)',
+})
+
+const webhookFields = {
+  id: Uuid(),
+  tenantId: Uuid(),
+  url: Type.String(),
+  events: Type.Array(Type.String()),
+  active: Type.Boolean(),
+  includeSubTenants: Type.Boolean({ description: 'Also the events of every sub-tenant' }),
+  failingSince: Nullable(Timestamp({ description: 'Start of the current run of failed deliveries' })),
+  disabledReason: Nullable(Type.String()),
+  created: Timestamp(),
+  createdBy: Uuid(),
+  updated: Timestamp(),
+  updatedBy: Uuid(),
+}
+
+export const WebhookSchema = Type.Object(webhookFields)
+export type Webhook = Static<typeof WebhookSchema>
+
+export const NewWebhookSchema = Type.Object({
+  ...webhookFields,
+  secret: Type.String({ description: 'whsec_…: the Standard Webhooks signing secret, shown once' }),
+})
+export type NewWebhook = Static<typeof NewWebhookSchema>
+
+export const CreateWebhookBody = Body(
+  {
+    url: Url,
+    events: Type.Array(EventPattern, { minItems: 1, maxItems: 50 }),
+    active: Type.Optional(Type.Boolean()),
+    includeSubTenants: Type.Optional(Type.Boolean()),
+  },
+  { examples: [{ url: 'https://hooks.example.com/tenantry', events: ['membership.*', 'user.erased'] }] },
+)
+export type CreateWebhookInput = Static<typeof CreateWebhookBody>
+
+export const UpdateWebhookBody = Body(
+  {
+    url: Type.Optional(Url),
+    events: Type.Optional(Type.Array(EventPattern, { minItems: 1, maxItems: 50 })),
+    active: Type.Optional(Type.Boolean({ description: 'true re-enables an endpoint disabled for failing' })),
+    includeSubTenants: Type.Optional(Type.Boolean()),
+  },
+  { examples: [{ active: true }] },
+)
+export type UpdateWebhookInput = Static<typeof UpdateWebhookBody>
+
+export const WebhookParams = Type.Object({ tenantId: Uuid(), webhookId: Uuid() })
+export const ListWebhooksQuery = Type.Object({ ...PageQuery })
+export type ListWebhooksQuery = Static<typeof ListWebhooksQuery>
+
+export const DeliverySchema = Type.Object({
+  id: Uuid(),
+  webhookId: Uuid(),
+  messageId: Uuid({ description: 'The webhook-id header; the same on every retry of one event' }),
+  eventId: Nullable(Uuid()),
+  action: Type.String(),
+  attempt: Type.Integer(),
+  outcome: Type.String({ description: 'succeeded | failed' }),
+  responseStatus: Nullable(Type.Integer()),
+  error: Nullable(Type.String()),
+  durationMs: Type.Integer(),
+  attemptedAt: Timestamp(),
+})
+export type Delivery = Static<typeof DeliverySchema>
+export const ListDeliveriesQuery = Type.Object({ ...PageQuery })
+export type ListDeliveriesQuery = Static<typeof ListDeliveriesQuery>
