@@ -21,6 +21,10 @@ export interface Config {
   apiRateLimitPerMinute: number
   /** Send statements to a server database as named prepared statements (db/prepared-pool.ts). */
   preparedStatements: boolean
+  /** Outbound rule (API.md §13, src/http/outbound.ts): also allow plain http:// addresses. */
+  outboundAllowHttp: boolean
+  /** Outbound rule: also allow loopback, private, link-local, CGNAT and metadata addresses. */
+  outboundAllowPrivate: boolean
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
@@ -113,6 +117,16 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push('TENANTRY_PREPARED_STATEMENTS must be on or off')
   }
 
+  const flag = (name: string) => {
+    const raw = read(name)
+    if (raw === undefined || raw === 'false') return false
+    if (raw === 'true') return true
+    problems.push(`${name} must be true or false`)
+    return false
+  }
+  const outboundAllowHttp = flag('TENANTRY_OUTBOUND_ALLOW_HTTP')
+  const outboundAllowPrivate = flag('TENANTRY_OUTBOUND_ALLOW_PRIVATE')
+
   if (problems.length > 0) throw new ConfigError(problems)
   return Object.freeze({
     port,
@@ -131,6 +145,8 @@ export function loadConfig(env: Env = process.env): Config {
     inProcessWorker: rawWorker === 'in-process',
     apiRateLimitPerMinute,
     preparedStatements: rawPrepared !== 'off',
+    outboundAllowHttp,
+    outboundAllowPrivate,
   })
 }
 

@@ -1,0 +1,350 @@
+/**
+ * The outbound rule (API.md §13) for every address a tenant administrator can make the service call
+ * (webhook URLs, SAML metadata URLs, OIDC issuers): https only, and never an address in a loopback,
+ * private, link-local, CGNAT, reserved or cloud-metadata range (IPv4 and IPv6, IPv4-mapped and the other
+ * IPv6 forms that carry an IPv4 address included).
+ *
+ * The address is checked AT CONNECT TIME: names are resolved by a `lookup` hook handed to node:http(s),
+ * so the socket only ever connects to an address that passed the check — a name that resolved to a public
+ * address when the URL was saved and to 127.0.0.1 now (DNS rebinding) is refused. Redirects are followed
+ * by hand (at most `maxRedirects`), each hop checked again. TENANTRY_OUTBOUND_ALLOW_HTTP=true and
+ * TENANTRY_OUTBOUND_ALLOW_PRIVATE=true relax the rule (tests, closed networks).
+ *
+ * `outboundFetch(url, init)` is fetch-shaped and returns a standard Response, so it can stand in for fetch
+ * (openid-client's customFetch, for one).
+ */
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns'
+import http from 'node:http'
+import https from 'node:https'
+import { isIP } from 'node:net'
+import { Readable } from 'node:stream'
+import type { Config } from '../config.js'
+
+type LookupCallback = (
+  error: NodeJS.ErrnoException | null,
+  address: string | LookupAddress[],
+  family?: number,
+) => void
+/** The shape of dns.lookup as node:net calls it (with `all: true` under happy eyeballs). */
+export type OutboundLookup = (
+  hostname: string,
+  options: { family?: number | string; hints?: number; all?: boolean },
+  callback: LookupCallback,
+) => void
+
+export interface OutboundPolicy {
+  /** Allow http:// as well as https://. */
+  allowHttp: boolean
+  /** Allow every address (loopback, private, link-local, metadata…). */
+  allowPrivate: boolean
+  /** Redirects followed before giving up (default 5). */
+  maxRedirects?: number
+  /** Whole-exchange time limit in ms, body included (default 10 s). */
+  timeoutMs?: number
+  /** How names resolve (default dns.lookup). Tests hand in a resolver to play a rebinding name. */
+  lookup?: OutboundLookup
+  /** An address:port let through despite the ranges — only for tests that need one loopback peer. */
+  exempt?: (address: string, port: number) => boolean
+}
+
+/** The rule said no: the address, scheme or redirect chain is not allowed. */
+export class OutboundRefusedError extends Error {
+  readonly code = 'OUTBOUND_REFUSED'
+  constructor(
+    message: string,
+    readonly url: string,
+  ) {
+    super(message)
+    this.name = 'OutboundRefusedError'
+  }
+}
+
+export interface OutboundInit {
+  method?: string
+  headers?: ConstructorParameters<typeof Headers>[0]
+  body?: ConstructorParameters<typeof Response>[0]
+  signal?: AbortSignal | null
+  redirect?: 'follow' | 'manual' | 'error'
+}
+
+export type OutboundFetch = (url: string | URL, init?: OutboundInit) => Promise<Response>
+
+const STRICT: OutboundPolicy = { allowHttp: false, allowPrivate: false }
+
+/** The policy the configuration asks for. */
+export function outboundPolicy(
+  config: Pick<Config, 'outboundAllowHttp' | 'outboundAllowPrivate'>,
+): OutboundPolicy {
+  return { allowHttp: config.outboundAllowHttp, allowPrivate: config.outboundAllowPrivate }
+}
+
+/** A fetch bound to one policy (e.g. `createOutboundFetch(outboundPolicy(config))`). */
+export function createOutboundFetch(policy: OutboundPolicy): OutboundFetch {
+  return (url, init) => outboundFetch(url, init, policy)
+}
+
+/**
+ * Checks what can be checked without connecting: a parseable URL, its scheme, and an IP-literal host.
+ * Returns the parsed URL or throws OutboundRefusedError. Use it to refuse a URL when it is saved; the
+ * connect-time check still runs on every call.
+ */
+export function checkOutboundUrl(url: string | URL, policy: OutboundPolicy = STRICT): URL {
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    throw new OutboundRefusedError('not a URL', String(url))
+  }
+  if (parsed.protocol !== 'https:' && !(policy.allowHttp && parsed.protocol === 'http:')) {
+    throw new OutboundRefusedError(policy.allowHttp ? 'only http(s) URLs' : 'only https URLs', parsed.href)
+  }
+  const host = bareHost(parsed)
+  if (host === '') throw new OutboundRefusedError('no host', parsed.href)
+  if (isIP(host) !== 0 && !addressAllowed(host, portOf(parsed), policy)) {
+    throw new OutboundRefusedError(`address ${host} is not allowed`, parsed.href)
+  }
+  return parsed
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308])
+const NULL_BODY = new Set([101, 204, 205, 304])
+
+/** fetch(url, init) under the outbound rule. Policy defaults to the strict rule. */
+export async function outboundFetch(
+  url: string | URL,
+  init: OutboundInit = {},
+  policy: OutboundPolicy = STRICT,
+): Promise<Response> {
+  const timeout = AbortSignal.timeout(policy.timeoutMs ?? 10_000)
+  const signal = init.signal ? AbortSignal.any([init.signal, timeout]) : timeout
+  let method = (init.method ?? 'GET').toUpperCase()
+  const headers = new Headers(init.headers)
+  let body: Buffer | undefined
+  if (init.body !== undefined && init.body !== null) {
+    const encoded = new Response(init.body)
+    body = Buffer.from(await encoded.arrayBuffer())
+    const type = encoded.headers.get('content-type')
+    if (type && !headers.has('content-type')) headers.set('content-type', type)
+  }
+  let current = checkOutboundUrl(url, policy)
+  for (let hop = 0; ; hop++) {
+    const response = await exchange(current, method, headers, body, signal, policy)
+    const location = response.headers.get('location')
+    if (!REDIRECTS.has(response.status) || location === null || init.redirect === 'manual') {
+      return response
+    }
+    await response.body?.cancel()
+    if (init.redirect === 'error') throw new TypeError(`redirected from ${current.href}`)
+    if (hop >= (policy.maxRedirects ?? 5)) throw new OutboundRefusedError('too many redirects', current.href)
+    let next: URL
+    try {
+      next = new URL(location, current)
+    } catch {
+      throw new OutboundRefusedError('redirect to an unparseable location', current.href)
+    }
+    next = checkOutboundUrl(next, policy)
+    if (response.status === 303 ? method !== 'HEAD' : response.status <= 302 && method === 'POST') {
+      method = 'GET'
+      body = undefined
+      headers.delete('content-type')
+      headers.delete('content-length')
+    }
+    if (next.origin !== current.origin) {
+      headers.delete('authorization')
+      headers.delete('cookie')
+    }
+    current = next
+  }
+}
+
+/** One request, no redirect handling; the socket connects only to an address that passed the check. */
+function exchange(
+  url: URL,
+  method: string,
+  headers: Headers,
+  body: Buffer | undefined,
+  signal: AbortSignal,
+  policy: OutboundPolicy,
+): Promise<Response> {
+  const port = portOf(url)
+  const outgoing: Record<string, string> = {}
+  headers.forEach((value, name) => {
+    outgoing[name] = value
+  })
+  if (body !== undefined) outgoing['content-length'] = String(body.length)
+  const transport = url.protocol === 'https:' ? https : http
+  return new Promise<Response>((resolve, reject) => {
+    const request = transport.request(url, {
+      method,
+      headers: outgoing,
+      signal,
+      agent: false,
+      lookup: guardedLookup(policy, port) as never,
+    })
+    request.on('error', reject)
+    request.on('response', (incoming) => {
+      const status = incoming.statusCode ?? 0
+      if (status < 200 || status > 599) {
+        incoming.destroy()
+        reject(new TypeError(`unexpected status ${status} from ${url.href}`))
+        return
+      }
+      const responseHeaders = new Headers()
+      for (let i = 0; i + 1 < incoming.rawHeaders.length; i += 2) {
+        try {
+          responseHeaders.append(incoming.rawHeaders[i] as string, incoming.rawHeaders[i + 1] as string)
+        } catch {
+          // a header fetch itself would refuse; leave it out
+        }
+      }
+      const empty = NULL_BODY.has(status) || method === 'HEAD'
+      if (empty) incoming.resume()
+      const stream = empty ? null : (Readable.toWeb(incoming) as unknown as ReadableStream<Uint8Array>)
+      const response = new Response(stream, {
+        status,
+        statusText: incoming.statusMessage ?? '',
+        headers: responseHeaders,
+      })
+      Object.defineProperty(response, 'url', { value: url.href })
+      resolve(response)
+    })
+    request.end(body)
+  })
+}
+
+/** dns.lookup that hands node:net only the addresses the policy allows; none left → refused. */
+function guardedLookup(policy: OutboundPolicy, port: number): OutboundLookup {
+  const resolve = policy.lookup ?? (dnsLookup as unknown as OutboundLookup)
+  return (hostname, options, callback) => {
+    resolve(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) {
+        callback(error, options.all ? [] : '')
+        return
+      }
+      const list = Array.isArray(addresses) ? addresses : [{ address: addresses, family: isIP(addresses) }]
+      const allowed = list.filter((entry) => addressAllowed(entry.address, port, policy))
+      const first = allowed[0]
+      if (first === undefined) {
+        const refusal = new OutboundRefusedError(
+          `${hostname} resolves to ${list.map((entry) => entry.address).join(', ')}, which is not allowed`,
+          hostname,
+        ) as OutboundRefusedError & NodeJS.ErrnoException
+        callback(refusal, options.all ? [] : '')
+        return
+      }
+      if (options.all) callback(null, allowed)
+      else callback(null, first.address, first.family)
+    })
+  }
+}
+
+function addressAllowed(address: string, port: number, policy: OutboundPolicy): boolean {
+  return policy.allowPrivate || !isForbiddenAddress(address) || policy.exempt?.(address, port) === true
+}
+
+function bareHost(url: URL): string {
+  return url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname
+}
+
+function portOf(url: URL): number {
+  return url.port !== '' ? Number(url.port) : url.protocol === 'https:' ? 443 : 80
+}
+
+// --- address ranges -------------------------------------------------------------------------------------
+
+interface Range {
+  bytes: number[]
+  prefix: number
+}
+
+const V4_FORBIDDEN = [
+  '0.0.0.0/8', // "this network"
+  '10.0.0.0/8', // private
+  '100.64.0.0/10', // CGNAT (and Alibaba's metadata 100.100.100.200)
+  '127.0.0.0/8', // loopback
+  '169.254.0.0/16', // link-local (and the metadata address 169.254.169.254)
+  '172.16.0.0/12', // private
+  '192.0.0.0/24', // IETF protocol assignments (Oracle's metadata 192.0.0.192)
+  '192.0.2.0/24', // documentation
+  '192.88.99.0/24', // 6to4 relay anycast
+  '192.168.0.0/16', // private
+  '198.18.0.0/15', // benchmarking
+  '198.51.100.0/24', // documentation
+  '203.0.113.0/24', // documentation
+  '224.0.0.0/4', // multicast
+  '240.0.0.0/4', // reserved, broadcast
+  '168.63.129.16/32', // Azure's platform (wire server) address
+].map(parseRange)
+
+const V6_FORBIDDEN = [
+  '::/96', // unspecified, loopback, IPv4-compatible
+  '100::/64', // discard
+  '2001::/23', // IETF protocol assignments (Teredo, ORCHID, …)
+  '2001:db8::/32', // documentation
+  '3fff::/20', // documentation
+  '5f00::/16', // SRv6 SIDs
+  '64:ff9b:1::/48', // local-use NAT64
+  'fc00::/7', // unique local (AWS metadata fd00:ec2::254)
+  'fe80::/10', // link-local
+  'fec0::/10', // site-local (deprecated)
+  'ff00::/8', // multicast
+].map(parseRange)
+
+/** IPv6 prefixes that carry an IPv4 address in their last 32 bits: the IPv4 rule decides. */
+const V6_EMBEDDING_V4 = ['::ffff:0:0/96', '::ffff:0:0:0/96', '64:ff9b::/96'].map(parseRange)
+const V6_6TO4 = parseRange('2002::/16')
+
+/** True when an IP address (v4 or v6 text) is in a range the outbound rule forbids, or is not an IP. */
+export function isForbiddenAddress(address: string): boolean {
+  const family = isIP(address)
+  if (family === 4) return V4_FORBIDDEN.some((range) => inRange(parseIPv4(address), range))
+  if (family !== 6) return true
+  const bytes = parseIPv6(address)
+  if (V6_EMBEDDING_V4.some((range) => inRange(bytes, range))) return forbiddenV4Bytes(bytes.slice(12, 16))
+  if (inRange(bytes, V6_6TO4)) return forbiddenV4Bytes(bytes.slice(2, 6))
+  return V6_FORBIDDEN.some((range) => inRange(bytes, range))
+}
+
+function forbiddenV4Bytes(bytes: number[]): boolean {
+  return V4_FORBIDDEN.some((range) => inRange(bytes, range))
+}
+
+function parseRange(cidr: string): Range {
+  const [address = '', prefix = ''] = cidr.split('/')
+  return { bytes: isIP(address) === 4 ? parseIPv4(address) : parseIPv6(address), prefix: Number(prefix) }
+}
+
+function inRange(bytes: number[], range: Range): boolean {
+  if (bytes.length !== range.bytes.length) return false
+  let bits = range.prefix
+  for (let i = 0; bits > 0; i++, bits -= 8) {
+    const mask = bits >= 8 ? 0xff : (0xff << (8 - bits)) & 0xff
+    if (((bytes[i] ?? 0) & mask) !== ((range.bytes[i] ?? 0) & mask)) return false
+  }
+  return true
+}
+
+function parseIPv4(address: string): number[] {
+  return address.split('.').map(Number)
+}
+
+/** 16 bytes of a valid IPv6 text (zone id dropped, a trailing dotted quad allowed). */
+function parseIPv6(address: string): number[] {
+  let text = (address.split('%')[0] ?? '').toLowerCase()
+  const dotted = text.lastIndexOf(':')
+  if (text.includes('.', dotted)) {
+    const [a = 0, b = 0, c = 0, d = 0] = parseIPv4(text.slice(dotted + 1))
+    text = `${text.slice(0, dotted + 1)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`
+  }
+  const [head = '', tail] = text.split('::')
+  const headGroups = head === '' ? [] : head.split(':')
+  const tailGroups = tail === undefined || tail === '' ? [] : tail.split(':')
+  const groups =
+    tail === undefined
+      ? headGroups
+      : [...headGroups, ...Array(8 - headGroups.length - tailGroups.length).fill('0'), ...tailGroups]
+  return groups.flatMap((group) => {
+    const value = Number.parseInt(group, 16)
+    return [value >> 8, value & 0xff]
+  })
+}
