@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely'
+import { type Kysely, sql } from 'kysely'
 import type { Database } from '../db/schema.js'
 
 /** The reads that authorization needs, kept apart from the feature modules that own these tables. */
@@ -13,6 +13,12 @@ export interface TenantPlacement {
 export interface AcceptedMembership {
   tenantId: string
   roleId: string
+  /**
+   * Whether the user may use its platform password in this tenant (API.md §12): never when the tenant
+   * denies the platform's identity provider; otherwise the membership's `noPassword`, and when that is
+   * null the tenant's default (yes when `enabled`, no when `disabled`).
+   */
+  passwordAllowed: boolean
 }
 
 export async function findTenantPlacement(
@@ -27,6 +33,18 @@ export async function findTenantPlacement(
   return row && { id: row.id, name: row.name, parentIds: row.parent_ids, active: row.active }
 }
 
+/**
+ * Whether a membership lets its user use the platform password (API.md §12), over a query that names the
+ * membership `tu` and its tenant `t`. The one place the rule is spelt.
+ */
+export function passwordAllowedSql() {
+  return sql<boolean>`case
+        when t.cxengage_identity_provider = 'denied' then false
+        when tu.no_password is not null then not tu.no_password
+        else t.cxengage_identity_provider = 'enabled'
+      end`
+}
+
 /** A user's accepted memberships in active tenants: the ones that grant permissions. */
 export async function listGrantingMemberships(
   db: Kysely<Database>,
@@ -35,12 +53,16 @@ export async function listGrantingMemberships(
   const rows = await db
     .selectFrom('tenant_users as tu')
     .innerJoin('tenants as t', 't.id', 'tu.tenant_id')
-    .select(['tu.tenant_id', 'tu.role_id'])
+    .select(['tu.tenant_id', 'tu.role_id', passwordAllowedSql().as('password_allowed')])
     .where('tu.user_id', '=', userId)
     .where('tu.status', '=', 'accepted')
     .where('t.active', '=', true)
     .execute()
-  return rows.map((row) => ({ tenantId: row.tenant_id, roleId: row.role_id }))
+  return rows.map((row) => ({
+    tenantId: row.tenant_id,
+    roleId: row.role_id,
+    passwordAllowed: row.password_allowed,
+  }))
 }
 
 export async function findRolePermissions(

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../db/schema.js'
+import { AppError } from '../errors.js'
 import {
   type AcceptedMembership,
   findRolePermissions,
@@ -7,7 +8,7 @@ import {
   listGrantingMemberships,
   type TenantPlacement,
 } from './access.repository.js'
-import type { Actor } from './actor.js'
+import type { Actor, UserActor } from './actor.js'
 import { TtlCache } from './cache.js'
 import { isPermission, type Permission } from './permissions.js'
 
@@ -17,6 +18,11 @@ export interface TenantAccess {
   permissions: ReadonlySet<Permission>
   /** An accepted membership in exactly this tenant (lets a member read its tenant). */
   member: boolean
+  /**
+   * The caller would have access here, but not with this credential: a password where the user must
+   * sign in through the tenant's identity provider, or another tenant's SSO (API.md §12). Grants nothing.
+   */
+  ssoRequired: boolean
 }
 
 const NONE: ReadonlySet<Permission> = new Set()
@@ -73,37 +79,78 @@ export class AccessControl {
     return permissions ?? undefined
   }
 
-  async grantingMemberships(userId: string): Promise<AcceptedMembership[]> {
+  /** Every accepted membership of a user in an active tenant, whatever credential it is used with. */
+  async #allMemberships(userId: string): Promise<AcceptedMembership[]> {
     return this.#memberships.getOrLoad(userId, () => listGrantingMemberships(this.db, userId))
+  }
+
+  /**
+   * The memberships that grant something to this credential (API.md §12, the password rule): with a
+   * password, those where the user may use it and that sit below no membership that forbids it; with a
+   * tenant's SSO, those in that tenant and its sub-tenants.
+   */
+  async grantingMemberships(actor: UserActor): Promise<AcceptedMembership[]> {
+    const all = await this.#allMemberships(actor.userId)
+    const granting: AcceptedMembership[] = []
+    if (actor.sso) {
+      const origin = actor.sso.tenantId
+      for (const m of all) {
+        if (m.tenantId === origin || (await this.tenantPlacement(m.tenantId))?.parentIds.includes(origin))
+          granting.push(m)
+      }
+      return granting
+    }
+    const forbidding = all.filter((m) => !m.passwordAllowed).map((m) => m.tenantId)
+    if (forbidding.length === 0) return all
+    for (const m of all) {
+      if (!m.passwordAllowed) continue
+      const parents = (await this.tenantPlacement(m.tenantId))?.parentIds ?? []
+      if (!parents.some((id) => forbidding.includes(id))) granting.push(m)
+    }
+    return granting
   }
 
   /** The caller's access in a tenant, or undefined when the tenant does not exist. */
   async inTenant(actor: Actor, tenantId: string): Promise<TenantAccess | undefined> {
     const tenant = await this.tenantPlacement(tenantId)
     if (!tenant) return undefined
-    const lineage = new Set([tenant.id, ...tenant.parentIds])
+    // From the platform down to the tenant itself.
+    const lineage = [...tenant.parentIds, tenant.id]
 
     if (actor.kind === 'api_key') {
-      const permissions = lineage.has(actor.tenantId) ? actor.permissions : NONE
-      return { tenant, permissions, member: false }
+      const permissions = lineage.includes(actor.tenantId) ? actor.permissions : NONE
+      return { tenant, permissions, member: false, ssoRequired: false }
     }
 
+    // One pass over the user's memberships (cached): which grant here, and whether this credential may use them.
+    const ssoDepth = actor.sso ? lineage.indexOf(actor.sso.tenantId) : -1
     const permissions = new Set<Permission>(actor.platformPermissions)
     let member = false
-    for (const membership of await this.grantingMemberships(actor.userId)) {
-      if (!lineage.has(membership.tenantId)) continue
+    let refused = false
+    for (const membership of await this.#allMemberships(actor.userId)) {
+      const depth = lineage.indexOf(membership.tenantId)
+      if (depth < 0) continue
+      const usable = actor.sso ? ssoDepth >= 0 && depth >= ssoDepth : membership.passwordAllowed
+      if (!usable) {
+        refused = true
+        continue
+      }
       if (membership.tenantId === tenant.id) member = true
       for (const permission of (await this.rolePermissions(membership.roleId)) ?? NONE)
         permissions.add(permission)
     }
-    return { tenant, permissions, member }
+    // A password where a membership on the way forbids it grants nothing in this whole subtree, platform
+    // role included; another tenant's SSO grants nothing outside that tenant's subtree.
+    if (refused && (!actor.sso || ssoDepth < 0))
+      return { tenant, permissions: NONE, member: false, ssoRequired: true }
+    return { tenant, permissions, member, ssoRequired: false }
   }
 
   /** Whether the caller holds `permission` from its platform role or in at least one tenant. */
   async holdsAnywhere(actor: Actor, permission: Permission): Promise<boolean> {
     if (actor.kind === 'api_key') return actor.permissions.has(permission)
     if (actor.platformPermissions.has(permission)) return true
-    for (const membership of await this.grantingMemberships(actor.userId)) {
+    for (const membership of await this.grantingMemberships(actor)) {
       if ((await this.rolePermissions(membership.roleId))?.has(permission)) return true
     }
     return false
@@ -112,5 +159,17 @@ export class AccessControl {
 
 /** A caller may see a tenant when it holds any permission there or is an accepted member of it. */
 export function canSee(access: TenantAccess | undefined): access is TenantAccess {
+  if (access?.ssoRequired) throw ssoRequired(access.tenant.name)
   return access !== undefined && (access.permissions.size > 0 || access.member)
+}
+
+/**
+ * 403 sso_required: the caller is known here, but its credential does not count in this tenant (API.md §12).
+ * Said by every check that asks whether a caller can see a tenant (canSee), so it holds on every route.
+ */
+export function ssoRequired(tenantName: string): AppError {
+  return new AppError(
+    'sso_required',
+    `Sign in through the identity provider of tenant "${tenantName}" to act in it: this credential does not count there`,
+  )
 }

@@ -1,3 +1,4 @@
+import { passwordAllowedSql } from '../../access/access.repository.js'
 import type { Actor } from '../../access/actor.js'
 import { isPermission, PERMISSIONS, type Permission } from '../../access/permissions.js'
 import type { ServiceContext } from '../../context.js'
@@ -36,6 +37,7 @@ export async function describeLogin(ctx: ServiceContext, actor: Actor): Promise<
       't.active',
       'r.id as role_id',
       'r.name as role_name',
+      passwordAllowedSql().as('password_allowed'),
     ])
     .where('tu.user_id', '=', actor.userId)
     .where('tu.status', '=', 'accepted')
@@ -52,6 +54,8 @@ export async function describeLogin(ctx: ServiceContext, actor: Actor): Promise<
       roleId: m.role_id,
       roleName: m.role_name,
       tenantPermissions: ordered(access?.permissions ?? new Set()),
+      password: m.password_allowed,
+      ssoRequired: access?.ssoRequired ?? false,
     })
   }
   return {

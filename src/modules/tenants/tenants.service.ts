@@ -98,7 +98,7 @@ export async function listVisibleTenants(
   let subtreesOf: string[] | undefined
   if (actor.kind === 'api_key') subtreesOf = [actor.tenantId]
   else if (actor.platformPermissions.size === 0) {
-    subtreesOf = (await ctx.access.grantingMemberships(actor.userId)).map((m) => m.tenantId)
+    subtreesOf = (await ctx.access.grantingMemberships(actor)).map((m) => m.tenantId)
   }
   return readPage(
     query,

@@ -45,7 +45,7 @@ export async function userScope(
   }
   if (holdsAny(actor.platformPermissions, permissions)) return { all: true }
   const subtreesOf: string[] = []
-  for (const membership of await ctx.access.grantingMemberships(actor.userId)) {
+  for (const membership of await ctx.access.grantingMemberships(actor)) {
     const granted = await ctx.access.rolePermissions(membership.roleId)
     if (granted && holdsAny(granted, permissions)) subtreesOf.push(membership.tenantId)
   }
