@@ -32,9 +32,12 @@ import { invitationRoutes } from './modules/memberships/acceptance.routes.js'
 import { membershipRoutes } from './modules/memberships/memberships.routes.js'
 import { regionRoutes } from './modules/regions/regions.routes.js'
 import { roleRoutes } from './modules/roles/roles.routes.js'
+import { identityProviderRoutes } from './modules/sso/identity-providers.routes.js'
+import { ssoRoutes } from './modules/sso/sso.routes.js'
 import { tenantRoutes } from './modules/tenants/tenants.routes.js'
 import { userRoutes } from './modules/users/users.routes.js'
 import { invitationPageRoutes } from './web/accept-routes.js'
+import { ssoPageRoutes } from './web/sso-complete.js'
 
 export interface AppDeps {
   db: Kysely<Database>
@@ -61,6 +64,8 @@ const ROUTE_MODULES: RouteModule[] = [
   apiKeyRoutes,
   membershipRoutes,
   invitationRoutes,
+  identityProviderRoutes,
+  ssoRoutes,
 ]
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
@@ -136,6 +141,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   await app.register(async (health) => healthRoutes(health as TypedApp, ctx))
   await app.register(async (web) => invitationPageRoutes(web as TypedApp, ctx))
+  await app.register(async (web) => ssoPageRoutes(web as TypedApp, ctx))
   await app.register(
     async (v1) => {
       // Everything under /v1 needs credentials unless its route says otherwise; health and docs do not.

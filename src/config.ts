@@ -25,6 +25,8 @@ export interface Config {
   outboundAllowHttp: boolean
   /** Outbound rule: also allow loopback, private, link-local, CGNAT and metadata addresses. */
   outboundAllowPrivate: boolean
+  /** Where a single sign-on hands the platform token over (`#token=…`); default: the service's own page. */
+  ssoReturnUrl: string
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
@@ -127,6 +129,10 @@ export function loadConfig(env: Env = process.env): Config {
   const outboundAllowHttp = flag('TENANTRY_OUTBOUND_ALLOW_HTTP')
   const outboundAllowPrivate = flag('TENANTRY_OUTBOUND_ALLOW_PRIVATE')
 
+  const ssoReturnUrl = read('TENANTRY_SSO_RETURN_URL') ?? `${publicUrl}/sso/complete`
+  if (!isHttpUrl(ssoReturnUrl) || ssoReturnUrl.includes('#'))
+    problems.push('TENANTRY_SSO_RETURN_URL must be an http(s) URL without a #fragment')
+
   if (problems.length > 0) throw new ConfigError(problems)
   return Object.freeze({
     port,
@@ -147,6 +153,7 @@ export function loadConfig(env: Env = process.env): Config {
     preparedStatements: rawPrepared !== 'off',
     outboundAllowHttp,
     outboundAllowPrivate,
+    ssoReturnUrl,
   })
 }
 

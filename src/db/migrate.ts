@@ -2,12 +2,14 @@ import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'k
 import * as m0001 from './migrations/0001_initial.js'
 import * as m0002 from './migrations/0002_outbox_invitation_index.js'
 import * as m0003 from './migrations/0003_audit_events.js'
+import * as m0006 from './migrations/0006_identity_providers.js'
 
 /** Every migration, in order. Listed statically so that the compiled build needs no file scanning. */
 const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
   '0002_outbox_invitation_index': m0002,
   '0003_audit_events': m0003,
+  '0006_identity_providers': m0006,
 }
 
 class StaticMigrationProvider implements MigrationProvider {

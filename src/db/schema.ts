@@ -185,6 +185,43 @@ export interface AuditEventsTable {
   ip: string | null
 }
 
+export interface IdentityProvidersTable {
+  id: string
+  tenant_id: string
+  name: string
+  description: Defaulted<string>
+  active: boolean
+  protocol: 'saml' | 'oidc'
+  email_mapping: string
+  metadata_url: string | null
+  metadata_xml: string | null
+  issuer: string | null
+  client_id: string | null
+  /** A SecretEnvelope (crypto/secrets.ts); never plaintext. */
+  client_secret: Json<Record<string, unknown>> | null
+  created: Timestamp
+  created_by: string
+  updated: Timestamp
+  updated_by: string
+}
+
+export interface SsoRequestsTable {
+  id: string
+  provider_id: string
+  kind: 'saml' | 'oidc'
+  code_verifier: string | null
+  nonce: string | null
+  return_to: string | null
+  created: Timestamp
+  expires: Timestamp
+}
+
+export interface SsoUsedAssertionsTable {
+  provider_id: string
+  assertion_id: string
+  expires: Timestamp
+}
+
 export interface Database {
   platform: PlatformTable
   regions: RegionsTable
@@ -197,6 +234,9 @@ export interface Database {
   outbox: OutboxTable
   audit_events: AuditEventsTable
   idempotency_keys: IdempotencyKeysTable
+  identity_providers: IdentityProvidersTable
+  sso_requests: SsoRequestsTable
+  sso_used_assertions: SsoUsedAssertionsTable
 }
 
 export type UserRow = Selectable<UsersTable>
@@ -210,3 +250,4 @@ export type MembershipRow = Selectable<TenantUsersTable>
 export type IntegrationRow = Selectable<IntegrationsTable>
 export type ApiKeyRow = Selectable<ApiKeysTable>
 export type OutboxRow = Selectable<OutboxTable>
+export type IdentityProviderRow = Selectable<IdentityProvidersTable>

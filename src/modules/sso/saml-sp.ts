@@ -1,0 +1,58 @@
+import {
+  type CacheItem,
+  type CacheProvider,
+  type Profile,
+  SAML,
+  ValidateInResponseTo,
+} from '@node-saml/node-saml'
+import { parseDomFromString } from '@node-saml/node-saml/lib/xml.js'
+import type { IdpMetadata } from './saml-metadata.js'
+
+/**
+ * The SAML 2.0 service provider, through @node-saml/node-saml: it checks the XML signature against the
+ * IdP's certificates (assertions must be signed), the audience, the recipient/destination, the validity
+ * window and InResponseTo (only ids this service issued, each once: the cache is the database, shared by
+ * every process). No XML signature or condition is checked here by hand.
+ */
+export interface SpEndpoints {
+  entityId: string
+  acsUrl: string
+}
+
+/** How long a started login may take at the IdP. */
+export const SAML_REQUEST_TTL_MS = 10 * 60_000
+
+export function serviceProvider(endpoints: SpEndpoints, idp: IdpMetadata, requests: CacheProvider): SAML {
+  return new SAML({
+    callbackUrl: endpoints.acsUrl,
+    entryPoint: idp.ssoUrl,
+    issuer: endpoints.entityId,
+    audience: endpoints.entityId,
+    idpIssuer: idp.entityId,
+    idpCert: idp.signingCerts,
+    wantAssertionsSigned: true,
+    wantAuthnResponseSigned: false,
+    validateInResponseTo: ValidateInResponseTo.always,
+    requestIdExpirationPeriodMs: SAML_REQUEST_TTL_MS,
+    cacheProvider: requests,
+    acceptedClockSkewMs: 30_000,
+    identifierFormat: null,
+    disableRequestedAuthnContext: true,
+  })
+}
+
+export function spMetadataXml(endpoints: SpEndpoints): string {
+  // node-saml builds the metadata; the IdP settings do not matter to it.
+  const saml = new SAML({ callbackUrl: endpoints.acsUrl, issuer: endpoints.entityId, idpCert: 'unused' })
+  return saml.generateServiceProviderMetadata(null, null)
+}
+
+/** The id of the assertion node-saml verified (not of any other element in the response). */
+export async function verifiedAssertionId(profile: Profile): Promise<string | undefined> {
+  const xml = profile.getAssertionXml?.()
+  if (!xml) return undefined
+  const doc = await parseDomFromString(xml)
+  return doc.documentElement?.getAttribute('ID') ?? undefined
+}
+
+export type { CacheItem, CacheProvider, Profile }
