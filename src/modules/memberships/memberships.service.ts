@@ -6,6 +6,7 @@ import { type Page, readPage } from '../../http/pagination.js'
 import { invitationMailRow } from '../../outbox/mail/invitation-mail.js'
 import { nudgeOutbox } from '../../outbox/outbox-signal.js'
 import { findTenantRoleFor, loadRoleCatalog } from '../roles/roles.service.js'
+import { checkDefaultIdentityProvider } from '../sso/default-provider.js'
 import { checkRoleCeiling, requireTenantPermission } from '../tenants/tenant-access.js'
 import { buildNewUserRow, normalizeEmail } from '../users/user-rules.js'
 import { findUserByEmail, insertUserRows } from '../users/users.repository.js'
@@ -70,6 +71,7 @@ export async function createTenantUser(
       invitation.token,
       now,
     )
+  await checkDefaultIdentityProvider(ctx.db, tenantId, input.defaultIdentityProvider)
   const membership: NewMembershipByEmail = {
     email,
     tenantId,

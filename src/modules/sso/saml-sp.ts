@@ -5,7 +5,7 @@ import {
   SAML,
   ValidateInResponseTo,
 } from '@node-saml/node-saml'
-import { parseDomFromString } from '@node-saml/node-saml/lib/xml.js'
+import { parseDomFromString, xpath } from '@node-saml/node-saml/lib/xml.js'
 import type { IdpMetadata } from './saml-metadata.js'
 
 /**
@@ -47,12 +47,21 @@ export function spMetadataXml(endpoints: SpEndpoints): string {
   return saml.generateServiceProviderMetadata(null, null)
 }
 
-/** The id of the assertion node-saml verified (not of any other element in the response). */
-export async function verifiedAssertionId(profile: Profile): Promise<string | undefined> {
+/**
+ * The id and subject-confirmation recipients of the assertion node-saml verified — read from the signed
+ * assertion it returns, never from another element of the response (signature wrapping). node-saml
+ * checks the audience but not the Recipient, so the ACS compares that one itself.
+ */
+export async function verifiedAssertion(
+  profile: Profile,
+): Promise<{ id: string | undefined; recipients: string[] } | undefined> {
   const xml = profile.getAssertionXml?.()
   if (!xml) return undefined
   const doc = await parseDomFromString(xml)
-  return doc.documentElement?.getAttribute('ID') ?? undefined
+  const recipients = xpath
+    .selectElements(doc, "//*[local-name()='SubjectConfirmationData']")
+    .map((node) => node.getAttribute('Recipient') ?? '')
+  return { id: doc.documentElement?.getAttribute('ID') ?? undefined, recipients }
 }
 
 export type { CacheItem, CacheProvider, Profile }

@@ -10,7 +10,7 @@ import { findIdentityProvider } from './identity-providers.repository.js'
 import { identityProviderNotFound, openClientSecret } from './identity-providers.service.js'
 import { discoverOidc, oidcAuthorizationUrl, oidcFinish } from './oidc-client.js'
 import { parseIdpMetadata } from './saml-metadata.js'
-import { type CacheProvider, SAML_REQUEST_TTL_MS, serviceProvider, verifiedAssertionId } from './saml-sp.js'
+import { type CacheProvider, SAML_REQUEST_TTL_MS, serviceProvider, verifiedAssertion } from './saml-sp.js'
 import {
   findSignInMember,
   findSsoRequest,
@@ -177,8 +177,12 @@ export async function finishSaml(
     throw refused((error as Error).message)
   }
   if (!profile) throw refused('the response carries no assertion')
-  const assertionId = await verifiedAssertionId(profile)
+  const assertion = await verifiedAssertion(profile)
+  const assertionId = assertion?.id
   if (!assertionId) throw refused('the assertion has no ID')
+  const acsUrl = serviceProviderUrls(ctx.config, provider.id).acsUrl
+  if (assertion.recipients.length === 0 || assertion.recipients.some((r) => r !== acsUrl))
+    throw refused('the assertion is addressed to another recipient')
   const email = assertedEmail(provider.email_mapping, profile as Record<string, unknown>, profile.nameID)
   return signIn(ctx, provider, email, state.returnTo ?? ctx.config.ssoReturnUrl, assertionId)
 }
