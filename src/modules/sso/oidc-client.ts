@@ -71,6 +71,7 @@ export async function oidcFinish(
   config: client.Configuration,
   callbackUrl: URL,
   expected: { state: string; nonce: string; codeVerifier: string },
+  emailClaim: string,
 ): Promise<Record<string, unknown>> {
   const tokens = await client.authorizationCodeGrant(config, callbackUrl, {
     pkceCodeVerifier: expected.codeVerifier,
@@ -80,5 +81,9 @@ export async function oidcFinish(
   })
   const claims = tokens.claims()
   if (!claims) throw new Error('the provider returned no ID token')
-  return claims as Record<string, unknown>
+  if (claims[emailClaim] !== undefined) return claims as Record<string, unknown>
+  // Many providers put scope claims (email) in the UserInfo answer rather than in the ID token;
+  // openid-client checks that it belongs to the ID token's subject.
+  const userInfo = await client.fetchUserInfo(config, tokens.access_token, claims.sub)
+  return { ...userInfo, ...claims, [emailClaim]: userInfo[emailClaim] } as Record<string, unknown>
 }

@@ -207,11 +207,16 @@ export async function finishOidc(
   for (const [key, value] of Object.entries(query)) current.searchParams.set(key, value)
   let claims: Record<string, unknown>
   try {
-    claims = await oidcFinish(await oidcConfig(ctx, provider), current, {
-      state: request.id,
-      nonce: request.nonce,
-      codeVerifier: request.code_verifier,
-    })
+    claims = await oidcFinish(
+      await oidcConfig(ctx, provider),
+      current,
+      {
+        state: request.id,
+        nonce: request.nonce,
+        codeVerifier: request.code_verifier,
+      },
+      provider.email_mapping,
+    )
   } catch (error) {
     if (error instanceof AppError) throw error
     throw refused((error as Error).message)
