@@ -1,10 +1,8 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-// biome-ignore lint/suspicious/noTsIgnore: oidc-provider ships no types and @types/oidc-provider is not installed
-// @ts-ignore
+// @ts-expect-error oidc-provider ships no types (and @types/oidc-provider is not installed)
 import ProviderModule from 'oidc-provider'
 
-// biome-ignore lint/suspicious/noExplicitAny: untyped test dependency
 type Any = any
 const Provider = ProviderModule as Any
 
