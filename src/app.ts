@@ -43,6 +43,8 @@ import { membershipRoutes } from './modules/memberships/memberships.routes.js'
 import { regionRoutes } from './modules/regions/regions.routes.js'
 import { roleRoutes } from './modules/roles/roles.routes.js'
 import { createRoleCatalogCache } from './modules/roles/roles.service.js'
+import { identityProviderRoutes } from './modules/sso/identity-providers.routes.js'
+import { ssoRoutes } from './modules/sso/sso.routes.js'
 import { tenantRoutes } from './modules/tenants/tenants.routes.js'
 import { passwordResetRoutes } from './modules/users/password-reset.routes.js'
 import { createPasswordResetLimiters } from './modules/users/password-reset.service.js'
@@ -51,6 +53,7 @@ import { webhookRoutes } from './modules/webhooks/webhooks.routes.js'
 import { OutboxSignal } from './outbox/outbox-signal.js'
 import { acceptancePageRoutes } from './web/accept-routes.js'
 import { passwordResetPageRoutes } from './web/reset-routes.js'
+import { ssoPageRoutes } from './web/sso-complete.js'
 
 export interface AppDeps {
   db: Kysely<Database>
@@ -84,6 +87,8 @@ const ROUTE_MODULES: RouteModule[] = [
   acceptanceRoutes,
   webhookRoutes,
   auditRoutes,
+  identityProviderRoutes,
+  ssoRoutes,
 ]
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
@@ -195,6 +200,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(async (health) => healthRoutes(health as TypedApp, ctx))
   await app.register(async (web) => passwordResetPageRoutes(web as TypedApp, ctx))
   await app.register(async (web) => acceptancePageRoutes(web as TypedApp, ctx))
+  await app.register(async (web) => ssoPageRoutes(web as TypedApp, ctx))
   await app.register(
     async (v1) => {
       // Everything under /v1 needs credentials unless its route says otherwise; health and docs do not.

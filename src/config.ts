@@ -41,6 +41,8 @@ export interface Config {
   outboundAllowPrivate: boolean
   /** Days audit events (and webhook delivery attempts) are kept; the worker deletes older ones. */
   auditRetentionDays: number
+  /** Where a single sign-on hands the platform token over (`#token=…`); default: the service's own page. */
+  ssoReturnUrl: string
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
@@ -171,6 +173,9 @@ export function loadConfig(env: Env = process.env): Config {
   const outboundAllowPrivate = flag('TENANTRY_OUTBOUND_ALLOW_PRIVATE')
 
   const auditRetentionDays = integer('TENANTRY_AUDIT_RETENTION_DAYS', 365, 1, 36_500)
+  const ssoReturnUrl = read('TENANTRY_SSO_RETURN_URL') ?? `${publicUrl}/sso/complete`
+  if (!isHttpUrl(ssoReturnUrl) || ssoReturnUrl.includes('#'))
+    problems.push('TENANTRY_SSO_RETURN_URL must be an http(s) URL without a #fragment')
 
   if (problems.length > 0) throw new ConfigError(problems)
   return Object.freeze({
@@ -199,6 +204,7 @@ export function loadConfig(env: Env = process.env): Config {
     outboundAllowHttp,
     outboundAllowPrivate,
     auditRetentionDays,
+    ssoReturnUrl,
   })
 }
 

@@ -137,6 +137,8 @@ describe('the acceptance page in Chromium', () => {
           'VIEW_ALL_PROVIDERS',
           'VIEW_ALL_ROLES',
         ],
+        password: true,
+        ssoRequired: false,
       },
     ])
 

@@ -164,7 +164,8 @@ async function send(
   if (auth) headers.authorization = `Bearer ${token}`
   if (op.method === 'POST') headers['idempotency-key'] = randomUUID()
   const started = performance.now()
-  const response = await fetch(urlOf(op.path), { method: op.method, headers, body })
+  const payload = typeof body === 'string' ? body : new Uint8Array(body)
+  const response = await fetch(urlOf(op.path), { method: op.method, headers, body: payload })
   const text = await response.text()
   return {
     label: `${op.method} ${op.path} (${contentType}): ${label}`,

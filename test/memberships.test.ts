@@ -179,6 +179,23 @@ describe('POST /v1/tenants/{tenantId}/users', () => {
   it('stores the optional fields as sent and keeps a webrtc extension first when none is given', async () => {
     const user = await insertUser(t.database.handle.db)
     const idp = '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b'
+    // A default identity provider must name an active provider of the tenant (API.md §12).
+    await t.database.handle.db
+      .insertInto('identity_providers')
+      .values({
+        id: idp,
+        tenant_id: tenant.id,
+        name: 'Okta',
+        protocol: 'oidc',
+        email_mapping: 'email',
+        active: true,
+        created: new Date(),
+        created_by: user.id,
+        updated: new Date(),
+        updated_by: user.id,
+      })
+      .onConflict((oc) => oc.column('id').doNothing())
+      .execute()
     const response = await invite(tenant.id, {
       email: user.email,
       noPassword: true,

@@ -15,6 +15,12 @@ export interface AcceptedMembership {
   roleId: string
   /** The role's permission names; none when the role is disabled (API.md §11). */
   permissions: string[]
+  /**
+   * Whether the user may use its platform password in this tenant (API.md §12): never when the tenant
+   * denies the platform's identity provider; otherwise the membership's `noPassword`, and when that is
+   * null the tenant's default (yes when `enabled`, no when `disabled`).
+   */
+  passwordAllowed: boolean
 }
 
 export async function findTenantPlacement(
@@ -27,6 +33,18 @@ export async function findTenantPlacement(
     .where('id', '=', tenantId)
     .executeTakeFirst()
   return row && { id: row.id, name: row.name, parentIds: row.parent_ids, active: row.active }
+}
+
+/**
+ * Whether a membership lets its user use the platform password (API.md §12), over a query that names the
+ * membership `tu` and its tenant `t`. The one place the rule is spelt.
+ */
+export function passwordAllowedSql() {
+  return sql<boolean>`case
+        when t.cxengage_identity_provider = 'denied' then false
+        when tu.no_password is not null then not tu.no_password
+        else t.cxengage_identity_provider = 'enabled'
+      end`
 }
 
 /** A role's permissions as they grant: none while the role is disabled. */
@@ -44,10 +62,20 @@ export async function listGrantingMemberships(
     .selectFrom('tenant_users as tu')
     .innerJoin('tenants as t', 't.id', 'tu.tenant_id')
     .innerJoin('roles as r', 'r.id', 'tu.role_id')
-    .select(['tu.tenant_id', 'tu.role_id', grantedPermissions.as('permissions')])
+    .select([
+      'tu.tenant_id',
+      'tu.role_id',
+      grantedPermissions.as('permissions'),
+      passwordAllowedSql().as('password_allowed'),
+    ])
     .where('tu.user_id', '=', userId)
     .where('tu.status', '=', 'accepted')
     .where('t.active', '=', true)
     .execute()
-  return rows.map((row) => ({ tenantId: row.tenant_id, roleId: row.role_id, permissions: row.permissions }))
+  return rows.map((row) => ({
+    tenantId: row.tenant_id,
+    roleId: row.role_id,
+    permissions: row.permissions,
+    passwordAllowed: row.password_allowed,
+  }))
 }

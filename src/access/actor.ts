@@ -1,3 +1,4 @@
+import type { SsoOrigin } from '../crypto/tokens.js'
 import type { Permission } from './permissions.js'
 
 /** Who is calling: resolved once per request from the Authorization header (http/auth.ts). */
@@ -12,8 +13,16 @@ export interface UserActor {
   /** "First Last", or the e-mail when the user has no name: how mails name the user (e.g. as inviter). */
   displayName: string
   platformRoleId: string
-  /** Permissions of the platform role; they apply in every tenant. */
+  /**
+   * Permissions of the platform role; they apply in every tenant. Empty for a credential born of a
+   * tenant's single sign-on: a tenant's identity provider cannot vouch for platform power.
+   */
   platformPermissions: ReadonlySet<Permission>
+  /**
+   * How the credential was proved: absent for the platform password (a password token, Basic), set for
+   * a token from a tenant's single sign-on. Decides where the password rule lets it act (access/effective.ts).
+   */
+  sso?: SsoOrigin
 }
 
 export interface ApiKeyActor {

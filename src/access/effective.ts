@@ -1,16 +1,10 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../db/schema.js'
+import { AppError } from '../errors.js'
 import { findTenantPlacement, listGrantingMemberships, type TenantPlacement } from './access.repository.js'
-import type { Actor } from './actor.js'
+import type { Actor, UserActor } from './actor.js'
 import { TtlCache } from './cache.js'
 import { isPermission, type Permission } from './permissions.js'
-
-/** An accepted membership in an active tenant, with what its role grants there. */
-export interface GrantingMembership {
-  tenantId: string
-  roleId: string
-  permissions: ReadonlySet<Permission>
-}
 
 /** What a caller may do in one tenant. */
 export interface TenantAccess {
@@ -18,22 +12,31 @@ export interface TenantAccess {
   permissions: ReadonlySet<Permission>
   /** An accepted membership in exactly this tenant (lets a member read its tenant). */
   member: boolean
+  /**
+   * The caller would have access here, but not with this credential: a password where the user must
+   * sign in through the tenant's identity provider, or another tenant's SSO (API.md §12). Grants nothing.
+   */
+  ssoRequired: boolean
 }
 
 const NONE: ReadonlySet<Permission> = new Set()
 
-/** How long a process trusts what it has read about callers, tenants and roles (API.md §11). */
-export const CACHE_TTL_MS = 5_000
+/** An accepted membership in an active tenant, with what its role grants (nothing while disabled). */
+export interface GrantingMembership {
+  tenantId: string
+  roleId: string
+  permissions: ReadonlySet<Permission>
+  /** Whether the user may use its platform password there (API.md §12). */
+  passwordAllowed: boolean
+}
 
 /**
  * Effective permissions (API.md §3): a user's platform-role permissions ∪ the permissions of its tenant
- * role in T or any ancestor of T, counting accepted memberships in active tenants; a disabled role
- * grants nothing (§11). An API key holds its role's permissions in its tenant and that tenant's
- * descendants, and nothing else (the authenticator caches them with the key).
+ * role in T or any ancestor of T, counting accepted memberships in active tenants. An API key holds its
+ * role's permissions in its tenant and that tenant's descendants, and nothing else.
  *
- * Look-ups are cached for CACHE_TTL_MS so that a request costs no extra round trip; every write that
- * changes a membership, a role, a user's standing or a tenant's `active` calls `invalidate()`, and other
- * processes see the change once their entries expire (docs/scaling.md).
+ * Look-ups are cached for a few seconds so that a request costs no extra round trip; every write that
+ * changes a membership, a role, a user's standing or a tenant's `active` calls `invalidate()`.
  */
 export class AccessControl {
   readonly #tenants: TtlCache<string, TenantPlacement | null>
@@ -41,7 +44,7 @@ export class AccessControl {
 
   constructor(
     private readonly db: Kysely<Database>,
-    ttlMs = CACHE_TTL_MS,
+    ttlMs = 5_000,
   ) {
     this.#tenants = new TtlCache(ttlMs)
     this.#memberships = new TtlCache(ttlMs)
@@ -68,43 +71,87 @@ export class AccessControl {
     return placement ?? undefined
   }
 
-  /** A user's granting memberships and their roles' permissions: one query, then a cache hit. */
-  async grantingMemberships(userId: string): Promise<GrantingMembership[]> {
+  /**
+   * Every accepted membership of a user in an active tenant with its role's grants, whatever credential
+   * it is used with: one query (memberships joined with their roles), then a cache hit.
+   */
+  async #allMemberships(userId: string): Promise<GrantingMembership[]> {
     return this.#memberships.getOrLoad(userId, async () =>
       (await listGrantingMemberships(this.db, userId)).map((membership) => ({
         tenantId: membership.tenantId,
         roleId: membership.roleId,
         permissions: new Set(membership.permissions.filter(isPermission)),
+        passwordAllowed: membership.passwordAllowed,
       })),
     )
+  }
+
+  /**
+   * The memberships that grant something to this credential (API.md §12, the password rule): with a
+   * password, those where the user may use it and that sit below no membership that forbids it; with a
+   * tenant's SSO, those in that tenant and its sub-tenants.
+   */
+  async grantingMemberships(actor: UserActor): Promise<GrantingMembership[]> {
+    const all = await this.#allMemberships(actor.userId)
+    const granting: GrantingMembership[] = []
+    if (actor.sso) {
+      const origin = actor.sso.tenantId
+      for (const m of all) {
+        if (m.tenantId === origin || (await this.tenantPlacement(m.tenantId))?.parentIds.includes(origin))
+          granting.push(m)
+      }
+      return granting
+    }
+    const forbidding = all.filter((m) => !m.passwordAllowed).map((m) => m.tenantId)
+    if (forbidding.length === 0) return all
+    for (const m of all) {
+      if (!m.passwordAllowed) continue
+      const parents = (await this.tenantPlacement(m.tenantId))?.parentIds ?? []
+      if (!parents.some((id) => forbidding.includes(id))) granting.push(m)
+    }
+    return granting
   }
 
   /** The caller's access in a tenant, or undefined when the tenant does not exist. */
   async inTenant(actor: Actor, tenantId: string): Promise<TenantAccess | undefined> {
     const tenant = await this.tenantPlacement(tenantId)
     if (!tenant) return undefined
-    const lineage = new Set([tenant.id, ...tenant.parentIds])
+    // From the platform down to the tenant itself.
+    const lineage = [...tenant.parentIds, tenant.id]
 
     if (actor.kind === 'api_key') {
-      const permissions = lineage.has(actor.tenantId) ? actor.permissions : NONE
-      return { tenant, permissions, member: false }
+      const permissions = lineage.includes(actor.tenantId) ? actor.permissions : NONE
+      return { tenant, permissions, member: false, ssoRequired: false }
     }
 
+    // One pass over the user's memberships (cached): which grant here, and whether this credential may use them.
+    const ssoDepth = actor.sso ? lineage.indexOf(actor.sso.tenantId) : -1
     const permissions = new Set<Permission>(actor.platformPermissions)
     let member = false
-    for (const membership of await this.grantingMemberships(actor.userId)) {
-      if (!lineage.has(membership.tenantId)) continue
+    let refused = false
+    for (const membership of await this.#allMemberships(actor.userId)) {
+      const depth = lineage.indexOf(membership.tenantId)
+      if (depth < 0) continue
+      const usable = actor.sso ? ssoDepth >= 0 && depth >= ssoDepth : membership.passwordAllowed
+      if (!usable) {
+        refused = true
+        continue
+      }
       if (membership.tenantId === tenant.id) member = true
       for (const permission of membership.permissions) permissions.add(permission)
     }
-    return { tenant, permissions, member }
+    // A password where a membership on the way forbids it grants nothing in this whole subtree, platform
+    // role included; another tenant's SSO grants nothing outside that tenant's subtree.
+    if (refused && (!actor.sso || ssoDepth < 0))
+      return { tenant, permissions: NONE, member: false, ssoRequired: true }
+    return { tenant, permissions, member, ssoRequired: false }
   }
 
   /** Whether the caller holds `permission` from its platform role or in at least one tenant. */
   async holdsAnywhere(actor: Actor, permission: Permission): Promise<boolean> {
     if (actor.kind === 'api_key') return actor.permissions.has(permission)
     if (actor.platformPermissions.has(permission)) return true
-    for (const membership of await this.grantingMemberships(actor.userId)) {
+    for (const membership of await this.grantingMemberships(actor)) {
       if (membership.permissions.has(permission)) return true
     }
     return false
@@ -113,5 +160,17 @@ export class AccessControl {
 
 /** A caller may see a tenant when it holds any permission there or is an accepted member of it. */
 export function canSee(access: TenantAccess | undefined): access is TenantAccess {
+  if (access?.ssoRequired) throw ssoRequired(access.tenant.name)
   return access !== undefined && (access.permissions.size > 0 || access.member)
+}
+
+/**
+ * 403 sso_required: the caller is known here, but its credential does not count in this tenant (API.md §12).
+ * Said by every check that asks whether a caller can see a tenant (canSee), so it holds on every route.
+ */
+export function ssoRequired(tenantName: string): AppError {
+  return new AppError(
+    'sso_required',
+    `Sign in through the identity provider of tenant "${tenantName}" to act in it: this credential does not count there`,
+  )
 }

@@ -14,6 +14,14 @@ export interface TokenClaims {
   /** Issue time in milliseconds: a password change in the same second still invalidates the token. */
   iatMs: number
   exp: number
+  /** Set on a token born of a tenant's single sign-on: which tenant's SSO, through which provider. */
+  sso?: SsoOrigin
+}
+
+/** The tenant whose identity provider proved the user's identity (API.md §12). */
+export interface SsoOrigin {
+  tenantId: string
+  providerId: string
 }
 
 export class TokenSigner {
@@ -22,9 +30,18 @@ export class TokenSigner {
     this.#key = secret
   }
 
-  async sign(subject: string, typ: TokenSubject, issuedAt: Date, ttlSeconds: number): Promise<string> {
+  async sign(
+    subject: string,
+    typ: TokenSubject,
+    issuedAt: Date,
+    ttlSeconds: number,
+    sso?: SsoOrigin,
+  ): Promise<string> {
     const iat = Math.floor(issuedAt.getTime() / 1000)
-    return new SignJWT({ typ, iatMs: issuedAt.getTime() })
+    const claims = sso
+      ? { typ, iatMs: issuedAt.getTime(), sso: sso.tenantId, idp: sso.providerId }
+      : { typ, iatMs: issuedAt.getTime() }
+    return new SignJWT(claims)
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(subject)
       .setIssuedAt(iat)
@@ -39,10 +56,15 @@ export class TokenSigner {
         algorithms: ['HS256'],
         currentDate: now,
       })
-      const { sub, typ, iatMs, exp } = payload as Partial<TokenClaims>
+      const { sub, typ, iatMs, exp, sso, idp } = payload as Partial<Omit<TokenClaims, 'sso'>> & {
+        sso?: unknown
+        idp?: unknown
+      }
       if (typeof sub !== 'string' || (typ !== 'user' && typ !== 'api_key')) return undefined
       if (typeof iatMs !== 'number' || typeof exp !== 'number') return undefined
-      return { sub, typ, iatMs, exp }
+      if (sso === undefined && idp === undefined) return { sub, typ, iatMs, exp }
+      if (typeof sso !== 'string' || typeof idp !== 'string') return undefined
+      return { sub, typ, iatMs, exp, sso: { tenantId: sso, providerId: idp } }
     } catch (error) {
       if (error instanceof errors.JOSEError || error instanceof TypeError) return undefined
       throw error

@@ -4,6 +4,7 @@ import * as m0002 from './migrations/0002_outbox_invitation_index.js'
 import * as m0003 from './migrations/0003_audit_events.js'
 import * as m0004 from './migrations/0004_password_reset.js'
 import * as m0005 from './migrations/0005_tenant_roles.js'
+import * as m0006 from './migrations/0006_identity_providers.js'
 import * as m0007 from './migrations/0007_webhooks_erasure.js'
 import * as m0008 from './migrations/0008_shared_counters.js'
 
@@ -14,6 +15,7 @@ const migrations: Record<string, Migration> = {
   '0003_audit_events': m0003,
   '0004_password_reset': m0004,
   '0005_tenant_roles': m0005,
+  '0006_identity_providers': m0006,
   '0007_webhooks_erasure': m0007,
   '0008_shared_counters': m0008,
 }

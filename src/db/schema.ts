@@ -251,6 +251,43 @@ export interface AuditEventsTable {
   ip: string | null
 }
 
+export interface IdentityProvidersTable {
+  id: string
+  tenant_id: string
+  name: string
+  description: Defaulted<string>
+  active: boolean
+  protocol: 'saml' | 'oidc'
+  email_mapping: string
+  metadata_url: string | null
+  metadata_xml: string | null
+  issuer: string | null
+  client_id: string | null
+  /** A SecretEnvelope (crypto/secrets.ts); never plaintext. */
+  client_secret: Json<Record<string, unknown>> | null
+  created: Timestamp
+  created_by: string
+  updated: Timestamp
+  updated_by: string
+}
+
+export interface SsoRequestsTable {
+  id: string
+  provider_id: string
+  kind: 'saml' | 'oidc'
+  code_verifier: string | null
+  nonce: string | null
+  return_to: string | null
+  created: Timestamp
+  expires: Timestamp
+}
+
+export interface SsoUsedAssertionsTable {
+  provider_id: string
+  assertion_id: string
+  expires: Timestamp
+}
+
 export interface Database {
   platform: PlatformTable
   regions: RegionsTable
@@ -266,6 +303,9 @@ export interface Database {
   rate_limit_counters: RateLimitCountersTable
   webhooks: WebhooksTable
   webhook_deliveries: WebhookDeliveriesTable
+  identity_providers: IdentityProvidersTable
+  sso_requests: SsoRequestsTable
+  sso_used_assertions: SsoUsedAssertionsTable
 }
 
 export type UserRow = Selectable<UsersTable>
@@ -279,3 +319,4 @@ export type IntegrationRow = Selectable<IntegrationsTable>
 export type ApiKeyRow = Selectable<ApiKeysTable>
 export type OutboxRow = Selectable<OutboxTable>
 export type WebhookRow = Selectable<WebhooksTable>
+export type IdentityProviderRow = Selectable<IdentityProvidersTable>

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+import { passwordAllowedSql } from '../../access/access.repository.js'
 import type { Database } from '../../db/schema.js'
 
 /** The reads `POST /v1/login` describes the caller from. */
@@ -33,6 +34,7 @@ export async function listAcceptedMemberships(db: Kysely<Database>, userId: stri
       't.active',
       'r.id as role_id',
       'r.name as role_name',
+      passwordAllowedSql().as('password_allowed'),
     ])
     .where('tu.user_id', '=', userId)
     .where('tu.status', '=', 'accepted')

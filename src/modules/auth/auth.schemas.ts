@@ -47,6 +47,10 @@ export const LoginSchema = Type.Object({
       roleId: Uuid(),
       roleName: Type.String(),
       tenantPermissions: Type.Array(PermissionName),
+      password: Type.Boolean({ description: 'Whether the platform password may be used in this tenant' }),
+      ssoRequired: Type.Boolean({
+        description: 'This credential grants nothing here: sign in through the tenant’s identity provider',
+      }),
     }),
   ),
 })

@@ -1,3 +1,4 @@
+import { passwordAllowedSql } from '../../access/access.repository.js'
 import type { Actor } from '../../access/actor.js'
 import { isPermission, PERMISSIONS, type Permission } from '../../access/permissions.js'
 import type { ServiceContext } from '../../context.js'
@@ -26,6 +27,8 @@ export async function describeLogin(ctx: ServiceContext, actor: Actor): Promise<
       roleId: m.role_id,
       roleName: m.role_name,
       tenantPermissions: ordered(access?.permissions ?? new Set()),
+      password: m.password_allowed,
+      ssoRequired: access?.ssoRequired ?? false,
     })
   }
   return {

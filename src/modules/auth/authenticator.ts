@@ -4,7 +4,14 @@ import { TtlCache } from '../../access/cache.js'
 import type { AccessControl } from '../../access/effective.js'
 import { isPermission, type Permission } from '../../access/permissions.js'
 import type { Clock } from '../../clock.js'
-import { looksLikeJwt, safeEqual, sha256, type TokenClaims, type TokenSigner } from '../../crypto/tokens.js'
+import {
+  looksLikeJwt,
+  type SsoOrigin,
+  safeEqual,
+  sha256,
+  type TokenClaims,
+  type TokenSigner,
+} from '../../crypto/tokens.js'
 import type { Database } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
 import { loginFailures } from '../../http/metrics.js'
@@ -135,10 +142,16 @@ export class Authenticator {
     return actor
   }
 
+  /** A token that carries how its actor was proved: an SSO-born actor gets an SSO-born token. */
   async issueToken(actor: Actor, ttlSeconds: number): Promise<string> {
     return actor.kind === 'user'
-      ? this.signer.sign(actor.userId, 'user', this.clock.now(), ttlSeconds)
+      ? this.signer.sign(actor.userId, 'user', this.clock.now(), ttlSeconds, actor.sso)
       : this.signer.sign(actor.keyId, 'api_key', this.clock.now(), ttlSeconds)
+  }
+
+  /** A token for a user whom a tenant's identity provider has just vouched for (modules/sso). */
+  async issueSsoToken(userId: string, sso: SsoOrigin, ttlSeconds: number): Promise<string> {
+    return this.signer.sign(userId, 'user', this.clock.now(), ttlSeconds, sso)
   }
 
   async #fromToken(token: string): Promise<Actor> {
@@ -146,7 +159,7 @@ export class Authenticator {
     if (!claims) throw unauthorized('Invalid or expired token')
     if (claims.typ === 'api_key') {
       const key = await this.#apiKey(claims.sub)
-      if (!key || key.status !== 'enabled') throw unauthorized('This API key is disabled or gone')
+      if (key?.status !== 'enabled') throw unauthorized('This API key is disabled or gone')
       return toApiKeyActor(key)
     }
     const user = await this.#user(claims.sub)
@@ -154,7 +167,7 @@ export class Authenticator {
       throw unauthorized('This user is disabled or gone')
     if (claims.iatMs < user.passwordChangedAtMs)
       throw unauthorized('Token issued before the last password change')
-    return toUserActor(user)
+    return toUserActor(user, claims.sso)
   }
 
   /** The claims of a token with a valid signature that has not expired (keyed by the whole token). */
@@ -192,7 +205,7 @@ export class Authenticator {
 
   async #apiKeyLogin(keyId: string, secret: string): Promise<Actor | undefined> {
     const row = await findApiKeyCredentials(this.db, keyId)
-    if (!row || row.status !== 'enabled' || !safeEqual(row.secret_hash, sha256(secret))) return undefined
+    if (row?.status !== 'enabled' || !safeEqual(row.secret_hash, sha256(secret))) return undefined
     const key = await this.#apiKey(keyId)
     return key ? toApiKeyActor(key) : undefined
   }
@@ -241,16 +254,21 @@ function permissionSet(names: string[]): ReadonlySet<Permission> {
   return new Set(names.filter(isPermission))
 }
 
-function toUserActor(p: UserPrincipal): UserActor {
-  return {
+const NO_PERMISSIONS: ReadonlySet<Permission> = new Set()
+
+/** The actor of a principal; `sso` when a tenant's identity provider proved it (no platform power then). */
+function toUserActor(p: UserPrincipal, sso?: SsoOrigin): UserActor {
+  const actor: UserActor = {
     kind: 'user',
     principalId: p.principalId,
     userId: p.userId,
     email: p.email,
     displayName: p.displayName,
     platformRoleId: p.platformRoleId,
-    platformPermissions: p.platformPermissions,
+    platformPermissions: sso ? NO_PERMISSIONS : p.platformPermissions,
   }
+  if (sso) actor.sso = sso
+  return actor
 }
 
 function toApiKeyActor(p: ApiKeyPrincipal): ApiKeyActor {

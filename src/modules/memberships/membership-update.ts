@@ -8,6 +8,7 @@ import { enqueueInvitationMail } from '../../outbox/mail/invitation-mail.js'
 import { deleteQueuedInvitationMail } from '../../outbox/outbox.repository.js'
 import { type AuditRecord, recordAudit } from '../audit/audit.repository.js'
 import { describeRole, findTenantRoleFor } from '../roles/roles.service.js'
+import { checkDefaultIdentityProvider } from '../sso/default-provider.js'
 import { checkRoleCeiling, requireTenantPermission } from '../tenants/tenant-access.js'
 import { extensionsFor, resolveActiveExtension, toExtensionRecord } from './extensions.js'
 import { invitationLimits } from './invitation-limits.js'
@@ -71,6 +72,7 @@ export async function updateMembership(
 
   const move: StatusMove = input.status === undefined ? 'none' : planStatusMove(current.status, input.status)
   const nextStatus = input.status ?? current.status
+  await checkDefaultIdentityProvider(ctx.db, key.tenantId, input.defaultIdentityProvider)
   const extensions = applyProfile(changes, current, input, nextStatus)
   if (input.supervisorId) await checkSupervisor(ctx, key, input.supervisorId)
 

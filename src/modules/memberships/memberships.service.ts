@@ -6,6 +6,7 @@ import { type Page, readPage } from '../../http/pagination.js'
 import { invitationMailRow } from '../../outbox/mail/invitation-mail.js'
 import { recordAudit } from '../audit/audit.repository.js'
 import { findTenantRoleFor, loadRoleCatalog } from '../roles/roles.service.js'
+import { checkDefaultIdentityProvider } from '../sso/default-provider.js'
 import { checkRoleCeiling, requireTenantPermission } from '../tenants/tenant-access.js'
 import { userCreatedRecord } from '../users/user-audit.js'
 import { buildNewUserRow, normalizeEmail } from '../users/user-rules.js'
@@ -71,6 +72,7 @@ export async function createMembership(
       invitation.token,
       now,
     )
+  await checkDefaultIdentityProvider(ctx.db, tenantId, input.defaultIdentityProvider)
   const membership: NewMembershipByEmail = {
     email,
     tenantId,

@@ -9,6 +9,7 @@ import { preconditionFailed } from '../../http/etag.js'
 import { type Page, readPage } from '../../http/pagination.js'
 import { changesBetween, recordAudit } from '../audit/audit.repository.js'
 import { isTimezone } from '../regions/timezones.js'
+import { checkDefaultIdentityProvider } from '../sso/default-provider.js'
 import { displayName, tenantNameKey } from './tenant-name.js'
 import {
   findTenant,
@@ -112,7 +113,7 @@ export async function listVisibleTenants(
   let subtreesOf: string[] | undefined
   if (actor.kind === 'api_key') subtreesOf = [actor.tenantId]
   else if (actor.platformPermissions.size === 0) {
-    subtreesOf = (await ctx.access.grantingMemberships(actor.userId)).map((m) => m.tenantId)
+    subtreesOf = (await ctx.access.grantingMemberships(actor)).map((m) => m.tenantId)
   }
   return readPage(
     query,
@@ -132,6 +133,7 @@ export async function updateTenantById(
   if (!canSee(access)) throw tenantNotFound()
   if (!access.permissions.has('MANAGE_TENANT')) throw permissionDenied('MANAGE_TENANT', 'in this tenant')
   checkTimezone(input.timezone)
+  await checkDefaultIdentityProvider(ctx.db, tenantId, input.defaultIdentityProvider)
 
   const changes: TenantUpdate = { updated: ctx.clock.now(), updated_by: actor.principalId }
   if (input.name !== undefined) {
@@ -145,7 +147,7 @@ export async function updateTenantById(
   if (input.cxengageIdentityProvider !== undefined)
     changes.cxengage_identity_provider = input.cxengageIdentityProvider
   if (input.defaultIdentityProvider !== undefined)
-    changes.default_identity_provider = input.defaultIdentityProvider
+    changes.default_identity_provider = input.defaultIdentityProvider?.toLowerCase() ?? null
   if (input.outboundIntegrationId !== undefined) changes.outbound_integration_id = input.outboundIntegrationId
   if (input.clientLogLevel !== undefined) changes.client_log_level = input.clientLogLevel
 
@@ -165,7 +167,11 @@ export async function updateTenantById(
   if (updated === 'stale') throw preconditionFailed()
   // `active` and the name feed permission look-ups and parent names.
   ctx.access.invalidate()
-  return getTenant(ctx, actor, tenantId)
+  // Read without a second access check: the change may have just taken the caller's password access
+  // away here (cxengageIdentityProvider "denied"), and the change did happen.
+  const row = await findTenant(ctx.db, tenantId)
+  if (!row) throw tenantNotFound()
+  return toTenant(row, ctx)
 }
 
 const TENANT_AUDIT_FIELDS = [

@@ -45,7 +45,7 @@ export async function userScope(
   }
   if (holdsAny(actor.platformPermissions, permissions)) return { all: true }
   const subtreesOf: string[] = []
-  for (const membership of await ctx.access.grantingMemberships(actor.userId)) {
+  for (const membership of await ctx.access.grantingMemberships(actor)) {
     if (holdsAny(membership.permissions, permissions)) subtreesOf.push(membership.tenantId)
   }
   return { all: false, selfId: includeSelf ? actor.userId : undefined, subtreesOf }

@@ -1,0 +1,117 @@
+import { Type } from 'typebox'
+import { Result, TenantParams } from '../../http/schemas.js'
+import type { RouteModule } from '../../http/typed-app.js'
+import {
+  CreateIdentityProviderBody,
+  IdentityProviderParams,
+  IdentityProviderSchema,
+  UpdateIdentityProviderBody,
+} from './identity-providers.schemas.js'
+import {
+  createIdentityProvider,
+  getIdentityProvider,
+  listIdentityProviders,
+  updateIdentityProviderById,
+} from './identity-providers.service.js'
+
+const tags = ['identity providers']
+
+/** A tenant's identity providers (API.md §12). */
+export const identityProviderRoutes: RouteModule = async (app, ctx) => {
+  app.get(
+    '/tenants/:tenantId/identity-providers',
+    {
+      schema: {
+        tags,
+        operationId: 'listIdentityProviders',
+        summary: "List a tenant's identity providers",
+        description: 'Needs IDENTITY_PROVIDERS_READ or IDENTITY_PROVIDERS_UPDATE in the tenant.',
+        params: TenantParams,
+        response: { 200: Result(Type.Array(IdentityProviderSchema)) },
+      },
+    },
+    async (request) => ({ result: await listIdentityProviders(ctx, request.actor, request.params.tenantId) }),
+  )
+
+  app.post(
+    '/tenants/:tenantId/identity-providers',
+    {
+      schema: {
+        tags,
+        operationId: 'createIdentityProvider',
+        summary: 'Add a SAML 2.0 or OpenID Connect identity provider to a tenant',
+        description:
+          'Needs IDENTITY_PROVIDERS_UPDATE in the tenant. SAML: metadataUrl (fetched under the outbound rule) or ' +
+          'metadataFile, validated now (400 on attribute["metadata-url"] or attribute.metadataFile). OIDC: issuer ' +
+          '(discovery is read now; 400 on attribute.issuer), clientId, clientSecret (encrypted, write-only).',
+        params: TenantParams,
+        body: {
+          ...CreateIdentityProviderBody,
+          examples: [
+            {
+              name: 'Okta',
+              identityProvider: 'oidc',
+              issuer: 'https://acme.okta.com',
+              clientId: '0oa1b2c3d4e5f6g7h8i9',
+              clientSecret: 's3cr3t-from-the-okta-app',
+            },
+          ],
+        },
+        response: { 201: Result(IdentityProviderSchema) },
+      },
+    },
+    async (request, reply) => {
+      const provider = await createIdentityProvider(ctx, request.actor, request.params.tenantId, request.body)
+      return reply
+        .code(201)
+        .header('location', `/v1/tenants/${provider.tenantId}/identity-providers/${provider.id}`)
+        .send({ result: provider })
+    },
+  )
+
+  app.get(
+    '/tenants/:tenantId/identity-providers/:id',
+    {
+      schema: {
+        tags,
+        operationId: 'getIdentityProvider',
+        summary: 'Read an identity provider',
+        description: 'Needs IDENTITY_PROVIDERS_READ or IDENTITY_PROVIDERS_UPDATE in the tenant.',
+        params: IdentityProviderParams,
+        response: { 200: Result(IdentityProviderSchema) },
+      },
+    },
+    async (request) => ({
+      result: await getIdentityProvider(ctx, request.actor, request.params.tenantId, request.params.id),
+    }),
+  )
+
+  app.put(
+    '/tenants/:tenantId/identity-providers/:id',
+    {
+      schema: {
+        tags,
+        operationId: 'updateIdentityProvider',
+        summary: 'Change an identity provider (partial)',
+        description:
+          'Needs IDENTITY_PROVIDERS_UPDATE in the tenant. The protocol cannot change. clientSecret "********" ' +
+          'keeps the stored secret.',
+        params: IdentityProviderParams,
+        body: {
+          ...UpdateIdentityProviderBody,
+          examples: [{ active: false, description: 'Retired on 1 March' }],
+        },
+        response: { 200: Result(IdentityProviderSchema) },
+      },
+    },
+    async (request) => ({
+      result: await updateIdentityProviderById(
+        ctx,
+        request.actor,
+        request.params.tenantId,
+        request.params.id,
+        request.body,
+      ),
+    }),
+  )
+}

@@ -1,0 +1,179 @@
+import type { FastifyReply } from 'fastify'
+import { Type } from 'typebox'
+import { Result, Uuid } from '../../http/schemas.js'
+import type { RouteModule, TypedApp } from '../../http/typed-app.js'
+import { TOKEN_TTL } from '../auth/auth.schemas.js'
+import { AuthInfoSchema, MeTenantSchema } from './identity-providers.schemas.js'
+import { spMetadataXml } from './saml-sp.js'
+import { authInfo, describeMe } from './sign-in-info.service.js'
+import { finishOidc, finishSaml, type SsoSignIn, startSignIn, usableProvider } from './sso.service.js'
+import { serviceProviderUrls } from './sso-urls.js'
+
+const tags = ['single sign-on']
+const ProviderParams = Type.Object({ providerId: Uuid() })
+
+/** The OIDC state rides in a cookie too: the callback must come back to the browser that started it. */
+function stateCookie(providerId: string): string {
+  return `tenantry_sso_${providerId.replaceAll('-', '')}`
+}
+
+function readCookie(header: string | undefined, name: string): string | undefined {
+  for (const part of (header ?? '').split(';')) {
+    const [key, ...value] = part.trim().split('=')
+    if (key === name) return decodeURIComponent(value.join('='))
+  }
+  return undefined
+}
+
+/** Discovery, the browser round trip with the IdP, SP metadata, and GET /v1/me (API.md §10, §12). */
+export const ssoRoutes: RouteModule = async (app, ctx) => {
+  const secure = ctx.config.publicUrl.startsWith('https:') ? '; Secure' : ''
+
+  /** The hand-over: the front end gets the token in the URL fragment, which never reaches a server or a log. */
+  async function handOver(reply: FastifyReply, signIn: SsoSignIn) {
+    const token = await app.authenticator.issueSsoToken(
+      signIn.userId,
+      { tenantId: signIn.tenantId, providerId: signIn.providerId },
+      TOKEN_TTL.default,
+    )
+    const fragment = new URLSearchParams({ token, tenantId: signIn.tenantId, ttl: String(TOKEN_TTL.default) })
+    return reply.header('cache-control', 'no-store').redirect(`${signIn.returnTo}#${fragment}`, 303)
+  }
+
+  app.get(
+    '/me',
+    {
+      schema: {
+        tags: ['auth'],
+        operationId: 'getMe',
+        summary: "The caller's tenants, whether its password counts in each, and their identity providers",
+        description: 'Any authenticated user; the tenants where its membership is accepted.',
+        response: { 200: Result(Type.Array(MeTenantSchema)) },
+      },
+    },
+    async (request) => ({ result: await describeMe(ctx, request.actor) }),
+  )
+
+  app.get(
+    '/auth-info/:emailOrTenantId',
+    {
+      config: { auth: 'public' },
+      schema: {
+        tags,
+        operationId: 'getAuthInfo',
+        summary: 'Where a login page should send a person: identity providers and whether a password works',
+        description: 'No credentials. The same answer shape for an unknown e-mail or tenant.',
+        security: [],
+        params: Type.Object({ emailOrTenantId: Type.String({ minLength: 1, maxLength: 254 }) }),
+        response: { 200: Result(AuthInfoSchema) },
+      },
+    },
+    async (request) => ({ result: await authInfo(ctx, request.params.emailOrTenantId) }),
+  )
+
+  app.get(
+    '/sso/:providerId/login',
+    {
+      config: { auth: 'public' },
+      schema: {
+        tags,
+        operationId: 'startSsoLogin',
+        summary: 'Start signing in: a redirect to the identity provider',
+        description:
+          'No credentials. SAML: an AuthnRequest (HTTP-Redirect). OIDC: authorization code with PKCE, state and ' +
+          'nonce. `returnTo` must be on the origin of TENANTRY_SSO_RETURN_URL.',
+        security: [],
+        params: ProviderParams,
+        querystring: Type.Object({ returnTo: Type.Optional(Type.String({ maxLength: 2048 })) }),
+      },
+    },
+    async (request, reply) => {
+      const url = await startSignIn(ctx, request.params.providerId, request.query.returnTo)
+      const provider = await usableProvider(ctx, request.params.providerId)
+      if (provider.protocol === 'oidc') {
+        const state = new URL(url).searchParams.get('state') ?? ''
+        reply.header(
+          'set-cookie',
+          `${stateCookie(provider.id)}=${encodeURIComponent(state)}; Path=/v1/sso/${provider.id}; HttpOnly; SameSite=Lax; Max-Age=600${secure}`,
+        )
+      }
+      return reply.header('cache-control', 'no-store').redirect(url, 302)
+    },
+  )
+
+  await app.register(async (plain) => {
+    const forms = plain as unknown as TypedApp
+    // The IdP posts its answer as an HTML form; only this route reads that content type.
+    forms.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string', bodyLimit: 1024 * 1024 },
+      (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
+    )
+    forms.post(
+      '/sso/:providerId/acs',
+      {
+        config: { auth: 'public' },
+        schema: {
+          tags,
+          operationId: 'consumeSamlAssertion',
+          summary: 'SAML assertion consumer service (the IdP posts here)',
+          description:
+            'No credentials: the signed SAML Response is the credential. Answers a redirect to the front end.',
+          security: [],
+          params: ProviderParams,
+          body: Type.Object(
+            { SAMLResponse: Type.String({ minLength: 1 }), RelayState: Type.Optional(Type.String()) },
+            { examples: [{ SAMLResponse: 'PHNhbWxwOlJlc3BvbnNlIC4uLg==' }] },
+          ),
+        },
+      },
+      async (request, reply) =>
+        handOver(reply, await finishSaml(ctx, request.params.providerId, request.body.SAMLResponse)),
+    )
+  })
+
+  app.get(
+    '/sso/:providerId/callback',
+    {
+      config: { auth: 'public' },
+      schema: {
+        tags,
+        operationId: 'completeOidcLogin',
+        summary: 'OpenID Connect redirect URI (the IdP sends the browser here)',
+        description: 'No credentials: the authorization code, state and ID token are checked.',
+        security: [],
+        params: ProviderParams,
+        querystring: Type.Record(Type.String(), Type.String()),
+      },
+    },
+    async (request, reply) => {
+      const name = stateCookie(request.params.providerId)
+      const query = request.query as Record<string, string>
+      reply.header('set-cookie', `${name}=; Path=/v1/sso/${request.params.providerId}; HttpOnly; Max-Age=0`)
+      return handOver(
+        reply,
+        await finishOidc(ctx, request.params.providerId, query, readCookie(request.headers.cookie, name)),
+      )
+    },
+  )
+
+  app.get(
+    '/sso/:providerId/metadata',
+    {
+      config: { auth: 'public' },
+      schema: {
+        tags,
+        operationId: 'getSamlServiceProviderMetadata',
+        summary: "This service's SAML service-provider metadata for one identity provider",
+        description: 'No credentials. Give it (or its URL) to the IdP.',
+        security: [],
+        params: ProviderParams,
+      },
+    },
+    async (request, reply) => {
+      const provider = await usableProvider(ctx, request.params.providerId)
+      const urls = serviceProviderUrls(ctx.config, provider.id)
+      return reply.type('application/samlmetadata+xml').send(spMetadataXml(urls))
+    },
+  )
+}

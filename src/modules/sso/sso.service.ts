@@ -1,0 +1,277 @@
+import type { Configuration } from 'openid-client'
+import type { Actor } from '../../access/actor.js'
+import { TtlCache } from '../../access/cache.js'
+import type { ServiceContext } from '../../context.js'
+import type { IdentityProviderRow } from '../../db/schema.js'
+import { AppError, invalidField } from '../../errors.js'
+import { createOutboundFetch, outboundPolicy } from '../../http/outbound.js'
+import { recordAudit } from '../audit/audit.repository.js'
+import { findIdentityProvider } from './identity-providers.repository.js'
+import { identityProviderNotFound, openClientSecret } from './identity-providers.service.js'
+import { discoverOidc, oidcAuthorizationUrl, oidcFinish } from './oidc-client.js'
+import { parseIdpMetadata } from './saml-metadata.js'
+import { type CacheProvider, SAML_REQUEST_TTL_MS, serviceProvider, verifiedAssertion } from './saml-sp.js'
+import {
+  findSignInMember,
+  findSsoRequest,
+  insertSsoRequest,
+  rememberAssertion,
+  takeSsoRequest,
+} from './sso.repository.js'
+import { serviceProviderUrls } from './sso-urls.js'
+
+/**
+ * The sign-in flows of API.md §12: start at the IdP, come back with a signed answer, and — for an e-mail
+ * whose user has an accepted membership in the provider's tenant — hand a platform token over. Nothing
+ * is created or joined on the way: an unknown e-mail is refused.
+ */
+
+/** A person the IdP vouched for, ready for a token that says which tenant's SSO it came from. */
+export interface SsoSignIn {
+  userId: string
+  tenantId: string
+  providerId: string
+  /** Where the front end receives the token (checked against TENANTRY_SSO_RETURN_URL's origin). */
+  returnTo: string
+}
+
+function refused(message: string): AppError {
+  return new AppError('unauthorized', `Single sign-on refused: ${message}`)
+}
+
+/** An active provider of an active tenant, by id alone (the browser routes carry nothing else). */
+export async function usableProvider(ctx: ServiceContext, providerId: string): Promise<IdentityProviderRow> {
+  const provider = await findIdentityProvider(ctx.db, providerId)
+  if (!provider?.active) throw identityProviderNotFound()
+  const tenant = await ctx.access.tenantPlacement(provider.tenant_id)
+  if (!tenant?.active) throw identityProviderNotFound()
+  return provider
+}
+
+/**
+ * The return URL: TENANTRY_SSO_RETURN_URL, or a `returnTo` on the same origin (scheme, host and port) —
+ * nothing else, so the login cannot be made to send a token to another site (an open redirect).
+ */
+export function checkReturnTo(ctx: ServiceContext, returnTo: string | undefined): string {
+  const configured = ctx.config.ssoReturnUrl
+  if (returnTo === undefined || returnTo === '') return configured
+  let url: URL
+  try {
+    url = new URL(returnTo)
+  } catch {
+    throw invalidField('returnTo', 'must be an absolute URL on the front end’s origin')
+  }
+  if (url.origin !== new URL(configured).origin || url.hash !== '' || url.username || url.password)
+    throw invalidField('returnTo', `must be on ${new URL(configured).origin}`)
+  return url.href
+}
+
+const oidcConfigs = new TtlCache<string, Configuration>(5 * 60_000, 1_000)
+
+async function oidcConfig(ctx: ServiceContext, provider: IdentityProviderRow): Promise<Configuration> {
+  const key = `${provider.id}:${provider.updated.getTime()}`
+  const policy = outboundPolicy(ctx.config)
+  return oidcConfigs.getOrLoad(key, async () => {
+    try {
+      return await discoverOidc(
+        {
+          issuer: provider.issuer ?? '',
+          clientId: provider.client_id ?? '',
+          clientSecret: openClientSecret(ctx, provider),
+        },
+        createOutboundFetch(policy),
+        policy,
+      )
+    } catch (error) {
+      ctx.logger.warn({ err: error, providerId: provider.id }, 'OIDC discovery failed')
+      throw new AppError('service_unavailable', 'The identity provider cannot be reached')
+    }
+  })
+}
+
+/** A database-backed InResponseTo cache for one validation: node-saml asks it for the ids we issued. */
+function samlRequests(ctx: ServiceContext, providerId: string, returnTo: string | null) {
+  const state = { returnTo: null as string | null }
+  const cache: CacheProvider = {
+    async saveAsync(key, value) {
+      const now = ctx.clock.now()
+      await insertSsoRequest(ctx.db, {
+        id: key,
+        providerId,
+        kind: 'saml',
+        returnTo,
+        created: now,
+        expires: new Date(now.getTime() + SAML_REQUEST_TTL_MS),
+      })
+      return { value, createdAt: now.getTime() }
+    },
+    async getAsync(key) {
+      const row = await findSsoRequest(ctx.db, providerId, key, ctx.clock.now())
+      return row && row.kind === 'saml' ? row.created.toISOString() : null
+    },
+    async removeAsync(key) {
+      if (key === null) return null
+      const row = await takeSsoRequest(ctx.db, providerId, key, ctx.clock.now())
+      if (!row) return null
+      state.returnTo = row.return_to
+      return key
+    },
+  }
+  return { cache, state }
+}
+
+/** Where the browser goes to sign in: the IdP, with a request this service will recognise once. */
+export async function startSignIn(
+  ctx: ServiceContext,
+  providerId: string,
+  returnTo?: string,
+): Promise<string> {
+  const provider = await usableProvider(ctx, providerId)
+  const target = checkReturnTo(ctx, returnTo)
+  const urls = serviceProviderUrls(ctx.config, provider.id)
+  if (provider.protocol === 'saml') {
+    const idp = await parseIdpMetadata(provider.metadata_xml ?? '')
+    const { cache } = samlRequests(ctx, provider.id, target)
+    return serviceProvider(urls, idp, cache).getAuthorizeUrlAsync('', undefined, {})
+  }
+  const config = await oidcConfig(ctx, provider)
+  const start = await oidcAuthorizationUrl(config, urls.redirectUri)
+  const now = ctx.clock.now()
+  await insertSsoRequest(ctx.db, {
+    id: start.state,
+    providerId: provider.id,
+    kind: 'oidc',
+    codeVerifier: start.codeVerifier,
+    nonce: start.nonce,
+    returnTo: target,
+    created: now,
+    expires: new Date(now.getTime() + SAML_REQUEST_TTL_MS),
+  })
+  return start.url.href
+}
+
+/** The e-mail the IdP asserted, under the provider's mapping. */
+function assertedEmail(mapping: string, values: Record<string, unknown>, nameId?: string | null): string {
+  const raw = mapping === 'NameID' ? nameId : values[mapping]
+  const value = Array.isArray(raw) ? raw[0] : raw
+  if (typeof value !== 'string' || !value.includes('@'))
+    throw refused(`the answer carries no e-mail in "${mapping}"`)
+  return value.trim().toLowerCase()
+}
+
+/** A SAML Response posted to the ACS: node-saml checks it; the assertion id is used once. */
+export async function finishSaml(
+  ctx: ServiceContext,
+  providerId: string,
+  samlResponse: string,
+): Promise<SsoSignIn> {
+  const provider = await usableProvider(ctx, providerId)
+  if (provider.protocol !== 'saml') throw identityProviderNotFound()
+  const idp = await parseIdpMetadata(provider.metadata_xml ?? '')
+  const { cache, state } = samlRequests(ctx, provider.id, null)
+  const saml = serviceProvider(serviceProviderUrls(ctx.config, provider.id), idp, cache)
+  let profile: Awaited<ReturnType<typeof saml.validatePostResponseAsync>>['profile']
+  try {
+    profile = (await saml.validatePostResponseAsync({ SAMLResponse: samlResponse })).profile
+  } catch (error) {
+    throw refused((error as Error).message)
+  }
+  if (!profile) throw refused('the response carries no assertion')
+  const assertion = await verifiedAssertion(profile)
+  const assertionId = assertion?.id
+  if (!assertionId) throw refused('the assertion has no ID')
+  const acsUrl = serviceProviderUrls(ctx.config, provider.id).acsUrl
+  if (assertion.recipients.length === 0 || assertion.recipients.some((r) => r !== acsUrl))
+    throw refused('the assertion is addressed to another recipient')
+  const email = assertedEmail(provider.email_mapping, profile as Record<string, unknown>, profile.nameID)
+  return signIn(ctx, provider, email, state.returnTo ?? ctx.config.ssoReturnUrl, assertionId)
+}
+
+/** The OIDC redirect back: state must be one this service issued to this browser; openid-client checks the rest. */
+export async function finishOidc(
+  ctx: ServiceContext,
+  providerId: string,
+  query: Record<string, string>,
+  browserState: string | undefined,
+): Promise<SsoSignIn> {
+  const provider = await usableProvider(ctx, providerId)
+  if (provider.protocol !== 'oidc') throw identityProviderNotFound()
+  if (query.error) throw refused(`the provider answered ${query.error}`)
+  const state = query.state ?? ''
+  if (!state || state !== browserState) throw refused('the state does not belong to this browser')
+  const request = await takeSsoRequest(ctx.db, provider.id, state, ctx.clock.now())
+  if (request?.kind !== 'oidc' || !request.code_verifier || !request.nonce)
+    throw refused('no sign-in was started with this state, or it was used or expired')
+  const urls = serviceProviderUrls(ctx.config, provider.id)
+  const current = new URL(urls.redirectUri)
+  for (const [key, value] of Object.entries(query)) current.searchParams.set(key, value)
+  let claims: Record<string, unknown>
+  try {
+    claims = await oidcFinish(
+      await oidcConfig(ctx, provider),
+      current,
+      {
+        state: request.id,
+        nonce: request.nonce,
+        codeVerifier: request.code_verifier,
+      },
+      provider.email_mapping,
+    )
+  } catch (error) {
+    if (error instanceof AppError) throw error
+    throw refused((error as Error).message)
+  }
+  if (claims.email_verified === false) throw refused('the provider has not verified this e-mail')
+  return signIn(
+    ctx,
+    provider,
+    assertedEmail(provider.email_mapping, claims),
+    request.return_to ?? ctx.config.ssoReturnUrl,
+  )
+}
+
+/**
+ * The person must already be an enabled user with an accepted membership in the provider's tenant: no
+ * account is created and no tenant joined silently. The sign-in is audited with the assertion id it used
+ * up, in one transaction.
+ */
+async function signIn(
+  ctx: ServiceContext,
+  provider: IdentityProviderRow,
+  email: string,
+  returnTo: string,
+  assertionId?: string,
+): Promise<SsoSignIn> {
+  const member = await findSignInMember(ctx.db, provider.tenant_id, email)
+  const now = ctx.clock.now()
+  await ctx.db.transaction().execute(async (trx) => {
+    if (assertionId) {
+      const expires = new Date(Math.max(now.getTime(), Date.now()) + 24 * 3_600_000)
+      if (!(await rememberAssertion(trx, provider.id, assertionId, expires)))
+        throw refused('this assertion was already used')
+    }
+    if (!member) return
+    const actor: Actor = {
+      kind: 'user',
+      principalId: member.id,
+      userId: member.id,
+      email: member.email,
+      displayName: member.email,
+      platformRoleId: '',
+      platformPermissions: new Set(),
+      sso: { tenantId: provider.tenant_id, providerId: provider.id },
+    }
+    await recordAudit(trx, ctx.clock, actor, {
+      action: 'user.sso_signed_in',
+      tenantId: provider.tenant_id,
+      target: { type: 'user', id: member.id },
+      changes: { identityProvider: [null, provider.id] },
+    })
+  })
+  if (!member)
+    throw new AppError(
+      'permission_denied',
+      'This person has no accepted membership in the tenant of this identity provider; ask an administrator for an invitation',
+    )
+  return { userId: member.id, tenantId: provider.tenant_id, providerId: provider.id, returnTo }
+}
