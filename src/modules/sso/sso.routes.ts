@@ -143,7 +143,18 @@ export const ssoRoutes: RouteModule = async (app, ctx) => {
         description: 'No credentials: the authorization code, state and ID token are checked.',
         security: [],
         params: ProviderParams,
-        querystring: Type.Record(Type.String(), Type.String()),
+        // The IdP's answer (RFC 6749 §4.1.2, OpenID Connect Core §3.1.2.5); any other parameter passes
+        // through to openid-client, which checks the whole redirect.
+        querystring: Type.Object(
+          {
+            code: Type.Optional(Type.String({ maxLength: 4096 })),
+            state: Type.Optional(Type.String({ maxLength: 1024 })),
+            iss: Type.Optional(Type.String({ maxLength: 2048 })),
+            error: Type.Optional(Type.String({ maxLength: 256 })),
+            error_description: Type.Optional(Type.String({ maxLength: 2048 })),
+          },
+          { additionalProperties: Type.String({ maxLength: 4096 }) },
+        ),
       },
     },
     async (request, reply) => {
