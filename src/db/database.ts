@@ -179,7 +179,10 @@ export function redactDatabaseUrl(url: string): string {
 async function checkReachable(pool: pg.Pool, url: string): Promise<void> {
   try {
     const client = await pool.connect()
-    client.release()
+    // Discarded, not returned: this connection was opened before guardedPool put its error listener on
+    // every new connection, and a listener-less connection that the server later terminates while it is
+    // checked out crashes the process (issue 18).
+    client.release(true)
   } catch (error) {
     await pool.end().catch(() => {})
     const code = (error as { code?: string }).code

@@ -70,6 +70,10 @@ function reasonsOf(route: RouteOptions, schema: FastifySchema, security: unknown
   // Idempotency-Key on an authenticated POST; If-Match on a PUT (API.md §8).
   if (authenticated && method === 'POST') reasons.add('validation_failed').add('idempotency_key_reused')
   if (authenticated && method === 'PUT') reasons.add('precondition_failed')
+  // The password rule (API.md §12) holds on every resource of a tenant; any route that reads the
+  // database answers 503 while it is unreachable (issue 18).
+  if (authenticated && String(route.url).includes(':tenantId')) reasons.add('sso_required')
+  if (route.url !== '/healthz') reasons.add('database_unavailable')
   reasons.add('internal')
   return Object.keys(ERROR_REASONS).filter((reason) => reasons.has(reason as ErrorReason)) as ErrorReason[]
 }

@@ -21,6 +21,7 @@ export const auditRoutes: RouteModule = async (app, ctx) => {
       schema: {
         tags,
         operationId: 'listTenantAuditEvents',
+        errors: ['tenant_not_found', 'permission_denied'],
         summary: 'List the audit events of a tenant and its sub-tenants',
         description: `Needs VIEW_AUDIT_LOG effective in the tenant. ${filters}`,
         params: TenantParams,
@@ -40,6 +41,7 @@ export const auditRoutes: RouteModule = async (app, ctx) => {
       schema: {
         tags,
         operationId: 'listAuditEvents',
+        errors: ['permission_denied'],
         summary: 'List every audit event of the platform',
         description: `Needs VIEW_AUDIT_LOG in the caller’s platform role. ${filters}`,
         querystring: ListAuditEventsQuery,

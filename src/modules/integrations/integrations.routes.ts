@@ -163,6 +163,7 @@ export const integrationRoutes: RouteModule = async (app, ctx) => {
       schema: {
         tags,
         operationId: 'deleteIntegration',
+        errors: [...READ_ERRORS, 'integration_not_found'],
         summary: 'Delete an integration and destroy its secrets',
         description:
           'Needs MANAGE_ALL_PROVIDERS effective in the tenant (API.md §14). The row and its encrypted ' +

@@ -152,6 +152,7 @@ export const membershipRoutes: RouteModule = async (app, ctx) => {
       schema: {
         tags,
         operationId: 'removeMembership',
+        errors: ['tenant_not_found', 'permission_denied', 'role_exceeds_caller', 'user_not_found'],
         summary: 'Remove a user from a tenant (offboarding)',
         description:
           'Needs MANAGE_TENANT_ENROLLMENT in the tenant, and the member’s current role must be within the ' +

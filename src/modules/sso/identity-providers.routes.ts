@@ -24,6 +24,7 @@ export const identityProviderRoutes: RouteModule = async (app, ctx) => {
       schema: {
         tags,
         operationId: 'listIdentityProviders',
+        errors: ['tenant_not_found', 'permission_denied'],
         summary: "List a tenant's identity providers",
         description: 'Needs IDENTITY_PROVIDERS_READ or IDENTITY_PROVIDERS_UPDATE in the tenant.',
         params: TenantParams,
@@ -39,6 +40,7 @@ export const identityProviderRoutes: RouteModule = async (app, ctx) => {
       schema: {
         tags,
         operationId: 'createIdentityProvider',
+        errors: ['tenant_not_found', 'permission_denied'],
         summary: 'Add a SAML 2.0 or OpenID Connect identity provider to a tenant',
         description:
           'Needs IDENTITY_PROVIDERS_UPDATE in the tenant. SAML: metadataUrl (fetched under the outbound rule) or ' +
@@ -75,6 +77,7 @@ export const identityProviderRoutes: RouteModule = async (app, ctx) => {
       schema: {
         tags,
         operationId: 'getIdentityProvider',
+        errors: ['tenant_not_found', 'permission_denied', 'identity_provider_not_found'],
         summary: 'Read an identity provider',
         description: 'Needs IDENTITY_PROVIDERS_READ or IDENTITY_PROVIDERS_UPDATE in the tenant.',
         params: IdentityProviderParams,
@@ -92,6 +95,7 @@ export const identityProviderRoutes: RouteModule = async (app, ctx) => {
       schema: {
         tags,
         operationId: 'updateIdentityProvider',
+        errors: ['tenant_not_found', 'permission_denied', 'identity_provider_not_found'],
         summary: 'Change an identity provider (partial)',
         description:
           'Needs IDENTITY_PROVIDERS_UPDATE in the tenant. The protocol cannot change. clientSecret "********" ' +

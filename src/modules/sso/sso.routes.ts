@@ -78,6 +78,7 @@ export const ssoRoutes: RouteModule = async (app, ctx) => {
       schema: {
         tags,
         operationId: 'startSsoLogin',
+        errors: ['identity_provider_not_found'],
         summary: 'Start signing in: a redirect to the identity provider',
         description:
           'No credentials. SAML: an AuthnRequest (HTTP-Redirect). OIDC: authorization code with PKCE, state and ' +
@@ -116,6 +117,7 @@ export const ssoRoutes: RouteModule = async (app, ctx) => {
         schema: {
           tags,
           operationId: 'consumeSamlAssertion',
+          errors: ['identity_provider_not_found', 'unauthorized', 'permission_denied'],
           summary: 'SAML assertion consumer service (the IdP posts here)',
           description:
             'No credentials: the signed SAML Response is the credential. Answers a redirect to the front end.',
@@ -139,6 +141,7 @@ export const ssoRoutes: RouteModule = async (app, ctx) => {
       schema: {
         tags,
         operationId: 'completeOidcLogin',
+        errors: ['identity_provider_not_found', 'unauthorized', 'permission_denied'],
         summary: 'OpenID Connect redirect URI (the IdP sends the browser here)',
         description: 'No credentials: the authorization code, state and ID token are checked.',
         security: [],
@@ -175,6 +178,7 @@ export const ssoRoutes: RouteModule = async (app, ctx) => {
       schema: {
         tags,
         operationId: 'getSamlServiceProviderMetadata',
+        errors: ['identity_provider_not_found'],
         summary: "This service's SAML service-provider metadata for one identity provider",
         description: 'No credentials. Give it (or its URL) to the IdP.',
         security: [],

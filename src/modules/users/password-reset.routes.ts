@@ -29,6 +29,7 @@ export const passwordResetRoutes: RouteModule = async (app, ctx) => {
       schema: {
         tags: ['users'],
         operationId: method === 'PUT' ? 'requestPasswordReset' : 'requestPasswordResetPost',
+        errors: ['rate_limited'],
         summary: 'E-mail a password-reset link',
         description:
           'No credentials. Answers 200 {"result": {}} in the same time whether or not the address names a ' +

@@ -127,6 +127,7 @@ export const userRoutes: RouteModule = async (app, ctx) => {
       schema: {
         tags,
         operationId: 'eraseUser',
+        errors: ['user_not_found', 'permission_denied', 'role_exceeds_caller'],
         summary: 'Erase a person (memberships, keys, tokens and personal data removed; the id stays)',
         description:
           'Needs MANAGE_ALL_USERS in the caller’s platform role; the role ceiling applies and nobody erases ' +

@@ -30,6 +30,7 @@ export const webhookRoutes: RouteModule = async (app, ctx) => {
       schema: {
         tags,
         operationId: 'createWebhook',
+        errors: ['tenant_not_found', 'permission_denied'],
         summary: 'Create a webhook endpoint; its signing secret is shown once',
         description: `${description} The URL obeys the outbound rule (https, no private or loopback address). Events are action patterns: "membership.removed", "membership.*" or "*".`,
         params: TenantParams,
@@ -53,6 +54,7 @@ export const webhookRoutes: RouteModule = async (app, ctx) => {
       schema: {
         tags,
         operationId: 'listWebhooks',
+        errors: ['tenant_not_found', 'permission_denied'],
         summary: 'List the webhook endpoints of a tenant (never their secrets)',
         description,
         params: TenantParams,
@@ -74,6 +76,7 @@ export const webhookRoutes: RouteModule = async (app, ctx) => {
       schema: {
         tags,
         operationId: 'getWebhook',
+        errors: ['tenant_not_found', 'permission_denied', 'webhook_not_found'],
         summary: 'Get a webhook endpoint',
         description,
         params: WebhookParams,
@@ -91,6 +94,7 @@ export const webhookRoutes: RouteModule = async (app, ctx) => {
       schema: {
         tags,
         operationId: 'updateWebhook',
+        errors: ['tenant_not_found', 'permission_denied', 'webhook_not_found'],
         summary: 'Update a webhook endpoint (partial: url, events, active, includeSubTenants)',
         description: `${description} "active": true re-enables an endpoint disabled after 24 h of failures.`,
         params: WebhookParams,
@@ -115,6 +119,7 @@ export const webhookRoutes: RouteModule = async (app, ctx) => {
       schema: {
         tags,
         operationId: 'listWebhookDeliveries',
+        errors: ['tenant_not_found', 'permission_denied', 'webhook_not_found'],
         summary: 'List the delivery attempts of a webhook endpoint, newest first',
         description: `${description} One record per attempt; retries of one event share its messageId (the webhook-id header).`,
         params: WebhookParams,
