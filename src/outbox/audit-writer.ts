@@ -39,7 +39,7 @@ function actorOf(actor: AuditActor): { type: AuditActorType; id: string | null }
  * an event exists exactly when its change committed. The request id and address come from the request
  * being served (http/request-context.ts); outside a request they are null.
  *
- * One statement, whatever the number of events: the events go in through unnest, and the same statement
+ * One insert, whatever the number of events (unnest); then, when any endpoint is active, one statement
  * queues one `webhook` outbox row per event and matching active endpoint (the event's tenant's, or an
  * ancestor's with includeSubTenants; patterns "*", "membership.*" or an exact action). The outbox row's
  * id is the Standard Webhooks `webhook-id`; its ordering key (the endpoint) keeps deliveries in order.
@@ -56,35 +56,43 @@ export async function recordAudit(
   const request = currentRequest()
   const occurred = clock.now().toISOString()
   const ids = list.map(() => uuidv7())
+  // Three plain statements rather than one with a data-modifying WITH: PostgreSQL re-planned that one on
+  // every execution (~0.45 ms of database CPU per write, measured with EXPLAIN ANALYZE on a prepared
+  // statement), while the plain insert keeps a generic plan. The fan-out is planned only when some
+  // endpoint is active, which the same transaction checks, so no process misses a new endpoint.
   await sql`
-    with events as (
-      insert into audit_events
-        (id, occurred, actor_type, actor_id, action, tenant_id, target_type, target_id, changes, request_id, ip)
-      select id, ${occurred}::timestamptz, ${who.type}, ${who.id}::uuid, action, tenant_id, target_type,
-             target_id, changes, ${request?.requestId ?? null}::text, ${request?.ip ?? null}::text
-      from unnest(
-        ${ids}::uuid[],
-        ${list.map((r) => r.action)}::text[],
-        ${list.map((r) => r.tenantId)}::uuid[],
-        ${list.map((r) => r.target.type)}::text[],
-        ${list.map((r) => r.target.id)}::uuid[],
-        ${list.map((r) => JSON.stringify(r.changes ?? {}))}::jsonb[]
-      ) as incoming(id, action, tenant_id, target_type, target_id, changes)
-      returning id, action, tenant_id
-    )
+    insert into audit_events
+      (id, occurred, actor_type, actor_id, action, tenant_id, target_type, target_id, changes, request_id, ip)
+    select id, ${occurred}::timestamptz, ${who.type}, ${who.id}::uuid, action, tenant_id, target_type,
+           target_id, changes, ${request?.requestId ?? null}::text, ${request?.ip ?? null}::text
+    from unnest(
+      ${ids}::uuid[],
+      ${list.map((r) => r.action)}::text[],
+      ${list.map((r) => r.tenantId)}::uuid[],
+      ${list.map((r) => r.target.type)}::text[],
+      ${list.map((r) => r.target.id)}::uuid[],
+      ${list.map((r) => JSON.stringify(r.changes ?? {}))}::jsonb[]
+    ) as incoming(id, action, tenant_id, target_type, target_id, changes)
+  `.execute(db)
+  const active = await sql<{
+    any: boolean
+  }>`select exists (select 1 from webhooks where active) as any`.execute(db)
+  if (!active.rows[0]?.any) return
+  await sql`
     insert into outbox (id, tenant_id, kind, payload, next_attempt_at, created, ordering_key)
     select gen_random_uuid(), w.tenant_id, ${WEBHOOK_KIND},
            jsonb_build_object('webhookId', w.id, 'eventId', e.id, 'action', e.action),
-           ${occurred}::timestamptz, ${occurred}::timestamptz, w.id
-    from events e
+           e.occurred, e.occurred, w.id
+    from audit_events e
     join tenants t on t.id = e.tenant_id
     join webhooks w on w.active
       and (w.tenant_id = e.tenant_id or (w.include_sub_tenants and w.tenant_id = any (t.parent_ids)))
-    where exists (
-      select 1 from unnest(w.events) as p(pattern)
-      where p.pattern = '*' or p.pattern = e.action
-        or (right(p.pattern, 2) = '.*' and starts_with(e.action, left(p.pattern, -1)))
-    )
+    where e.id = any (${ids}::uuid[])
+      and exists (
+        select 1 from unnest(w.events) as p(pattern)
+        where p.pattern = '*' or p.pattern = e.action
+          or (right(p.pattern, 2) = '.*' and starts_with(e.action, left(p.pattern, -1)))
+      )
     order by e.id, w.id
   `.execute(db)
 }
