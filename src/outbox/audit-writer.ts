@@ -56,11 +56,13 @@ export async function recordAudit(
   const request = currentRequest()
   const occurred = clock.now().toISOString()
   const ids = list.map(() => uuidv7())
-  // Three plain statements rather than one with a data-modifying WITH: PostgreSQL re-planned that one on
+  // Two plain statements rather than one with a data-modifying WITH: PostgreSQL re-planned that one on
   // every execution (~0.45 ms of database CPU per write, measured with EXPLAIN ANALYZE on a prepared
   // statement), while the plain insert keeps a generic plan. The fan-out is planned only when some
   // endpoint is active, which the same transaction checks, so no process misses a new endpoint.
-  await sql`
+  // The insert also says whether any webhook endpoint is active, so the fan-out costs no round trip
+  // while none is.
+  const inserted = await sql<{ fanOut: boolean }>`
     insert into audit_events
       (id, occurred, actor_type, actor_id, action, tenant_id, target_type, target_id, changes, request_id, ip)
     select id, ${occurred}::timestamptz, ${who.type}, ${who.id}::uuid, action, tenant_id, target_type,
@@ -73,11 +75,9 @@ export async function recordAudit(
       ${list.map((r) => r.target.id)}::uuid[],
       ${list.map((r) => JSON.stringify(r.changes ?? {}))}::jsonb[]
     ) as incoming(id, action, tenant_id, target_type, target_id, changes)
+    returning exists (select 1 from webhooks where active) as "fanOut"
   `.execute(db)
-  const active = await sql<{
-    any: boolean
-  }>`select exists (select 1 from webhooks where active) as any`.execute(db)
-  if (!active.rows[0]?.any) return
+  if (!inserted.rows[0]?.fanOut) return
   await sql`
     insert into outbox (id, tenant_id, kind, payload, next_attempt_at, created, ordering_key)
     select gen_random_uuid(), w.tenant_id, ${WEBHOOK_KIND},
