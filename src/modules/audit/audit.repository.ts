@@ -8,6 +8,7 @@ export {
   changesBetween,
   MASKED,
   recordAudit,
+  toAuditEventRecord,
 } from '../../outbox/audit-writer.js'
 
 export interface AuditFilter {

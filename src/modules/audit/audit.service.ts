@@ -3,7 +3,7 @@ import type { ServiceContext } from '../../context.js'
 import { AppError } from '../../errors.js'
 import { decodeCursor, type Page, toPage } from '../../http/pagination.js'
 import { requireTenantPermission } from '../tenants/tenant-access.js'
-import { listAuditEvents } from './audit.repository.js'
+import { listAuditEvents, toAuditEventRecord } from './audit.repository.js'
 import type { AuditEvent, ListAuditEventsQuery } from './audit.schemas.js'
 
 /** `GET /v1/tenants/{t}/audit-events`: VIEW_AUDIT_LOG in t; the events of t and its sub-tenants. */
@@ -48,16 +48,6 @@ async function readEvents(
   const page = toPage(rows, limit, (row) => row.id)
   return {
     nextCursor: page.nextCursor,
-    items: page.items.map((row) => ({
-      id: row.id,
-      occurred: row.occurred.toISOString(),
-      actor: { type: row.actor_type, id: row.actor_id },
-      action: row.action,
-      tenantId: row.tenant_id,
-      target: { type: row.target_type, id: row.target_id },
-      changes: row.changes,
-      requestId: row.request_id,
-      ip: row.ip,
-    })),
+    items: page.items.map(toAuditEventRecord),
   }
 }
