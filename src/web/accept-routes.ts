@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { ServiceContext } from '../context.js'
 import { PASSWORD_MIN_LENGTH } from '../crypto/passwords.js'
-import { AppError, type Attribute } from '../errors.js'
+import type { Attribute } from '../errors.js'
 import type { TypedApp } from '../http/typed-app.js'
 import { compileBodyValidator } from '../http/validation.js'
 import {
@@ -24,7 +24,7 @@ import {
   tooManyAttemptsPage,
   usedPage,
 } from './accept-views.js'
-import { PAGE_HEADERS } from './layout.js'
+import { renderPage } from './layout.js'
 
 const validateAccept = compileBodyValidator(AcceptInvitationBody)
 const FORM_LIMIT = 16 * 1024
@@ -89,29 +89,18 @@ export async function acceptancePageRoutes(app: TypedApp, ctx: ServiceContext): 
   )
 
   /** Runs a page handler; the service's refusals become pages, not JSON. */
-  async function render(
-    reply: FastifyReply,
-    request: FastifyRequest,
-    handler: () => Promise<[number, string]>,
-  ): Promise<FastifyReply> {
-    reply.headers(PAGE_HEADERS)
-    try {
-      const [status, body] = await handler()
-      return reply.code(status).send(body)
-    } catch (error) {
-      if (error instanceof AppError) {
-        if (error.reason === 'rate_limited') {
-          const retryAfter = error.headers?.['retry-after']
-          if (retryAfter) reply.header('retry-after', retryAfter)
-          return reply.code(429).send(tooManyAttemptsPage(retryAfter))
-        }
-        if (error.reason === 'invitation_expired')
-          return reply.code(410).send(expiredPage(undefined, ttlHours))
-        if (error.reason === 'invitation_not_found') return reply.code(404).send(invalidLinkPage())
-      }
-      request.log.error({ err: error }, 'invitation page failed')
-      return reply.code(500).send(errorPage(request.id))
-    }
+  function render(reply: FastifyReply, request: FastifyRequest, handler: () => Promise<[number, string]>) {
+    return renderPage(reply, request, handler, {
+      refusal: (error) => {
+        const retryAfter = error.headers?.['retry-after']
+        if (error.reason === 'rate_limited') return [429, tooManyAttemptsPage(retryAfter)]
+        if (error.reason === 'invitation_expired') return [410, expiredPage(undefined, ttlHours)]
+        if (error.reason === 'invitation_not_found') return [404, invalidLinkPage()]
+        return undefined
+      },
+      error: errorPage,
+      failure: 'invitation page failed',
+    })
   }
 }
 

@@ -1,3 +1,5 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { AppError } from '../errors.js'
 import { html, SafeHtml } from '../html.js'
 
 /**
@@ -64,3 +66,32 @@ export const PAGE_HEADERS = {
     "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; " +
     "frame-ancestors 'none'; base-uri 'none'",
 } as const
+
+/** The page a refusal of the service becomes ([status, html]); undefined: not a refusal this page shows. */
+export type RefusalPage = (error: AppError) => [number, string] | undefined
+
+/**
+ * Runs a page handler with the page headers; the service's refusals become pages (a 429 keeps its
+ * Retry-After), anything else is logged under `failure` and answered with `errorPage`.
+ */
+export async function renderPage(
+  reply: FastifyReply,
+  request: FastifyRequest,
+  handler: () => Promise<[number, string]>,
+  pages: { refusal: RefusalPage; error: (requestId: string) => string; failure: string },
+): Promise<FastifyReply> {
+  reply.headers(PAGE_HEADERS)
+  try {
+    const [status, body] = await handler()
+    return reply.code(status).send(body)
+  } catch (error) {
+    const refused = error instanceof AppError ? pages.refusal(error) : undefined
+    if (refused) {
+      const retryAfter = (error as AppError).headers?.['retry-after']
+      if (retryAfter) reply.header('retry-after', retryAfter)
+      return reply.code(refused[0]).send(refused[1])
+    }
+    request.log.error({ err: error }, pages.failure)
+    return reply.code(500).send(pages.error(request.id))
+  }
+}

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { ServiceContext } from '../context.js'
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../crypto/passwords.js'
-import { AppError, type Attribute } from '../errors.js'
+import type { Attribute } from '../errors.js'
 import type { TypedApp } from '../http/typed-app.js'
 import { invitationLimits } from '../modules/memberships/invitation-limits.js'
 import {
@@ -9,7 +9,7 @@ import {
   type ResetLookup,
   resetPasswordWithToken,
 } from '../modules/users/password-reset.service.js'
-import { PAGE_HEADERS } from './layout.js'
+import { renderPage } from './layout.js'
 import {
   passwordSetPage,
   resetErrorPage,
@@ -85,28 +85,18 @@ export async function passwordResetPageRoutes(app: TypedApp, ctx: ServiceContext
     },
   )
 
-  async function render(
-    reply: FastifyReply,
-    request: FastifyRequest,
-    handler: () => Promise<[number, string]>,
-  ): Promise<FastifyReply> {
-    reply.headers(PAGE_HEADERS)
-    try {
-      const [status, body] = await handler()
-      return reply.code(status).send(body)
-    } catch (error) {
-      if (error instanceof AppError) {
-        if (error.reason === 'rate_limited') {
-          const retryAfter = error.headers?.['retry-after']
-          if (retryAfter) reply.header('retry-after', retryAfter)
-          return reply.code(429).send(resetTooManyPage(retryAfter))
-        }
-        if (error.reason === 'reset_token_expired') return reply.code(410).send(resetExpiredPage())
-        if (error.reason === 'unauthorized') return reply.code(404).send(resetInvalidPage())
-      }
-      request.log.error({ err: error }, 'password-reset page failed')
-      return reply.code(500).send(resetErrorPage(request.id))
-    }
+  /** Runs a page handler; the service's refusals become pages, not JSON. */
+  function render(reply: FastifyReply, request: FastifyRequest, handler: () => Promise<[number, string]>) {
+    return renderPage(reply, request, handler, {
+      refusal: (error) => {
+        if (error.reason === 'rate_limited') return [429, resetTooManyPage(error.headers?.['retry-after'])]
+        if (error.reason === 'reset_token_expired') return [410, resetExpiredPage()]
+        if (error.reason === 'unauthorized') return [404, resetInvalidPage()]
+        return undefined
+      },
+      error: resetErrorPage,
+      failure: 'password-reset page failed',
+    })
   }
 }
 

@@ -22,7 +22,10 @@ export async function findLoginUser(db: Kysely<Database>, userId: string) {
     .executeTakeFirstOrThrow()
 }
 
-/** The user's accepted memberships, with their tenants and roles, by tenant name. */
+/**
+ * The user's accepted memberships, with their tenants, roles and whether the password counts there, by
+ * tenant name: what `POST /v1/login`, `GET /v1/me` and auth-info describe the user from.
+ */
 export async function listAcceptedMemberships(db: Kysely<Database>, userId: string) {
   return db
     .selectFrom('tenant_users as tu')
@@ -31,9 +34,11 @@ export async function listAcceptedMemberships(db: Kysely<Database>, userId: stri
     .select([
       't.id as tenant_id',
       't.name as tenant_name',
+      't.description as tenant_description',
       't.active',
       'r.id as role_id',
       'r.name as role_name',
+      'tu.default_identity_provider',
       passwordAllowedSql().as('password_allowed'),
     ])
     .where('tu.user_id', '=', userId)

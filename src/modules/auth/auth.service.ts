@@ -1,4 +1,3 @@
-import { passwordAllowedSql } from '../../access/access.repository.js'
 import type { Actor } from '../../access/actor.js'
 import { isPermission, PERMISSIONS, type Permission } from '../../access/permissions.js'
 import type { ServiceContext } from '../../context.js'

@@ -1,9 +1,10 @@
 import type { Actor } from '../../access/actor.js'
 import type { ServiceContext } from '../../context.js'
 import { AppError } from '../../errors.js'
+import { listAcceptedMemberships } from '../auth/auth.repository.js'
 import { activeProvidersOf } from './identity-providers.repository.js'
 import type { MeTenant } from './identity-providers.schemas.js'
-import { findTenantLogin, findUserByEmail, listAcceptedMemberships } from './sso.repository.js'
+import { findTenantLogin, findUserByEmail } from './sso.repository.js'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
@@ -41,11 +42,11 @@ export async function authInfo(ctx: ServiceContext, key: string): Promise<AuthIn
   const user = await findUserByEmail(ctx.db, key)
   if (!user) return UNKNOWN
   const memberships = (await listAcceptedMemberships(ctx.db, user.id)).filter((m) => m.active)
-  const chosen = memberships.find((m) => m.id === user.default_tenant) ?? memberships[0]
+  const chosen = memberships.find((m) => m.tenant_id === user.default_tenant) ?? memberships[0]
   if (!chosen) return UNKNOWN
-  const providers = (await activeProvidersOf(ctx.db, [chosen.id])).get(chosen.id) ?? []
+  const providers = (await activeProvidersOf(ctx.db, [chosen.tenant_id])).get(chosen.tenant_id) ?? []
   return {
-    tenantId: chosen.id,
+    tenantId: chosen.tenant_id,
     identityProviders: preferring(providers, chosen.default_identity_provider),
     password: chosen.password_allowed,
   }
@@ -58,14 +59,14 @@ export async function describeMe(ctx: ServiceContext, actor: Actor): Promise<MeT
   const memberships = await listAcceptedMemberships(ctx.db, actor.userId)
   const providers = await activeProvidersOf(
     ctx.db,
-    memberships.map((m) => m.id),
+    memberships.map((m) => m.tenant_id),
   )
   return memberships.map((m) => ({
-    tenantId: m.id,
-    name: m.name,
-    description: m.description,
+    tenantId: m.tenant_id,
+    name: m.tenant_name,
+    description: m.tenant_description,
     active: m.active,
     password: m.password_allowed,
-    identityProviders: preferring(providers.get(m.id) ?? [], m.default_identity_provider),
+    identityProviders: preferring(providers.get(m.tenant_id) ?? [], m.default_identity_provider),
   }))
 }

@@ -1,5 +1,4 @@
 import type { Kysely } from 'kysely'
-import { passwordAllowedSql } from '../../access/access.repository.js'
 import type { Database } from '../../db/schema.js'
 
 /** SQL of the sign-in flows (API.md §12): started logins, used assertions, who may sign in where. */
@@ -87,25 +86,6 @@ export async function findSignInMember(db: Kysely<Database>, tenantId: string, e
     .where('tu.status', '=', 'accepted')
     .where('t.active', '=', true)
     .executeTakeFirst()
-}
-
-/** A user's accepted memberships with the tenant and whether the password may be used there. */
-export async function listAcceptedMemberships(db: Kysely<Database>, userId: string) {
-  return db
-    .selectFrom('tenant_users as tu')
-    .innerJoin('tenants as t', 't.id', 'tu.tenant_id')
-    .select([
-      't.id',
-      't.name',
-      't.description',
-      't.active',
-      'tu.default_identity_provider',
-      passwordAllowedSql().as('password_allowed'),
-    ])
-    .where('tu.user_id', '=', userId)
-    .where('tu.status', '=', 'accepted')
-    .orderBy('t.name')
-    .execute()
 }
 
 export async function findUserByEmail(db: Kysely<Database>, email: string) {
