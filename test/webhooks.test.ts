@@ -204,6 +204,58 @@ describe('invitation.expired', () => {
   })
 })
 
+describe('fan-out', () => {
+  it('queues one delivery per matching event of the creates written in one statement, sub-tenants included', async () => {
+    const parent = await createTenantAsAdmin(t)
+    const receiver = new Receiver()
+    await receiver.start()
+    const hook = await createHook(parent.id, receiver, {
+      includeSubTenants: true,
+      events: ['tenant.created', 'membership.*', 'integration.created'],
+    })
+    const other = await createHook(parent.id, receiver, { events: ['tenant.updated'] })
+    // a new child tenant: the event's tenant is the row its own statement inserts
+    const child = await createTenantAsAdmin(t, { parentId: parent.id })
+    const invitee = await insertUser(t.ctx.db)
+    const invite = await t.request('POST', `/v1/tenants/${child.id}/users`, {
+      token: admin,
+      body: { email: invitee.email, roleId: ROLE_IDS.agent, status: 'invited' },
+    })
+    expect(invite.status).toBe(201)
+    const integration = await t.request('POST', `/v1/tenants/${parent.id}/integrations`, {
+      token: admin,
+      body: { type: 'rest', name: 'Fan-out CRM', active: false, properties: {} },
+    })
+    expect(integration.status).toBe(201)
+    // an invitation of nobody writes nothing, so it queues nothing
+    const nobody = await t.request('POST', `/v1/tenants/${child.id}/users`, {
+      token: admin,
+      body: { email: 'nobody-at-all@example.com', roleId: ROLE_IDS.agent },
+    })
+    expect(nobody.status).toBe(404)
+
+    const queued = async (webhookId: string) =>
+      (
+        await t.ctx.db
+          .selectFrom('outbox')
+          .select('payload')
+          .where('ordering_key', '=', webhookId)
+          .orderBy('seq')
+          .execute()
+      ).map((r) => (r.payload as { action: string }).action)
+    expect(await queued(hook.id)).toEqual(['tenant.created', 'membership.invited', 'integration.created'])
+    expect(await queued(other.id)).toEqual([])
+    const event = await t.ctx.db
+      .selectFrom('audit_events')
+      .select(['target_id', 'tenant_id'])
+      .where('action', '=', 'membership.invited')
+      .where('tenant_id', '=', child.id)
+      .executeTakeFirstOrThrow()
+    expect(event.target_id).toBe(invitee.id)
+    await receiver.stop()
+  })
+})
+
 describe('deliveries', () => {
   it('every event arrives in order, through a receiver answering 500 and then down, same webhook-id on retries', async () => {
     const parent = await createTenantAsAdmin(t)

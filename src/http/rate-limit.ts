@@ -83,6 +83,25 @@ export class FailureLimiter {
     }
   }
 
+  /**
+   * Counts an attempt and throws 429 when it is past the limit: one atomic step, so concurrent attempts
+   * from any number of processes cannot all pass a check made before any of them is counted. A refused
+   * attempt counts too (it only moves the count further past the limit, within the same window).
+   */
+  async take(key: string): Promise<void> {
+    const now = this.now()
+    const window = await this.store.hit(storedKey(this.name, key), this.windowMs, now)
+    if (window.count > this.limit) {
+      rateLimited.inc({ limit: this.name })
+      throw new AppError(
+        'rate_limited',
+        'Too many attempts; try again later',
+        undefined,
+        retryAfter(window.resetAt, now),
+      )
+    }
+  }
+
   /** Counts a failure; true when this one reached the limit (the key is locked out from now on). */
   async fail(key: string): Promise<boolean> {
     const window = await this.store.hit(storedKey(this.name, key), this.windowMs, this.now())

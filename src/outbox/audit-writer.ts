@@ -3,7 +3,7 @@
  * are written together and the worker writes events too (webhook.disabled, invitation.expired). Features
  * import it through modules/audit/audit.repository.ts.
  */
-import { type Kysely, type Selectable, sql } from 'kysely'
+import { type Kysely, type OperationNodeSource, type RawBuilder, type Selectable, sql } from 'kysely'
 import { uuidv7 } from 'uuidv7'
 import type { Actor } from '../access/actor.js'
 import type { Clock } from '../clock.js'
@@ -34,15 +34,134 @@ function actorOf(actor: AuditActor): { type: AuditActorType; id: string | null }
   return { type: 'system', id: null }
 }
 
+/** One event's column values: the one builder of an audit row, whichever statement writes it. */
+export interface AuditEvent {
+  id: string
+  occurred: string
+  actorType: AuditActorType
+  actorId: string | null
+  action: string
+  tenantId: string | null
+  targetType: string
+  targetId: string | null
+  changes: string
+  requestId: string | null
+  ip: string | null
+}
+
+/**
+ * An event of `actor`, now: the request id and address come from the request being served
+ * (http/request-context.ts); outside a request they are null.
+ */
+export function auditEvent(clock: Clock, actor: AuditActor, record: AuditRecord): AuditEvent {
+  const who = actorOf(actor)
+  const request = currentRequest()
+  return {
+    id: uuidv7(),
+    occurred: clock.now().toISOString(),
+    actorType: who.type,
+    actorId: who.id,
+    action: record.action,
+    tenantId: record.tenantId,
+    targetType: record.target.type,
+    targetId: record.target.id,
+    changes: JSON.stringify(record.changes ?? {}),
+    requestId: request?.requestId ?? null,
+    ip: request?.ip ?? null,
+  }
+}
+
+const EVENT_COLUMNS = sql.raw(
+  'id, occurred, actor_type, actor_id, action, tenant_id, target_type, target_id, changes, request_id, ip',
+)
+
+/**
+ * The webhook fan-out of the events in `events` (a relation with id, occurred, action, tenant_id and
+ * ancestor_ids, the tenant's ancestors): one `webhook` outbox row per event and matching active endpoint —
+ * the event's tenant's, or an ancestor's with includeSubTenants; patterns "*", "membership.*" or an exact
+ * action. The outbox row's id is the Standard Webhooks `webhook-id`; its ordering key (the endpoint) keeps
+ * deliveries in order.
+ */
+function webhookFanOut(events: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`
+    insert into outbox (id, tenant_id, kind, payload, next_attempt_at, created, ordering_key)
+    select gen_random_uuid(), w.tenant_id, ${WEBHOOK_KIND},
+           jsonb_build_object('webhookId', w.id, 'eventId', e.id, 'action', e.action),
+           e.occurred, e.occurred, w.id
+    from ${events} as e
+    join webhooks w on w.active
+      and (w.tenant_id = e.tenant_id or (w.include_sub_tenants and w.tenant_id = any (e.ancestor_ids)))
+    where exists (
+      select 1 from unnest(w.events) as p(pattern)
+      where p.pattern = '*' or p.pattern = e.action
+        or (right(p.pattern, 2) = '.*' and starts_with(e.action, left(p.pattern, -1)))
+    )
+    order by e.id, w.id`
+}
+
+export interface EventSource {
+  /** The relation of the statement whose rows the event follows (a CTE with RETURNING). */
+  relation: string
+  /** A column of that relation that is the event's target id, when only the statement knows it. */
+  targetIdColumn?: string
+  /**
+   * The ancestors of the event's tenant when that tenant is the row the statement inserts (a new tenant,
+   * which the statement's own snapshot cannot see); otherwise they are read from tenants.
+   */
+  ancestorIds?: readonly string[]
+}
+
+/**
+ * The two CTEs that write an event together with the change of the statement they join: `audit_event`,
+ * written exactly when the change's relation has a row, and `webhook_delivery`, its fan-out. For a
+ * statement that already is a WITH (an invitation); others use withAuditEvent.
+ *
+ * Every value is a scalar parameter, so PostgreSQL keeps one generic plan per statement text instead of
+ * re-planning each execution (checked with pg_prepared_statements in test/audit-statement.test.ts).
+ */
+export function auditEventCtes(event: AuditEvent, source: EventSource): RawBuilder<unknown> {
+  const relation = sql.raw(source.relation)
+  const targetId = source.targetIdColumn
+    ? sql`source.${sql.ref(source.targetIdColumn)}`
+    : sql`${event.targetId}::uuid`
+  const ancestors = source.ancestorIds
+    ? sql`${source.ancestorIds}::uuid[]`
+    : sql`(select t.parent_ids from tenants t where t.id = audit_event.tenant_id)`
+  return sql`
+    audit_event as (
+      insert into audit_events (${EVENT_COLUMNS})
+      select ${event.id}::uuid, ${event.occurred}::timestamptz, ${event.actorType}::text, ${event.actorId}::uuid,
+             ${event.action}::text, ${event.tenantId}::uuid, ${event.targetType}::text, ${targetId},
+             ${event.changes}::jsonb, ${event.requestId}::text, ${event.ip}::text
+      from (select * from ${relation} limit 1) as source
+      returning id, occurred, action, tenant_id),
+    webhook_delivery as (${webhookFanOut(sql`(select audit_event.*, ${ancestors} as ancestor_ids from audit_event)`)})`
+}
+
+/**
+ * A change and its audit event in one statement (a data-modifying WITH): one round trip and no
+ * transaction, where BEGIN, change, event, COMMIT were four (docs/performance.md). `change` is an INSERT,
+ * UPDATE or DELETE with RETURNING; the statement answers its rows, and writes the event only when it
+ * returned one.
+ */
+export function withAuditEvent<Row>(
+  change: OperationNodeSource,
+  event: AuditEvent,
+  source: Omit<EventSource, 'relation'> = {},
+): RawBuilder<Row> {
+  return sql<Row>`
+    with change as (${change}),
+    ${auditEventCtes(event, { ...source, relation: 'change' })}
+    select * from change`
+}
+
 /**
  * Writes audit events with the executor the change itself runs on — the transaction of the change — so
- * an event exists exactly when its change committed. The request id and address come from the request
- * being served (http/request-context.ts); outside a request they are null.
+ * an event exists exactly when its change committed. For paths whose change is several statements (or
+ * several events); a change of one statement writes its event with withAuditEvent.
  *
- * One insert, whatever the number of events (unnest); then, when any endpoint is active, one statement
- * queues one `webhook` outbox row per event and matching active endpoint (the event's tenant's, or an
- * ancestor's with includeSubTenants; patterns "*", "membership.*" or an exact action). The outbox row's
- * id is the Standard Webhooks `webhook-id`; its ordering key (the endpoint) keeps deliveries in order.
+ * One insert, whatever the number of events (unnest); then, when any endpoint is active, the webhook
+ * fan-out.
  */
 export async function recordAudit(
   db: Kysely<Database>,
@@ -51,50 +170,36 @@ export async function recordAudit(
   records: AuditRecord | AuditRecord[],
 ): Promise<void> {
   const list = Array.isArray(records) ? records : [records]
-  if (list.length === 0) return
-  const who = actorOf(actor)
-  const request = currentRequest()
-  const occurred = clock.now().toISOString()
-  const ids = list.map(() => uuidv7())
-  // Two plain statements rather than one with a data-modifying WITH: PostgreSQL re-planned that one on
-  // every execution (~0.45 ms of database CPU per write, measured with EXPLAIN ANALYZE on a prepared
-  // statement), while the plain insert keeps a generic plan. The fan-out is planned only when some
-  // endpoint is active, which the same transaction checks, so no process misses a new endpoint.
-  // The insert also says whether any webhook endpoint is active, so the fan-out costs no round trip
-  // while none is.
+  await writeAuditEvents(
+    db,
+    list.map((record) => auditEvent(clock, actor, record)),
+  )
+}
+
+/** Events built beforehand (auditEvent), in their order, with the change's executor: see recordAudit. */
+export async function writeAuditEvents(db: Kysely<Database>, events: readonly AuditEvent[]): Promise<void> {
+  if (events.length === 0) return
+  const column = <K extends keyof AuditEvent>(key: K) => events.map((e) => e[key])
+  // Two plain statements rather than one with a data-modifying WITH: with its array parameters PostgreSQL
+  // re-planned that one on every execution (~0.45 ms of database CPU per write, measured with EXPLAIN
+  // ANALYZE on a prepared statement), while the plain insert keeps a generic plan. The insert also says
+  // whether any webhook endpoint is active, so the fan-out costs no round trip while none is; the same
+  // transaction checks it, so no process misses a new endpoint.
   const inserted = await sql<{ fanOut: boolean }>`
-    insert into audit_events
-      (id, occurred, actor_type, actor_id, action, tenant_id, target_type, target_id, changes, request_id, ip)
-    select id, ${occurred}::timestamptz, ${who.type}, ${who.id}::uuid, action, tenant_id, target_type,
-           target_id, changes, ${request?.requestId ?? null}::text, ${request?.ip ?? null}::text
-    from unnest(
-      ${ids}::uuid[],
-      ${list.map((r) => r.action)}::text[],
-      ${list.map((r) => r.tenantId)}::uuid[],
-      ${list.map((r) => r.target.type)}::text[],
-      ${list.map((r) => r.target.id)}::uuid[],
-      ${list.map((r) => JSON.stringify(r.changes ?? {}))}::jsonb[]
-    ) as incoming(id, action, tenant_id, target_type, target_id, changes)
+    insert into audit_events (${EVENT_COLUMNS})
+    select * from unnest(
+      ${column('id')}::uuid[], ${column('occurred')}::timestamptz[], ${column('actorType')}::text[],
+      ${column('actorId')}::uuid[], ${column('action')}::text[], ${column('tenantId')}::uuid[],
+      ${column('targetType')}::text[], ${column('targetId')}::uuid[], ${column('changes')}::jsonb[],
+      ${column('requestId')}::text[], ${column('ip')}::text[]
+    )
     returning exists (select 1 from webhooks where active) as "fanOut"
   `.execute(db)
   if (!inserted.rows[0]?.fanOut) return
-  await sql`
-    insert into outbox (id, tenant_id, kind, payload, next_attempt_at, created, ordering_key)
-    select gen_random_uuid(), w.tenant_id, ${WEBHOOK_KIND},
-           jsonb_build_object('webhookId', w.id, 'eventId', e.id, 'action', e.action),
-           e.occurred, e.occurred, w.id
-    from audit_events e
-    join tenants t on t.id = e.tenant_id
-    join webhooks w on w.active
-      and (w.tenant_id = e.tenant_id or (w.include_sub_tenants and w.tenant_id = any (t.parent_ids)))
-    where e.id = any (${ids}::uuid[])
-      and exists (
-        select 1 from unnest(w.events) as p(pattern)
-        where p.pattern = '*' or p.pattern = e.action
-          or (right(p.pattern, 2) = '.*' and starts_with(e.action, left(p.pattern, -1)))
-      )
-    order by e.id, w.id
-  `.execute(db)
+  await webhookFanOut(sql`(
+    select e.id, e.occurred, e.action, e.tenant_id, t.parent_ids as ancestor_ids
+    from audit_events e join tenants t on t.id = e.tenant_id
+    where e.id = any (${column('id')}::uuid[]))`).execute(db)
 }
 
 /**

@@ -3,12 +3,17 @@ import type { Database } from '../../db/schema.js'
 
 export {
   type AuditActor,
+  type AuditEvent,
   type AuditRecord,
+  auditEvent,
+  auditEventCtes,
   type Changes,
   changesBetween,
   MASKED,
   recordAudit,
   toAuditEventRecord,
+  withAuditEvent,
+  writeAuditEvents,
 } from '../../outbox/audit-writer.js'
 
 export interface AuditFilter {

@@ -1,6 +1,7 @@
 import type { Insertable, Kysely, Updateable } from 'kysely'
 import { withConstraintErrors } from '../../db/constraint-errors.js'
 import type { Database, IntegrationRow, IntegrationsTable } from '../../db/schema.js'
+import { type AuditEvent, withAuditEvent } from '../audit/audit.repository.js'
 
 /** SQL for integrations. Each function takes the executor (db or transaction) first, then the tenant. */
 
@@ -8,8 +9,10 @@ import type { Database, IntegrationRow, IntegrationsTable } from '../../db/schem
 export async function insertIntegration(
   db: Kysely<Database>,
   row: Insertable<IntegrationsTable>,
+  event: AuditEvent,
 ): Promise<void> {
-  await withConstraintErrors(() => db.insertInto('integrations').values(row).execute(), { name: row.name })
+  const statement = withAuditEvent(db.insertInto('integrations').values(row).returning('id'), event)
+  await withConstraintErrors(() => statement.execute(db), { name: row.name })
 }
 
 export async function findIntegration(

@@ -7,7 +7,7 @@ import { SecretDecryptionError } from '../../crypto/secrets.js'
 import type { IntegrationRow, IntegrationsTable } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
 import { type Page, readPage } from '../../http/pagination.js'
-import { type Changes, MASKED, recordAudit } from '../audit/audit.repository.js'
+import { auditEvent, type Changes, MASKED, recordAudit } from '../audit/audit.repository.js'
 import { requireTenantPermission } from '../tenants/tenant-access.js'
 import {
   checkActivation,
@@ -95,15 +95,16 @@ export async function createIntegration(
     updated_by: actor.principalId,
   }
   try {
-    await ctx.db.transaction().execute(async (tx) => {
-      await insertIntegration(tx, { ...row, properties: JSON.stringify(row.properties) })
-      await recordAudit(tx, ctx.clock, actor, {
+    await insertIntegration(
+      ctx.db,
+      { ...row, properties: JSON.stringify(row.properties) },
+      auditEvent(ctx.clock, actor, {
         action: 'integration.created',
         tenantId: tenant,
         target: { type: 'integration', id },
         changes: integrationChanges(undefined, row),
-      })
-    })
+      }),
+    )
     return { integration: toIntegration(row), created: true }
   } catch (error) {
     // insertIntegration answers a taken id or name as its domain error.

@@ -16,8 +16,12 @@ export const FAILED_LOOKUPS_PER_WINDOW = 30
 const LOOKUP_WINDOW_MS = 15 * 60_000
 
 export interface InvitationLimits {
-  /** 429 when the invitee (its normalized e-mail) has had its share of invitation e-mails this hour. */
-  checkMail(email: string): Promise<void>
+  /**
+   * Counts an invitation e-mail to the invitee (its normalized e-mail), or 429 when it has had its share
+   * this hour — counted before the mail is queued, in one step (no race between check and count).
+   */
+  takeMail(email: string): Promise<void>
+  /** Counts e-mails already queued (a bulk load's batch), refusing none. */
   recordMail(email: string): Promise<void>
   /** 429 when the address has failed too many look-ups. */
   checkLookup(address: string): Promise<void>
@@ -46,9 +50,9 @@ export function createInvitationLimiters(
 export function invitationLimits(ctx: ServiceContext): InvitationLimits {
   const { mails, lookups } = ctx.invitationLimiters
   return {
-    checkMail: (email) =>
+    takeMail: (email) =>
       rephrase(
-        () => mails.check(email),
+        () => mails.take(email),
         `At most ${INVITATION_MAILS_PER_HOUR} invitation e-mails an hour may be sent to one user; try again later`,
       ),
     recordMail: async (email) => {

@@ -79,7 +79,7 @@ export async function updateMembership(
   let invitation: IssuedInvitation | undefined
   switch (move) {
     case 'invite':
-      await invitationLimits(ctx).checkMail(current.email)
+      await invitationLimits(ctx).takeMail(current.email)
       invitation = issueInvitation(ctx)
       changes.status = 'invited'
       changes.invitation_token_hash = invitation.tokenHash
@@ -138,10 +138,7 @@ export async function updateMembership(
     }
   })
 
-  if (invitation) {
-    await invitationLimits(ctx).recordMail(current.email)
-    ctx.outboxSignal.nudge()
-  }
+  if (invitation) ctx.outboxSignal.nudge()
   if (move !== 'none' || changes.role_id !== undefined) ctx.access.invalidate()
   return getMembershipRecord(ctx, key.tenantId, key.userId)
 }

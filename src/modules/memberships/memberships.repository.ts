@@ -8,6 +8,7 @@ import type {
   OutboxStatus,
 } from '../../db/schema.js'
 import { INVITATION_EMAIL, insertOutboxRowFrom, type NewOutboxRow } from '../../outbox/outbox.repository.js'
+import { type AuditEvent, auditEventCtes } from '../audit/audit.repository.js'
 import { DEFAULT_WEBRTC } from './extensions.js'
 import type { ExtensionRecord } from './memberships.schemas.js'
 
@@ -96,8 +97,8 @@ function membershipValues(m: NewMembershipRow, userId: RawBuilder<unknown>): Raw
 }
 
 /**
- * Inserts the membership of the user with `m.email` and, for an invitation, its e-mail's outbox row
- * (its payload completed with the user's id) — one statement: one round trip, atomic without a
+ * Inserts the membership of the user with `m.email`, its audit event (target: the user's id) and, for an
+ * invitation, its e-mail's outbox row (its payload completed with the user's id) — one statement: one round trip, atomic without a
  * transaction, and the user look-up in it. Returns the stored record, or undefined when no user has the
  * e-mail (nothing is written). A second membership of the same user in a tenant is 409 already_member.
  *
@@ -107,6 +108,7 @@ function membershipValues(m: NewMembershipRow, userId: RawBuilder<unknown>): Raw
 export async function insertMembershipByEmail(
   db: Executor,
   m: NewMembershipByEmail,
+  event: AuditEvent,
   mail?: NewOutboxRow,
 ): Promise<MembershipRecordRow | undefined> {
   const queueMail = mail
@@ -119,7 +121,8 @@ export async function insertMembershipByEmail(
       insert into tenant_users (${MEMBERSHIP_COLUMNS})
       select ${membershipValues(m, sql`invitee.id`)}
       from invitee
-      returning *)${queueMail}
+      returning *)${queueMail},
+    ${auditEventCtes(event, { relation: 'membership', targetIdColumn: 'user_id' })}
     select membership.*, invitee.email, invitee.first_name, invitee.last_name, invitee.external_id,
       invitee.status as platform_status, (select r.name from roles r where r.id = membership.role_id) as role_name,
       ${mail ? 'queued' : null}::text as email_status

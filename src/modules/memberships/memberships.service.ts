@@ -4,7 +4,7 @@ import type { NewUserRow } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
 import { type Page, readPage } from '../../http/pagination.js'
 import { invitationMailRow } from '../../outbox/mail/invitation-mail.js'
-import { recordAudit } from '../audit/audit.repository.js'
+import { auditEvent, writeAuditEvents } from '../audit/audit.repository.js'
 import { findTenantRoleFor, loadRoleCatalog } from '../roles/roles.service.js'
 import { checkDefaultIdentityProvider } from '../sso/default-provider.js'
 import { checkRoleCeiling, requireTenantPermission } from '../tenants/tenant-access.js'
@@ -54,7 +54,7 @@ export async function createMembership(
   const status = input.status ?? 'pending'
   let invitation: IssuedInvitation | undefined
   if (status === 'invited') {
-    await invitationLimits(ctx).checkMail(email)
+    await invitationLimits(ctx).takeMail(email)
     invitation = issueInvitation(ctx)
   }
   const mail =
@@ -90,31 +90,29 @@ export async function createMembership(
     actorId: actor.principalId,
     now,
   }
-  const stored = await ctx.db.transaction().execute(async (tx) => {
-    const createdUser = newUser ? (await insertUserRows(tx, [newUser]))[0] : undefined
-    const inserted = await insertMembershipByEmail(tx, membership, mail)
-    if (!inserted) return undefined
-    await recordAudit(tx, ctx.clock, actor, [
-      ...(createdUser ? [userCreatedRecord(createdUser)] : []),
-      {
-        action: status === 'invited' ? 'membership.invited' : 'membership.created',
-        tenantId,
-        target: { type: 'membership', id: inserted.user_id },
-        changes: { roleId: [null, role.id], status: [null, status] },
-      },
-    ])
-    return inserted
+  // A new user's event comes first; the membership's is written by the membership's own statement.
+  const userEvent = newUser && auditEvent(ctx.clock, actor, userCreatedRecord(newUser))
+  const membershipEvent = auditEvent(ctx.clock, actor, {
+    action: status === 'invited' ? 'membership.invited' : 'membership.created',
+    tenantId,
+    // The target is the invitee's id, which the statement looks up (auditEventCtes' targetIdColumn).
+    target: { type: 'membership', id: null },
+    changes: { roleId: [null, role.id], status: [null, status] },
   })
+  const stored = userEvent
+    ? await ctx.db.transaction().execute(async (tx) => {
+        await insertUserRows(tx, [newUser])
+        await writeAuditEvents(tx, [userEvent])
+        return insertMembershipByEmail(tx, membership, membershipEvent, mail)
+      })
+    : await insertMembershipByEmail(ctx.db, membership, membershipEvent, mail)
   if (!stored) {
     throw new AppError('user_not_found', `No platform user has the e-mail "${email}"`, {
       email: 'no such user',
     })
   }
 
-  if (invitation) {
-    await invitationLimits(ctx).recordMail(email)
-    ctx.outboxSignal.nudge()
-  }
+  if (invitation) ctx.outboxSignal.nudge()
   if (status === 'accepted' || newUser) ctx.access.invalidate()
   return toMembership(stored, now)
 }

@@ -2,6 +2,7 @@ import { CompiledQuery, type Kysely, sql } from 'kysely'
 import { withConstraintErrors } from '../../db/constraint-errors.js'
 import type { Database, NewTenantRow, TenantRow, TenantUpdate } from '../../db/schema.js'
 import { currentRequest } from '../../http/request-context.js'
+import { type AuditEvent, withAuditEvent } from '../audit/audit.repository.js'
 
 /** SQL for tenants. Each function takes the executor (db or transaction) first. */
 
@@ -35,8 +36,16 @@ function selectTenants(db: Kysely<Database>, childrenOf?: string) {
 }
 
 /** A taken name is tenant_name_taken; an unknown region or administrator a validation_failed naming it. */
-export async function insertTenant(db: Kysely<Database>, row: NewTenantRow): Promise<void> {
-  await withConstraintErrors(() => db.insertInto('tenants').values(row).execute(), { name: row.name })
+export async function insertTenant(
+  db: Kysely<Database>,
+  row: NewTenantRow,
+  event: AuditEvent,
+): Promise<void> {
+  const change = db.insertInto('tenants').values(row).returning('id')
+  // The event's tenant is the new one, which the statement's own snapshot cannot see: its ancestors come
+  // from the row.
+  const statement = withAuditEvent(change, event, { ancestorIds: row.parent_ids ?? [] })
+  await withConstraintErrors(() => statement.execute(db), { name: row.name })
 }
 
 /**

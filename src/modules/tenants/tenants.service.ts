@@ -7,7 +7,7 @@ import type { TenantRow, TenantUpdate } from '../../db/schema.js'
 import { AppError, invalidField } from '../../errors.js'
 import { preconditionFailed } from '../../http/etag.js'
 import { type Page, readPage } from '../../http/pagination.js'
-import { changesBetween, recordAudit } from '../audit/audit.repository.js'
+import { auditEvent, changesBetween, recordAudit } from '../audit/audit.repository.js'
 import { isTimezone } from '../regions/timezones.js'
 import { checkDefaultIdentityProvider } from '../sso/default-provider.js'
 import { displayName, tenantNameKey } from './tenant-name.js'
@@ -84,15 +84,16 @@ export async function createTenant(
     updated: now,
     updated_by: actor.principalId,
   }
-  await ctx.db.transaction().execute(async (tx) => {
-    await insertTenant(tx, row)
-    await recordAudit(tx, ctx.clock, actor, {
+  await insertTenant(
+    ctx.db,
+    row,
+    auditEvent(ctx.clock, actor, {
       action: 'tenant.created',
       tenantId: row.id,
       target: { type: 'tenant', id: row.id },
       changes: changesBetween(undefined, auditView(row), TENANT_AUDIT_FIELDS),
-    })
-  })
+    }),
+  )
   // A new tenant has no children; its parent's childIds is derived, so it lists the new id already.
   return toTenant({ ...row, parent_name: parent.name, child_ids: [] }, ctx)
 }

@@ -31,7 +31,7 @@ export const PERSONAL_AUDIT_FIELDS = ['email', 'firstName', 'lastName', 'externa
 
 const target = (id: string) => ({ type: 'user', id })
 
-export function userCreatedRecord(row: UserRow): AuditRecord {
+export function userCreatedRecord(row: Partial<UserRow> & { id: string }): AuditRecord {
   return {
     action: 'user.created',
     tenantId: null,

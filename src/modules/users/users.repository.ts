@@ -2,6 +2,7 @@ import { type Kysely, sql, type Transaction, type Updateable } from 'kysely'
 import { withConstraintErrors } from '../../db/constraint-errors.js'
 import type { Database, NewUserRow, UserRow, UsersTable } from '../../db/schema.js'
 import { currentRequest } from '../../http/request-context.js'
+import { type AuditEvent, withAuditEvent } from '../audit/audit.repository.js'
 
 /** SQL for platform users. Each function takes the executor (db or transaction) first. */
 
@@ -16,6 +17,14 @@ export async function insertUserRows(db: Executor, rows: NewUserRow[]): Promise<
   if (rows.length === 0) return []
   const email = rows.length === 1 ? rows[0]?.email : undefined
   return withConstraintErrors(() => db.insertInto('users').values(rows).returningAll().execute(), { email })
+}
+
+/** One user and its `user.created` event, in one statement (withAuditEvent); the stored row. */
+export async function insertUser(db: Executor, row: NewUserRow, event: AuditEvent): Promise<UserRow> {
+  const statement = withAuditEvent<UserRow>(db.insertInto('users').values(row).returningAll(), event)
+  const { rows } = await withConstraintErrors(() => statement.execute(db), { email: row.email })
+  if (!rows[0]) throw new Error('INSERT … RETURNING gave no row')
+  return rows[0]
 }
 
 /** A user row as reads return it: with the delivery state of its live password-reset link's mail. */

@@ -4,7 +4,7 @@ import type { UserRow } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
 import { type Page, readPage } from '../../http/pagination.js'
 import { latestPasswordResetMailStatus } from '../../outbox/outbox.repository.js'
-import { recordAudit } from '../audit/audit.repository.js'
+import { auditEvent } from '../audit/audit.repository.js'
 import { loadRoleCatalog } from '../roles/roles.service.js'
 import { userCreatedRecord } from './user-audit.js'
 import { buildNewUserRow, normalizeEmail } from './user-rules.js'
@@ -15,7 +15,7 @@ import {
   READ_USERS,
   userScope,
 } from './user-visibility.js'
-import { findUserByEmail, findUserById, insertUserRows, listUsers } from './users.repository.js'
+import { findUserByEmail, findUserById, insertUser, listUsers } from './users.repository.js'
 import type { CreateUserInput, ListUsersQuery, User } from './users.schemas.js'
 
 export function userNotFound(): AppError {
@@ -39,12 +39,7 @@ export async function createUser(ctx: ServiceContext, actor: Actor, input: Creat
     now: ctx.clock.now(),
   })
   if (row instanceof AppError) throw row
-  const stored = await ctx.db.transaction().execute(async (tx) => {
-    const [inserted] = await insertUserRows(tx, [row])
-    if (!inserted) throw new Error('INSERT … RETURNING gave no row')
-    await recordAudit(tx, ctx.clock, actor, userCreatedRecord(inserted))
-    return inserted
-  })
+  const stored = await insertUser(ctx.db, row, auditEvent(ctx.clock, actor, userCreatedRecord(row)))
   return toUser(stored)
 }
 
