@@ -450,6 +450,48 @@ describe('rate limits', () => {
     ).toBe(200)
   })
 
+  it('counts each new invitation as it is written: of 8 concurrent ones to one user, 5 are stored, 3 get 429 and write nothing', async () => {
+    const user = await userWithoutPassword()
+    const tenants = await Promise.all(Array.from({ length: 8 }, () => createTenantAsAdmin(t)))
+    const answers = await Promise.all(
+      tenants.map((each) =>
+        t.request('POST', `/v1/tenants/${each.id}/users`, {
+          token,
+          body: { email: user.email, roleId: ROLE_IDS.agent, status: 'invited' },
+        }),
+      ),
+    )
+    const statuses = answers.map((a) => a.status).sort()
+    expect(statuses).toEqual([201, 201, 201, 201, 201, 429, 429, 429])
+    const refused = answers.filter((a) => a.status === 429)
+    for (const answer of refused) {
+      expect(answer.body.error.reason).toBe('rate_limited')
+      expect(answer.body.error.message).toMatch(/invitation e-mails an hour/)
+      expect(Number(answer.headers['retry-after'])).toBeGreaterThan(0)
+    }
+    // the refused ones left no membership, no mail and no event behind
+    const memberships = await t.ctx.db
+      .selectFrom('tenant_users')
+      .select('tenant_id')
+      .where('user_id', '=', user.id)
+      .execute()
+    expect(memberships).toHaveLength(5)
+    const events = await t.ctx.db
+      .selectFrom('audit_events')
+      .select('id')
+      .where('action', '=', 'membership.invited')
+      .where('target_id', '=', user.id)
+      .execute()
+    expect(events).toHaveLength(5)
+    const mails = await t.ctx.db
+      .selectFrom('outbox')
+      .select('id')
+      .where('kind', '=', 'invitation_email')
+      .where(({ ref }) => ref('payload', '->>').key('userId'), '=', user.id)
+      .execute()
+    expect(mails).toHaveLength(5)
+  })
+
   it('stops an address after 30 failed look-ups, even for a good token, and not other addresses', async () => {
     const user = await userWithoutPassword()
     const invitationToken = await inviteAndReadToken(user)

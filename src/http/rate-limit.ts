@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import type { RawBuilder } from 'kysely'
 import { AppError } from '../errors.js'
 import { rateLimited } from './metrics.js'
 
@@ -18,6 +19,31 @@ export interface CounterStore {
   hit(key: string, windowMs: number, nowMs: number): Promise<CounterWindow>
   /** The current window of `key`, if one is running. */
   peek(key: string, nowMs: number): Promise<CounterWindow | undefined>
+  /**
+   * hit() as a statement returning one row (count, reset_at), for a change that counts in its own
+   * statement (a data-modifying WITH) and so pays no round trip for it; only a database store has it.
+   */
+  hitStatement?(key: string, windowMs: number, nowMs: number): RawBuilder<CounterRow>
+}
+
+/** What hitStatement returns. */
+export interface CounterRow {
+  count: number
+  reset_at: Date
+}
+
+/** A counter row as the limiters see it. */
+export function counterWindow(row: CounterRow): CounterWindow {
+  return { count: row.count, resetAt: new Date(row.reset_at).getTime() }
+}
+
+/**
+ * A limiter's count taken inside the statement of the change it limits: `statement` is the counting
+ * upsert, and the change is written only while the count it returns is at most `limit`.
+ */
+export interface CountInStatement {
+  statement: RawBuilder<CounterRow>
+  limit: number
 }
 
 export class MemoryCounterStore implements CounterStore {
@@ -89,17 +115,28 @@ export class FailureLimiter {
    * attempt counts too (it only moves the count further past the limit, within the same window).
    */
   async take(key: string): Promise<void> {
-    const now = this.now()
-    const window = await this.store.hit(storedKey(this.name, key), this.windowMs, now)
-    if (window.count > this.limit) {
-      rateLimited.inc({ limit: this.name })
-      throw new AppError(
-        'rate_limited',
-        'Too many attempts; try again later',
-        undefined,
-        retryAfter(window.resetAt, now),
-      )
-    }
+    this.refuseBeyondLimit(await this.store.hit(storedKey(this.name, key), this.windowMs, this.now()))
+  }
+
+  /**
+   * take() for a change of one statement: the counting upsert to put in that statement, when the store
+   * is the database (undefined otherwise: call take()). Judge the count it returned with refuseBeyondLimit.
+   */
+  takeInStatement(key: string): CountInStatement | undefined {
+    const statement = this.store.hitStatement?.(storedKey(this.name, key), this.windowMs, this.now())
+    return statement && { statement, limit: this.limit }
+  }
+
+  /** 429 when a counted attempt is past the limit. */
+  refuseBeyondLimit(window: CounterWindow): void {
+    if (window.count <= this.limit) return
+    rateLimited.inc({ limit: this.name })
+    throw new AppError(
+      'rate_limited',
+      'Too many attempts; try again later',
+      undefined,
+      retryAfter(window.resetAt, this.now()),
+    )
   }
 
   /** Counts a failure; true when this one reached the limit (the key is locked out from now on). */

@@ -1,7 +1,12 @@
 import type { Clock } from '../../clock.js'
 import type { ServiceContext } from '../../context.js'
 import { AppError } from '../../errors.js'
-import { type CounterStore, FailureLimiter } from '../../http/rate-limit.js'
+import {
+  type CounterStore,
+  type CounterWindow,
+  type CountInStatement,
+  FailureLimiter,
+} from '../../http/rate-limit.js'
 
 /**
  * The invitation rate limits (API.md §1), one set per application, counted in the app's counter store
@@ -21,6 +26,13 @@ export interface InvitationLimits {
    * this hour — counted before the mail is queued, in one step (no race between check and count).
    */
   takeMail(email: string): Promise<void>
+  /**
+   * takeMail inside the invitation's own statement, when the counters are in the database (undefined
+   * otherwise: call takeMail); judge the count it returns with refuseMailBeyondLimit.
+   */
+  mailCountInStatement(email: string): CountInStatement | undefined
+  /** takeMail's 429 for a count taken by the invitation's statement. */
+  refuseMailBeyondLimit(window: CounterWindow): void
   /** Counts e-mails already queued (a bulk load's batch), refusing none. */
   recordMail(email: string): Promise<void>
   /** 429 when the address has failed too many look-ups. */
@@ -50,11 +62,9 @@ export function createInvitationLimiters(
 export function invitationLimits(ctx: ServiceContext): InvitationLimits {
   const { mails, lookups } = ctx.invitationLimiters
   return {
-    takeMail: (email) =>
-      rephrase(
-        () => mails.take(email),
-        `At most ${INVITATION_MAILS_PER_HOUR} invitation e-mails an hour may be sent to one user; try again later`,
-      ),
+    takeMail: (email) => rephrase(() => mails.take(email), MAIL_LIMIT_MESSAGE),
+    mailCountInStatement: (email) => mails.takeInStatement(email),
+    refuseMailBeyondLimit: (window) => rephraseNow(() => mails.refuseBeyondLimit(window), MAIL_LIMIT_MESSAGE),
     recordMail: async (email) => {
       await mails.fail(email)
     },
@@ -69,14 +79,27 @@ export function invitationLimits(ctx: ServiceContext): InvitationLimits {
   }
 }
 
+const MAIL_LIMIT_MESSAGE = `At most ${INVITATION_MAILS_PER_HOUR} invitation e-mails an hour may be sent to one user; try again later`
+
 /** The limiter's 429 with a message that says which limit was hit; Retry-After is kept. */
 async function rephrase(check: () => Promise<void>, message: string): Promise<void> {
   try {
     await check()
   } catch (error) {
-    if (error instanceof AppError && error.reason === 'rate_limited') {
-      throw new AppError('rate_limited', message, undefined, error.headers)
-    }
-    throw error
+    throw rephrased(error, message)
   }
+}
+
+function rephraseNow(check: () => void, message: string): void {
+  try {
+    check()
+  } catch (error) {
+    throw rephrased(error, message)
+  }
+}
+
+function rephrased(error: unknown, message: string): unknown {
+  return error instanceof AppError && error.reason === 'rate_limited'
+    ? new AppError('rate_limited', message, undefined, error.headers)
+    : error
 }

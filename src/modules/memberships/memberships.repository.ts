@@ -7,6 +7,7 @@ import type {
   MembershipsTable,
   OutboxStatus,
 } from '../../db/schema.js'
+import { type CounterWindow, type CountInStatement, counterWindow } from '../../http/rate-limit.js'
 import { INVITATION_EMAIL, insertOutboxRowFrom, type NewOutboxRow } from '../../outbox/outbox.repository.js'
 import { type AuditEvent, auditEventCtes } from '../audit/audit.repository.js'
 import { DEFAULT_WEBRTC } from './extensions.js'
@@ -98,9 +99,13 @@ function membershipValues(m: NewMembershipRow, userId: RawBuilder<unknown>): Raw
 
 /**
  * Inserts the membership of the user with `m.email`, its audit event (target: the user's id) and, for an
- * invitation, its e-mail's outbox row (its payload completed with the user's id) — one statement: one round trip, atomic without a
- * transaction, and the user look-up in it. Returns the stored record, or undefined when no user has the
- * e-mail (nothing is written). A second membership of the same user in a tenant is 409 already_member.
+ * invitation, its e-mail's outbox row (its payload completed with the user's id) — one statement: one
+ * round trip, atomic without a transaction, and the user look-up in it. Returns the stored record, or
+ * none when no user has the e-mail (nothing is written). A second membership of the same user in a
+ * tenant is 409 already_member.
+ *
+ * With `mailCount` (the invitee's mail limit, counted in the database) the statement also counts the
+ * e-mail and writes nothing past the limit; it returns the count, for the caller to judge.
  *
  * Hand-written rather than built with Kysely: it is the hot path of every invitation, and its text is one
  * of a few fixed ones, so the pool's prepared statements plan it once.
@@ -110,25 +115,42 @@ export async function insertMembershipByEmail(
   m: NewMembershipByEmail,
   event: AuditEvent,
   mail?: NewOutboxRow,
-): Promise<MembershipRecordRow | undefined> {
+  mailCount?: CountInStatement,
+): Promise<{ stored?: MembershipRecordRow; mailCount?: CounterWindow }> {
   const queueMail = mail
     ? sql`, mail as (${insertOutboxRowFrom(mail, 'membership', sql`jsonb_build_object('userId', membership.user_id)`)})`
     : sql``
-  const query = sql<MembershipRecordRow>`
-    with invitee as (
+  const record = sql`membership.*, invitee.email, invitee.first_name, invitee.last_name, invitee.external_id,
+      invitee.status as platform_status, (select r.name from roles r where r.id = membership.role_id) as role_name,
+      ${mail ? 'queued' : null}::text as email_status`
+  const query = sql<MembershipRecordRow & { mail_count?: number; mail_reset_at?: Date }>`
+    with ${mailCount ? sql`mail_count as (${mailCount.statement}),` : sql``}
+    invitee as (
       select id, email, first_name, last_name, external_id, status from users where email = ${m.email}::text),
     membership as (
       insert into tenant_users (${MEMBERSHIP_COLUMNS})
       select ${membershipValues(m, sql`invitee.id`)}
       from invitee
+      ${mailCount ? sql`where (select count from mail_count) <= ${mailCount.limit}::int` : sql``}
       returning *)${queueMail},
     ${auditEventCtes(event, { relation: 'membership', targetIdColumn: 'user_id' })}
-    select membership.*, invitee.email, invitee.first_name, invitee.last_name, invitee.external_id,
-      invitee.status as platform_status, (select r.name from roles r where r.id = membership.role_id) as role_name,
-      ${mail ? 'queued' : null}::text as email_status
-    from membership cross join invitee`
-  const result = await withConstraintErrors(() => query.execute(db))
-  return result.rows[0]
+    ${
+      mailCount
+        ? // The count comes back even when nothing was written.
+          sql`select ${record}, mail_count.count as mail_count, mail_count.reset_at as mail_reset_at
+            from mail_count left join (membership cross join invitee) on true`
+        : sql`select ${record} from membership cross join invitee`
+    }`
+  const { rows } = await withConstraintErrors(() => query.execute(db))
+  const row = rows[0]
+  if (!row) return {}
+  const { mail_count, mail_reset_at, ...stored } = row
+  return {
+    ...(stored.user_id ? { stored } : {}),
+    ...(mail_count !== undefined && mail_reset_at !== undefined
+      ? { mailCount: counterWindow({ count: mail_count, reset_at: mail_reset_at }) }
+      : {}),
+  }
 }
 
 /**

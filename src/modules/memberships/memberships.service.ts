@@ -3,6 +3,7 @@ import type { ServiceContext } from '../../context.js'
 import type { NewUserRow } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
 import { type Page, readPage } from '../../http/pagination.js'
+import type { CountInStatement } from '../../http/rate-limit.js'
 import { invitationMailRow } from '../../outbox/mail/invitation-mail.js'
 import { auditEvent, writeAuditEvents } from '../audit/audit.repository.js'
 import { findTenantRoleFor, loadRoleCatalog } from '../roles/roles.service.js'
@@ -53,8 +54,11 @@ export async function createMembership(
 
   const status = input.status ?? 'pending'
   let invitation: IssuedInvitation | undefined
+  // With the counters in the database the invitation's own statement counts its e-mail (no round trip).
+  let mailCount: CountInStatement | undefined
   if (status === 'invited') {
-    await invitationLimits(ctx).takeMail(email)
+    mailCount = invitationLimits(ctx).mailCountInStatement(email)
+    if (!mailCount) await invitationLimits(ctx).takeMail(email)
     invitation = issueInvitation(ctx)
   }
   const mail =
@@ -99,13 +103,14 @@ export async function createMembership(
     target: { type: 'membership', id: null },
     changes: { roleId: [null, role.id], status: [null, status] },
   })
-  const stored = userEvent
+  const { stored, mailCount: counted } = userEvent
     ? await ctx.db.transaction().execute(async (tx) => {
         await insertUserRows(tx, [newUser])
         await writeAuditEvents(tx, [userEvent])
-        return insertMembershipByEmail(tx, membership, membershipEvent, mail)
+        return insertMembershipByEmail(tx, membership, membershipEvent, mail, mailCount)
       })
-    : await insertMembershipByEmail(ctx.db, membership, membershipEvent, mail)
+    : await insertMembershipByEmail(ctx.db, membership, membershipEvent, mail, mailCount)
+  if (counted) invitationLimits(ctx).refuseMailBeyondLimit(counted)
   if (!stored) {
     throw new AppError('user_not_found', `No platform user has the e-mail "${email}"`, {
       email: 'no such user',
