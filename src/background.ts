@@ -2,6 +2,7 @@ import type { Config } from './config.js'
 import type { ServiceContext } from './context.js'
 import { sweepCounters } from './http/counter-store.js'
 import { sweepIdempotencyKeys } from './http/idempotency.js'
+import { deleteExpiredSsoRequests } from './modules/sso/sso.repository.js'
 import { OutboxWorker } from './outbox/outbox-worker.js'
 
 export interface BackgroundWork {
@@ -12,11 +13,11 @@ const SWEEP_EVERY_MS = 3600 * 1000
 
 /**
  * The work a server process runs beside the HTTP API: the outbox worker that delivers invitation mail
- * (unless TENANTRY_WORKER=off leaves it to `tenantry worker`), and an hourly sweep of idempotency
- * records past their 24-hour window and of ended rate-limit windows.
+ * (unless TENANTRY_WORKER=off leaves it to `tenantry worker`), and an hourly sweep of records past
+ * their use (sweepExpired).
  */
 export function startBackgroundWork(ctx: ServiceContext, config: Config): BackgroundWork {
-  const sweeper = startIdempotencySweep(ctx)
+  const sweeper = startHourlySweep(ctx)
   if (!config.inProcessWorker) {
     ctx.logger.info(
       'outbox worker is off in this process (TENANTRY_WORKER=off): run `tenantry worker` to send mail',
@@ -38,14 +39,26 @@ export function startBackgroundWork(ctx: ServiceContext, config: Config): Backgr
   }
 }
 
-function startIdempotencySweep(ctx: ServiceContext): { stop(): void } {
+/**
+ * Drops what has outlived its use: idempotency records past their 24-hour window, ended rate-limit
+ * windows, and single sign-on login requests and replay-cache entries past their expiry. Each sweep on
+ * its own: one failing does not stop the others.
+ */
+export async function sweepExpired(ctx: Pick<ServiceContext, 'db' | 'clock' | 'logger'>): Promise<void> {
+  const now = ctx.clock.now()
+  const sweeps: [string, () => Promise<unknown>][] = [
+    ['idempotency', () => sweepIdempotencyKeys(ctx.db, now)],
+    ['rate-limit counter', () => sweepCounters(ctx.db, now)],
+    ['single sign-on request', () => deleteExpiredSsoRequests(ctx.db, now)],
+  ]
+  for (const [name, sweep] of sweeps) {
+    await sweep().catch((error: unknown) => ctx.logger.warn({ err: error }, `${name} sweep failed`))
+  }
+}
+
+function startHourlySweep(ctx: ServiceContext): { stop(): void } {
   const sweep = () => {
-    sweepIdempotencyKeys(ctx.db, ctx.clock.now()).catch((error: unknown) =>
-      ctx.logger.warn({ err: error }, 'idempotency sweep failed'),
-    )
-    sweepCounters(ctx.db, ctx.clock.now()).catch((error: unknown) =>
-      ctx.logger.warn({ err: error }, 'rate-limit counter sweep failed'),
-    )
+    void sweepExpired(ctx)
   }
   const timer = setInterval(sweep, SWEEP_EVERY_MS)
   timer.unref()
