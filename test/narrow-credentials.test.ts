@@ -267,3 +267,48 @@ describe('both narrow credentials against every other route of the app', () => {
     ).toBe(200)
   })
 })
+
+describe('If-Match with an invitation token', () => {
+  it('is checked in the write of the user’s names and of the acceptance: a stale one is 412, nothing stored', async () => {
+    const user = await invitedNewUser()
+    const auth = { authorization: `Token ${user.token}` }
+    const userUrl = `/v1/users/${user.id}`
+    const read = await t.request('GET', userUrl, auth)
+    const etag = String(read.headers.etag)
+    const named = await t.request('PUT', userUrl, {
+      ...auth,
+      headers: { 'if-match': etag },
+      body: { firstName: 'Ada' },
+    })
+    expect(named.status).toBe(200)
+    const stale = await t.request('PUT', userUrl, {
+      ...auth,
+      headers: { 'if-match': etag },
+      body: { firstName: 'Eve' },
+    })
+    expect(stale.status).toBe(412)
+    expect(stale.body.error.reason).toBe('precondition_failed')
+    // The same names again write nothing; the stale If-Match is still refused.
+    const same = await t.request('PUT', userUrl, {
+      ...auth,
+      headers: { 'if-match': etag },
+      body: { firstName: 'Ada' },
+    })
+    expect(same.status).toBe(412)
+    expect((await t.request('GET', userUrl, auth)).body.result.firstName).toBe('Ada')
+
+    // The membership moved on after this ETag was read: accepting with it is refused, and it stays invited.
+    const membershipUrl = `/v1/tenants/${tenant.id}/users/${user.id}`
+    const before = await t.request('GET', membershipUrl, { token: admin })
+    const moved = await t.request('PUT', membershipUrl, { token: admin, body: { workStationId: 'desk 7' } })
+    expect(moved.status).toBe(200)
+    const accept = await t.request('PUT', membershipUrl, {
+      ...auth,
+      headers: { 'if-match': String(before.headers.etag) },
+      body: { status: 'accepted' },
+    })
+    expect(accept.status).toBe(412)
+    expect(accept.body.error.reason).toBe('precondition_failed')
+    expect((await t.request('GET', membershipUrl, { token: admin })).body.result.status).toBe('invited')
+  })
+})

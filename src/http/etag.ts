@@ -1,21 +1,32 @@
 import { createHash } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { VersionedTable } from '../db/row-version.js'
 import { AppError } from '../errors.js'
 import { currentRequest } from './request-context.js'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * On a PUT of a single resource: the table of the row it writes, whose `updated` its If-Match is
+     * checked against in the UPDATE itself (the table's repository reads it with `ifMatchUpdated`).
+     */
+    ifMatch?: VersionedTable
+  }
+}
 
 /**
  * Optimistic concurrency (API.md §8). Single-item GETs (a route ending in an id parameter) carry an
  * ETag and honour If-None-Match with 304. The ETag names the representation's `updated` instant and a
  * hash of it: `W/"<updated ms>.<hash>"`.
  *
- * A PUT with If-Match on a route in ATOMIC_ROUTES is checked in the UPDATE itself: the instant is put in
- * the request context and the repository writes `… WHERE id = $1 AND updated = $2` (updated moves on
- * by at least 1 ms per write), so of concurrent PUTs with one If-Match exactly one wins and the rest get
- * 412. Other PUTs are still checked in two steps — the current representation read through the GET
- * route with the caller's credentials, then the write — where a write landing between them is not seen.
+ * Every PUT of a single resource declares in its route config (`ifMatch`) the table of the row it writes;
+ * registering one without it fails. Its If-Match is checked in the UPDATE itself: the instant goes into
+ * the request context and the repository writes `… WHERE id = $1 AND updated = $2` (every write moves
+ * `updated` on by at least 1 ms, db/row-version.ts), so of concurrent PUTs with one If-Match exactly one
+ * wins and the rest get 412 — no read before the write, no window between them. `If-Match: *` asks for no
+ * particular version; a value that is not one of our ETags matches nothing (412).
  */
 const SINGLE_ITEM = /\/:[A-Za-z]+$/
-const ATOMIC_ROUTES = new Set(['/v1/tenants/:tenantId', '/v1/users/:userId'])
 const UPDATED = /"updated":"(\d{4}-\d\d-\d\dT[\d:.]+Z)"/
 
 export function etagOf(payload: string): string {
@@ -67,23 +78,19 @@ export function registerEtags(app: FastifyInstance): void {
     return payload
   })
 
+  app.addHook('onRoute', (route) => {
+    const methods = ([] as string[]).concat(route.method)
+    if (methods.includes('PUT') && SINGLE_ITEM.test(route.url) && !route.config?.ifMatch) {
+      throw new Error(`PUT ${route.url} names no ifMatch table in its route config (http/etag.ts)`)
+    }
+  })
+
   app.addHook('preHandler', async (request: FastifyRequest) => {
     const ifMatch = request.headers['if-match']
-    if (request.method !== 'PUT' || typeof ifMatch !== 'string') return
-    if (ATOMIC_ROUTES.has(request.routeOptions.url ?? '')) {
-      const context = currentRequest()
-      const instant = ifMatchInstant(ifMatch)
-      if (context && instant) context.ifMatchUpdated = instant
-      return
-    }
-    const current = await request.server.inject({
-      method: 'GET',
-      url: request.url,
-      headers: request.headers.authorization ? { authorization: request.headers.authorization } : {},
-    })
-    // Not readable: let the PUT itself answer (404, 403…).
-    if (current.statusCode !== 200) return
-    const etag = current.headers.etag
-    if (typeof etag === 'string' && !matches(ifMatch, etag)) throw preconditionFailed()
+    const table = request.routeOptions.config.ifMatch
+    if (request.method !== 'PUT' || typeof ifMatch !== 'string' || !table) return
+    const updated = ifMatchInstant(ifMatch)
+    const context = currentRequest()
+    if (context && updated) context.ifMatch = { table, updated }
   })
 }

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type { FastifyInstance } from 'fastify'
+import type { VersionedTable } from '../db/row-version.js'
 
 /**
  * Who asked, for the records a request leaves behind (the audit trail's requestId and ip, API.md §13).
@@ -10,10 +11,11 @@ export interface RequestContext {
   requestId: string
   ip: string
   /**
-   * A PUT's If-Match, as the `updated` instant it names (etag.ts): the repository of a resource that
-   * checks If-Match in its UPDATE adds `AND updated = <this>` to the statement.
+   * A PUT's If-Match (etag.ts): the `updated` instant it names, and the table of the resource the route
+   * writes (its `ifMatch` route config). That table's repository adds `AND updated = <instant>` to its
+   * UPDATE; a write of any other table in the same request is not concerned.
    */
-  ifMatchUpdated?: Date
+  ifMatch?: { table: VersionedTable; updated: Date }
 }
 
 const storage = new AsyncLocalStorage<RequestContext>()
@@ -21,6 +23,25 @@ const storage = new AsyncLocalStorage<RequestContext>()
 /** The current request's id and address; undefined outside a request (workers, CLI, bootstrap). */
 export function currentRequest(): RequestContext | undefined {
   return storage.getStore()
+}
+
+/**
+ * The version a PUT's If-Match names for the row of `table` it writes: the repository adds
+ * `AND updated = <this>` to its UPDATE, so the check and the write are one statement. Undefined without
+ * If-Match, for `If-Match: *`, outside a request, and for any other table.
+ */
+export function ifMatchUpdated(table: VersionedTable): Date | undefined {
+  const ifMatch = storage.getStore()?.ifMatch
+  return ifMatch?.table === table ? ifMatch.updated : undefined
+}
+
+/**
+ * For a PUT that finds nothing to change and so writes nothing (a write checks its If-Match in the
+ * UPDATE): whether the If-Match names another version of the row of `table` than its `updated`.
+ */
+export function ifMatchIsStale(table: VersionedTable, updated: Date): boolean {
+  const expected = ifMatchUpdated(table)
+  return expected !== undefined && expected.getTime() !== updated.getTime()
 }
 
 /** Runs the rest of every request — hooks, validation, handler — inside its context. */

@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely'
 import { uuidv7 } from 'uuidv7'
+import { nextUpdated } from '../db/row-version.js'
 import type { Database } from '../db/schema.js'
 
 /** SQL the worker needs to deliver webhooks (API.md §13) and record each attempt. */
@@ -73,7 +74,7 @@ export async function markFailing(
 export async function disableWebhook(db: Kysely<Database>, webhookId: string, reason: string, now: Date) {
   return db
     .updateTable('webhooks')
-    .set({ active: false, disabled_reason: reason, updated: now })
+    .set({ active: false, disabled_reason: reason, updated: nextUpdated(now) })
     .where('id', '=', webhookId)
     .where('active', '=', true)
     .returning(['tenant_id', 'id'])

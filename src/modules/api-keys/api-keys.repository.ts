@@ -1,6 +1,8 @@
 import type { Kysely, Transaction } from 'kysely'
 import { withConstraintErrors } from '../../db/constraint-errors.js'
+import { nextUpdated } from '../../db/row-version.js'
 import type { ApiKeyRow, Database } from '../../db/schema.js'
+import { ifMatchUpdated } from '../../http/request-context.js'
 
 /** SQL for API keys. Each function takes the executor first, and every key is addressed by its tenant. */
 
@@ -30,17 +32,23 @@ export async function listApiKeys(
   return query.execute()
 }
 
+/**
+ * One statement: the write and, when the request carried If-Match, the check that the row is still the
+ * version the caller read (db/row-version.ts). 'stale': nothing written, the If-Match names another version.
+ */
 export async function updateApiKeyStatus(
   db: Executor,
   tenantId: string,
   id: string,
   changes: Pick<ApiKeyRow, 'status' | 'updated' | 'updated_by'>,
-): Promise<ApiKeyRow | undefined> {
-  return db
+): Promise<ApiKeyRow | 'stale' | undefined> {
+  const ifMatch = ifMatchUpdated('api_keys')
+  let query = db
     .updateTable('api_keys')
-    .set(changes)
+    .set({ ...changes, updated: nextUpdated(changes.updated) })
     .where('tenant_id', '=', tenantId)
     .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirst()
+  if (ifMatch) query = query.where('updated', '=', ifMatch)
+  const row = await query.returningAll().executeTakeFirst()
+  return row ?? (ifMatch ? 'stale' : undefined)
 }

@@ -84,6 +84,7 @@ export const apiKeyRoutes: RouteModule = async (app, ctx) => {
   app.put(
     '/tenants/:tenantId/api-keys/:keyId',
     {
+      config: { ifMatch: 'api_keys' },
       schema: {
         tags,
         operationId: 'updateApiKey',

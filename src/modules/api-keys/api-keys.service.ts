@@ -5,6 +5,7 @@ import type { ServiceContext } from '../../context.js'
 import { randomSecret, sha256 } from '../../crypto/tokens.js'
 import type { ApiKeyRow } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
+import { preconditionFailed } from '../../http/etag.js'
 import { type Page, readPage } from '../../http/pagination.js'
 import { MASKED, recordAudit } from '../audit/audit.repository.js'
 import { describeRole, findTenantRoleFor } from '../roles/roles.service.js'
@@ -125,6 +126,7 @@ export async function updateApiKey(
       updated: ctx.clock.now(),
       updated_by: actor.principalId,
     })
+    if (updated === 'stale') throw preconditionFailed()
     if (updated && updated.status !== existing.status) {
       await recordAudit(tx, ctx.clock, actor, {
         action: 'api_key.updated',

@@ -1,6 +1,8 @@
 import type { Insertable, Kysely, Updateable } from 'kysely'
 import { withConstraintErrors } from '../../db/constraint-errors.js'
+import { nextUpdated } from '../../db/row-version.js'
 import type { Database, IntegrationRow, IntegrationsTable } from '../../db/schema.js'
+import { ifMatchUpdated } from '../../http/request-context.js'
 import { type AuditEvent, withAuditEvent } from '../audit/audit.repository.js'
 
 /** SQL for integrations. Each function takes the executor (db or transaction) first, then the tenant. */
@@ -37,23 +39,27 @@ export async function listIntegrations(
   return query.execute()
 }
 
+/**
+ * One statement: the write and, when the request carried If-Match, the check that the row is still the
+ * version the caller read (db/row-version.ts). 'stale': nothing written, the If-Match names another version.
+ */
 export async function updateIntegration(
   db: Kysely<Database>,
   tenantId: string,
   id: string,
-  changes: Updateable<IntegrationsTable>,
-): Promise<IntegrationRow | undefined> {
-  return withConstraintErrors(
-    () =>
-      db
-        .updateTable('integrations')
-        .set(changes)
-        .where('tenant_id', '=', tenantId)
-        .where('id', '=', id)
-        .returningAll()
-        .executeTakeFirst(),
-    { name: changes.name as string | undefined },
-  )
+  changes: Updateable<IntegrationsTable> & { updated: Date },
+): Promise<IntegrationRow | 'stale' | undefined> {
+  const ifMatch = ifMatchUpdated('integrations')
+  let query = db
+    .updateTable('integrations')
+    .set({ ...changes, updated: nextUpdated(changes.updated) })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+  if (ifMatch) query = query.where('updated', '=', ifMatch)
+  const row = await withConstraintErrors(() => query.returningAll().executeTakeFirst(), {
+    name: changes.name as string | undefined,
+  })
+  return row ?? (ifMatch ? 'stale' : undefined)
 }
 
 /** Deletes an integration and with it its encrypted secrets; the deleted row, or undefined. */

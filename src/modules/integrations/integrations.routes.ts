@@ -136,6 +136,7 @@ export const integrationRoutes: RouteModule = async (app, ctx) => {
   app.put(
     '/tenants/:tenantId/integrations/:integrationId',
     {
+      config: { ifMatch: 'integrations' },
       schema: {
         tags,
         operationId: 'updateIntegration',

@@ -6,6 +6,7 @@ import type { ServiceContext } from '../../context.js'
 import { SecretDecryptionError } from '../../crypto/secrets.js'
 import type { IntegrationRow, IntegrationsTable } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
+import { preconditionFailed } from '../../http/etag.js'
 import { type Page, readPage } from '../../http/pagination.js'
 import { auditEvent, type Changes, MASKED, recordAudit } from '../audit/audit.repository.js'
 import { requireTenantPermission } from '../tenants/tenant-access.js'
@@ -173,7 +174,10 @@ export async function updateIntegrationById(
   const sealed =
     changes.properties && sealProperties(ctx.keys, type, current.tenant_id, current.id, changes.properties)
 
-  const set: Updateable<IntegrationsTable> = { updated: ctx.clock.now(), updated_by: actor.principalId }
+  const set: Updateable<IntegrationsTable> & { updated: Date } = {
+    updated: ctx.clock.now(),
+    updated_by: actor.principalId,
+  }
   if (changes.name !== undefined) {
     set.name = changes.name
     set.name_key = integrationNameKey(changes.name)
@@ -191,6 +195,7 @@ export async function updateIntegrationById(
     })
     if (sealed) set.properties = JSON.stringify(merged)
     const after = await updateIntegration(trx, tenant, current.id, set)
+    if (after === 'stale') throw preconditionFailed()
     if (after) {
       await recordAudit(trx, ctx.clock, actor, {
         action: 'integration.updated',

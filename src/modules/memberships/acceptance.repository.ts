@@ -1,4 +1,5 @@
 import type { Kysely, Transaction } from 'kysely'
+import { nextUpdated } from '../../db/row-version.js'
 import type { Database } from '../../db/schema.js'
 
 type Executor = Kysely<Database> | Transaction<Database>
@@ -21,7 +22,7 @@ export async function setInitialPassword(
       password_changed_at: now,
       ...(names.firstName !== undefined ? { first_name: names.firstName } : {}),
       ...(names.lastName !== undefined ? { last_name: names.lastName } : {}),
-      updated: now,
+      updated: nextUpdated(now),
       updated_by: userId,
     })
     .where('id', '=', userId)

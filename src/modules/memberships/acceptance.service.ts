@@ -1,6 +1,7 @@
 import type { ServiceContext } from '../../context.js'
 import { hashPassword } from '../../crypto/passwords.js'
 import { AppError, invalidField } from '../../errors.js'
+import { preconditionFailed } from '../../http/etag.js'
 import { deleteQueuedInvitationMail } from '../../outbox/outbox.repository.js'
 import { type AuditActor, MASKED, recordAudit } from '../audit/audit.repository.js'
 import { setInitialPassword } from './acceptance.repository.js'
@@ -135,7 +136,8 @@ export async function acceptInvitation(
           : {}),
       },
     )
-    if (!accepted) throw invitationUnusable({ state: 'unknown' })
+    if (accepted === 'stale') throw preconditionFailed()
+    if (accepted === 'moved') throw invitationUnusable({ state: 'unknown' })
     if (passwordHash) {
       await setInitialPassword(
         tx,

@@ -4,6 +4,7 @@ import type { Permission } from '../../access/permissions.js'
 import type { ServiceContext } from '../../context.js'
 import type { MembershipsTable } from '../../db/schema.js'
 import { AppError, invalidField } from '../../errors.js'
+import { preconditionFailed } from '../../http/etag.js'
 import { enqueueInvitationMail } from '../../outbox/mail/invitation-mail.js'
 import { deleteQueuedInvitationMail } from '../../outbox/outbox.repository.js'
 import { type AuditRecord, recordAudit } from '../audit/audit.repository.js'
@@ -61,7 +62,10 @@ export async function updateMembership(
   )
 
   const now = ctx.clock.now()
-  const changes: Updateable<MembershipsTable> = { updated: now, updated_by: actor.principalId }
+  const changes: Updateable<MembershipsTable> & { updated: Date } = {
+    updated: now,
+    updated_by: actor.principalId,
+  }
   let roleName = currentRoleName ?? ''
   if (input.roleId !== undefined && input.roleId.toLowerCase() !== current.role_id) {
     const role = await findTenantRoleFor(ctx, access.tenant, input.roleId)
@@ -111,7 +115,9 @@ export async function updateMembership(
 
   await ctx.db.transaction().execute(async (tx) => {
     const expected = { status: current.status, tokenHash: current.invitation_token_hash }
-    if (!(await updateMembershipRow(tx, key, expected, changes))) {
+    const outcome = await updateMembershipRow(tx, key, expected, changes)
+    if (outcome === 'stale') throw preconditionFailed()
+    if (outcome === 'moved') {
       throw new AppError(
         'invalid_state_transition',
         'The membership changed while this request was processed; read it again and retry',

@@ -1,5 +1,6 @@
 import { type Kysely, type RawBuilder, sql, type Transaction, type Updateable } from 'kysely'
 import { withConstraintErrors } from '../../db/constraint-errors.js'
+import { nextUpdated } from '../../db/row-version.js'
 import type {
   Database,
   MembershipRow,
@@ -8,6 +9,7 @@ import type {
   OutboxStatus,
 } from '../../db/schema.js'
 import { type CounterWindow, type CountInStatement, counterWindow } from '../../http/rate-limit.js'
+import { ifMatchUpdated } from '../../http/request-context.js'
 import { INVITATION_EMAIL, insertOutboxRowFrom, type NewOutboxRow } from '../../outbox/outbox.repository.js'
 import { type AuditEvent, auditEventCtes } from '../audit/audit.repository.js'
 import { DEFAULT_WEBRTC } from './extensions.js'
@@ -199,17 +201,20 @@ export async function listMembershipRows(
 
 /**
  * Updates a membership only while it still has the expected status (and, when given, the expected token
- * hash): a concurrent move of the same membership makes this return false instead of overwriting it.
+ * hash) and — when the request carried If-Match — is still the version the caller read (db/row-version.ts),
+ * all in the one statement. 'moved': a concurrent move of the same membership got there first, nothing was
+ * overwritten; 'stale': the If-Match no longer names the stored version.
  */
 export async function updateMembershipRow(
   db: Executor,
   key: { tenantId: string; userId: string },
   expected: { status: MembershipStatus; tokenHash?: string | null },
-  changes: Updateable<MembershipsTable>,
-): Promise<boolean> {
+  changes: Updateable<MembershipsTable> & { updated: Date },
+): Promise<'updated' | 'moved' | 'stale'> {
+  const ifMatch = ifMatchUpdated('tenant_users')
   let query = db
     .updateTable('tenant_users')
-    .set(changes)
+    .set({ ...changes, updated: nextUpdated(changes.updated) })
     .where('tenant_id', '=', key.tenantId)
     .where('user_id', '=', key.userId)
     .where('status', '=', expected.status)
@@ -219,8 +224,10 @@ export async function updateMembershipRow(
         ? query.where('invitation_token_hash', 'is', null)
         : query.where('invitation_token_hash', '=', expected.tokenHash)
   }
+  if (ifMatch) query = query.where('updated', '=', ifMatch)
   const result = await query.executeTakeFirst()
-  return result.numUpdatedRows > 0n
+  if (result.numUpdatedRows > 0n) return 'updated'
+  return ifMatch ? 'stale' : 'moved'
 }
 
 /** Whether the user holds a membership (any status) in the tenant. */

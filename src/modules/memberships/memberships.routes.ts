@@ -98,7 +98,7 @@ export const membershipRoutes: RouteModule = async (app, ctx) => {
     '/tenants/:tenantId/users/:userId',
     {
       // Existing clients accept an invitation here with `Authorization: Token <invitation token>`.
-      config: { auth: 'invitation' },
+      config: { auth: 'invitation', ifMatch: 'tenant_users' },
       schema: {
         tags,
         operationId: 'updateTenantUser',

@@ -1,6 +1,7 @@
 import type { Actor } from '../../access/actor.js'
 import type { ServiceContext } from '../../context.js'
 import { AppError } from '../../errors.js'
+import { preconditionFailed } from '../../http/etag.js'
 import { deleteQueuedInvitationMail } from '../../outbox/outbox.repository.js'
 import { recordAudit } from '../audit/audit.repository.js'
 import { membershipNotFound } from './membership-record.js'
@@ -51,7 +52,8 @@ export async function acceptOwnInvitation(
           : {}),
       },
     )
-    if (!accepted) {
+    if (accepted === 'stale') throw preconditionFailed()
+    if (accepted === 'moved') {
       throw new AppError(
         'invalid_state_transition',
         'The membership changed while this request was processed; read it again and retry',

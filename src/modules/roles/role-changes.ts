@@ -7,6 +7,8 @@ import { BUILT_IN_ROLES, PERMISSIONS, type Permission, permissionNamed } from '.
 import type { ServiceContext } from '../../context.js'
 import type { RoleRow, RolesTable } from '../../db/schema.js'
 import { AppError, invalidField } from '../../errors.js'
+import { preconditionFailed } from '../../http/etag.js'
+import { ifMatchIsStale } from '../../http/request-context.js'
 import { changesBetween, recordAudit } from '../audit/audit.repository.js'
 import { checkRoleCeiling, requireTenantPermission } from '../tenants/tenant-access.js'
 import { displayName, tenantNameKey } from '../tenants/tenant-name.js'
@@ -118,7 +120,11 @@ export async function updateTenantRole(
   }
 
   const changes = plannedChanges(current, input)
-  if (Object.keys(changes).length === 0) return toRole(current)
+  if (Object.keys(changes).length === 0) {
+    // Nothing to write; the caller still learns whether it had read the stored version.
+    if (ifMatchIsStale('roles', current.updated)) throw preconditionFailed()
+    return toRole(current)
+  }
   await checkMayChange(ctx, current, access)
   if (changes.permissions) {
     checkRoleCeiling(
@@ -136,6 +142,7 @@ export async function updateTenantRole(
       updated: now,
       updated_by: actor.principalId,
     })
+    if (row === 'stale') throw preconditionFailed()
     if (!row) {
       throw new AppError(
         'invalid_state_transition',

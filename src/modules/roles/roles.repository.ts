@@ -1,6 +1,8 @@
 import { type Insertable, type Kysely, sql, type Transaction, type Updateable } from 'kysely'
 import { withConstraintErrors } from '../../db/constraint-errors.js'
+import { nextUpdated } from '../../db/row-version.js'
 import type { Database, RoleRow, RolesTable } from '../../db/schema.js'
+import { ifMatchUpdated } from '../../http/request-context.js'
 
 /** SQL for roles. Each function takes the executor (db or transaction) first. */
 
@@ -51,26 +53,28 @@ export async function insertRole(db: Executor, row: Insertable<RolesTable>): Pro
 
 /**
  * Applies `changes` to a tenant role only if it is still the version read (`updated` unchanged), so the
- * checks made on that version hold for the write. Undefined when it moved meanwhile.
+ * checks made on that version hold for the write — and, when the request carried If-Match, the version
+ * the caller named (db/row-version.ts); one statement. Undefined when it moved meanwhile; 'stale' when
+ * the If-Match no longer names the stored version.
  */
 export async function updateRole(
   db: Executor,
   id: string,
   expectedUpdated: Date,
-  changes: Updateable<RolesTable>,
-): Promise<RoleRow | undefined> {
-  return withConstraintErrors(
-    () =>
-      db
-        .updateTable('roles')
-        .set(changes)
-        .where('id', '=', id)
-        .where('built_in', '=', false)
-        .where('updated', '=', expectedUpdated)
-        .returningAll()
-        .executeTakeFirst(),
-    { name: changes.name as string | undefined },
-  )
+  changes: Updateable<RolesTable> & { updated: Date },
+): Promise<RoleRow | 'stale' | undefined> {
+  const ifMatch = ifMatchUpdated('roles')
+  let query = db
+    .updateTable('roles')
+    .set({ ...changes, updated: nextUpdated(changes.updated) })
+    .where('id', '=', id)
+    .where('built_in', '=', false)
+    .where('updated', '=', expectedUpdated)
+  if (ifMatch) query = query.where('updated', '=', ifMatch)
+  const row = await withConstraintErrors(() => query.returningAll().executeTakeFirst(), {
+    name: changes.name as string | undefined,
+  })
+  return row ?? (ifMatch ? 'stale' : undefined)
 }
 
 /**

@@ -166,6 +166,7 @@ export const roleRoutes: RouteModule = async (app, ctx) => {
   app.put(
     '/tenants/:tenantId/roles/:roleId',
     {
+      config: { ifMatch: 'roles' },
       schema: {
         tags,
         operationId: 'updateTenantRole',

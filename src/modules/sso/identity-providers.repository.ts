@@ -1,5 +1,7 @@
 import type { Insertable, Kysely, Updateable } from 'kysely'
+import { nextUpdated } from '../../db/row-version.js'
 import type { Database, IdentityProviderRow, IdentityProvidersTable } from '../../db/schema.js'
+import { ifMatchUpdated } from '../../http/request-context.js'
 
 /** SQL of identity providers (API.md §12). Every tenant-scoped read takes the tenant id. */
 
@@ -44,19 +46,26 @@ export async function listTenantIdentityProviders(
     .execute()
 }
 
+/**
+ * One statement: the write and, when the request carried If-Match, the check that the row is still the
+ * version the caller read (db/row-version.ts). 'stale': nothing written, the If-Match names another
+ * version; undefined: no such provider (deleted meanwhile).
+ */
 export async function updateIdentityProvider(
   db: Kysely<Database>,
   tenantId: string,
   id: string,
-  changes: Updateable<IdentityProvidersTable>,
-): Promise<IdentityProviderRow> {
-  return db
+  changes: Updateable<IdentityProvidersTable> & { updated: Date },
+): Promise<IdentityProviderRow | 'stale' | undefined> {
+  const ifMatch = ifMatchUpdated('identity_providers')
+  let query = db
     .updateTable('identity_providers')
-    .set(changes)
+    .set({ ...changes, updated: nextUpdated(changes.updated) })
     .where('tenant_id', '=', tenantId)
     .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirstOrThrow()
+  if (ifMatch) query = query.where('updated', '=', ifMatch)
+  const row = await query.returningAll().executeTakeFirst()
+  return row ?? (ifMatch ? 'stale' : undefined)
 }
 
 /** The active providers of some tenants, {id, name}, the tenant's default first. */

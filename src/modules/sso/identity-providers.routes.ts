@@ -92,6 +92,7 @@ export const identityProviderRoutes: RouteModule = async (app, ctx) => {
   app.put(
     '/tenants/:tenantId/identity-providers/:id',
     {
+      config: { ifMatch: 'identity_providers' },
       schema: {
         tags,
         operationId: 'updateIdentityProvider',

@@ -4,6 +4,7 @@ import type { ServiceContext } from '../../context.js'
 import { decryptSecret, encryptSecret, isSecretEnvelope, type SecretEnvelope } from '../../crypto/secrets.js'
 import type { IdentityProviderRow } from '../../db/schema.js'
 import { AppError, invalidField } from '../../errors.js'
+import { preconditionFailed } from '../../http/etag.js'
 import { createOutboundFetch, OutboundRefusedError, outboundPolicy } from '../../http/outbound.js'
 import { changesBetween, MASKED, recordAudit } from '../audit/audit.repository.js'
 import { requireTenantPermission } from '../tenants/tenant-access.js'
@@ -219,6 +220,8 @@ export async function updateIdentityProviderById(
       updated: ctx.clock.now(),
       updated_by: actor.principalId,
     })
+    if (updated === 'stale') throw preconditionFailed()
+    if (!updated) throw identityProviderNotFound()
     const changes = auditView(current, updated)
     if (secretChanged)
       changes.clientSecret = [current.client_secret ? MASKED : '', fields.secret ? MASKED : '']

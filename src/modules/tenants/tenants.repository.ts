@@ -1,7 +1,8 @@
 import { CompiledQuery, type Kysely, sql } from 'kysely'
 import { withConstraintErrors } from '../../db/constraint-errors.js'
+import { nextUpdated } from '../../db/row-version.js'
 import type { Database, NewTenantRow, TenantRow, TenantUpdate } from '../../db/schema.js'
-import { currentRequest } from '../../http/request-context.js'
+import { ifMatchUpdated } from '../../http/request-context.js'
 import { type AuditEvent, withAuditEvent } from '../audit/audit.repository.js'
 
 /** SQL for tenants. Each function takes the executor (db or transaction) first. */
@@ -97,11 +98,10 @@ export async function updateTenant(
   id: string,
   changes: TenantUpdate,
 ): Promise<'updated' | 'missing' | 'stale'> {
-  const expected = currentRequest()?.ifMatchUpdated
-  const updated = changes.updated ?? new Date()
+  const expected = ifMatchUpdated('tenants')
   let query = db
     .updateTable('tenants')
-    .set({ ...changes, updated: sql<Date>`greatest(${updated}, updated + interval '1 millisecond')` })
+    .set({ ...changes, updated: nextUpdated((changes.updated as Date | undefined) ?? new Date()) })
     .where('id', '=', id)
   if (expected) query = query.where('updated', '=', expected)
   const result = await withConstraintErrors(() => query.executeTakeFirst(), {

@@ -71,6 +71,7 @@ export const tenantRoutes: RouteModule = async (app, ctx) => {
   app.put(
     '/tenants/:tenantId',
     {
+      config: { ifMatch: 'tenants' },
       schema: {
         tags,
         operationId: 'updateTenant',

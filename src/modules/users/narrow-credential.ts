@@ -2,6 +2,8 @@ import type { ServiceContext } from '../../context.js'
 import { hashPassword } from '../../crypto/passwords.js'
 import type { UserRow } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
+import { preconditionFailed } from '../../http/etag.js'
+import { ifMatchIsStale } from '../../http/request-context.js'
 import { type Changes, MASKED, recordAudit } from '../audit/audit.repository.js'
 import { unauthorized } from '../auth/authenticator.js'
 import { invitationUnusable, lookUpInvitation } from '../memberships/acceptance.service.js'
@@ -109,10 +111,14 @@ export async function updateUserWithToken(
     changes.lastName = [user.last_name, set.last_name]
   }
   if (passwordHash) changes.password = [null, MASKED]
-  if (Object.keys(changes).length === 0) return toUser(user)
+  if (Object.keys(changes).length === 0) {
+    if (ifMatchIsStale('users', user.updated)) throw preconditionFailed()
+    return toUser(user)
+  }
 
   const updated = await ctx.db.transaction().execute(async (tx) => {
     const row = await updateNamesAndFirstPassword(tx, user.id, set, passwordHash, now)
+    if (row === 'stale') throw preconditionFailed()
     if (!row) throw outsideScope(credential)
     await recordAudit(tx, ctx.clock, selfActor(row), {
       action: passwordHash ? 'user.password_changed' : 'user.updated',

@@ -1,5 +1,7 @@
 import type { Kysely, Transaction } from 'kysely'
+import { nextUpdated } from '../../db/row-version.js'
 import type { Database, UserRow } from '../../db/schema.js'
+import { ifMatchUpdated } from '../../http/request-context.js'
 
 /** SQL of the password-reset link (migration 0004): its token hash and expiry live on the user row. */
 
@@ -33,7 +35,8 @@ export async function findUserByResetTokenHash(
 /**
  * Sets the password chosen through the link and spends the link, only while the link is still the live
  * one: a token works once, even under two concurrent uses. Stamping `password_changed_at` ends every
- * access token issued before it.
+ * access token issued before it. Through `PUT /v1/users/{id}`, its If-Match is checked in the same
+ * statement ('stale').
  */
 export async function setPasswordWithResetToken(
   db: Executor,
@@ -41,19 +44,21 @@ export async function setPasswordWithResetToken(
   tokenHash: string,
   passwordHash: string,
   now: Date,
-): Promise<UserRow | undefined> {
-  return db
+): Promise<UserRow | 'stale' | undefined> {
+  const expected = ifMatchUpdated('users')
+  let query = db
     .updateTable('users')
     .set({
       password_hash: passwordHash,
       password_changed_at: now,
       reset_password_token_hash: null,
       reset_password_expiry_date: null,
-      updated: now,
+      updated: nextUpdated(now),
       updated_by: userId,
     })
     .where('id', '=', userId)
     .where('reset_password_token_hash', '=', tokenHash)
-    .returningAll()
-    .executeTakeFirst()
+  if (expected) query = query.where('updated', '=', expected)
+  const row = await query.returningAll().executeTakeFirst()
+  return row ?? (expected ? 'stale' : undefined)
 }

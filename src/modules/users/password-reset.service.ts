@@ -5,6 +5,7 @@ import { hashPassword } from '../../crypto/passwords.js'
 import { randomSecret, sha256 } from '../../crypto/tokens.js'
 import type { UserRow } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
+import { preconditionFailed } from '../../http/etag.js'
 import { type CounterStore, FailureLimiter } from '../../http/rate-limit.js'
 import { passwordResetMailRow } from '../../outbox/mail/password-reset-mail.js'
 import { deleteQueuedPasswordResetMail, insertOutboxRows } from '../../outbox/outbox.repository.js'
@@ -165,6 +166,7 @@ export async function resetPasswordWithToken(
   const now = ctx.clock.now()
   const updated = await ctx.db.transaction().execute(async (tx) => {
     const row = await setPasswordWithResetToken(tx, user.id, tokenHash, passwordHash, now)
+    if (row === 'stale') throw preconditionFailed()
     if (!row) throw resetTokenRefused(false)
     await deleteQueuedPasswordResetMail(tx, user.id)
     await recordAudit(tx, ctx.clock, selfActor(row), {

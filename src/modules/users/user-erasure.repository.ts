@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely'
+import { nextUpdated } from '../../db/row-version.js'
 import type { Database } from '../../db/schema.js'
 import { PERSONAL_AUDIT_FIELDS } from './user-audit.js'
 
@@ -41,7 +42,7 @@ export async function eraseUserRow(db: Kysely<Database>, userId: string, actorId
       default_tenant: null,
       additional_role_ids: [],
       status: 'erased',
-      updated: now,
+      updated: nextUpdated(now),
       updated_by: actorId,
     })
     .where('id', '=', userId)

@@ -129,11 +129,6 @@ export async function updateUserById(
 
   const now = ctx.clock.now()
   if (changes.password_hash !== undefined) changes.password_changed_at = now
-  if (input.resetPassword === true) {
-    // The administrator's reset (API.md §10): MANAGE_ALL_USERS over the user and the ceiling were
-    // checked above (resetPassword is never a self-service field); a new link replaces the live one.
-    await issuePasswordReset(ctx, target, actor, adminName(actor))
-  }
   const updated = await ctx.db.transaction().execute(async (tx) => {
     const before = await findUserById(tx, userId)
     const after = await updateUser(tx, userId, { ...changes, updated: now, updated_by: actor.principalId })
@@ -143,6 +138,14 @@ export async function updateUserById(
   })
   if (!updated) throw userNotFound()
   if (updated === 'stale') throw preconditionFailed()
+  let stored = updated
+  if (input.resetPassword === true) {
+    // The administrator's reset (API.md §10): MANAGE_ALL_USERS over the user and the ceiling were
+    // checked above (resetPassword is never a self-service field); a new link replaces the live one.
+    // Issued once the change is stored, so a refused PUT (412, 404) leaves no link behind.
+    const expiresAt = await issuePasswordReset(ctx, updated, actor, adminName(actor))
+    stored = { ...updated, reset_password_expiry_date: expiresAt }
+  }
   // Role, status and password feed authentication and permission caches; the name is cached with the
   // credentials (the inviter's name in invitation e-mails).
   if (
@@ -155,7 +158,7 @@ export async function updateUserById(
   ) {
     ctx.access.invalidate()
   }
-  return withResetMailStatus(ctx, toUser(updated))
+  return withResetMailStatus(ctx, toUser(stored))
 }
 
 async function assertMayManage(ctx: ServiceContext, actor: Actor, target: UserRow, roles: RoleCatalog) {

@@ -1,7 +1,8 @@
 import { type Kysely, sql, type Transaction, type Updateable } from 'kysely'
 import { withConstraintErrors } from '../../db/constraint-errors.js'
+import { nextUpdated } from '../../db/row-version.js'
 import type { Database, NewUserRow, UserRow, UsersTable } from '../../db/schema.js'
-import { currentRequest } from '../../http/request-context.js'
+import { ifMatchUpdated } from '../../http/request-context.js'
 import { type AuditEvent, withAuditEvent } from '../audit/audit.repository.js'
 
 /** SQL for platform users. Each function takes the executor (db or transaction) first. */
@@ -120,11 +121,10 @@ export async function updateUser(
   id: string,
   changes: Updateable<UsersTable>,
 ): Promise<UserRow | 'stale' | undefined> {
-  const expected = currentRequest()?.ifMatchUpdated
-  const updated = changes.updated ?? new Date()
+  const expected = ifMatchUpdated('users')
   let query = db
     .updateTable('users')
-    .set({ ...changes, updated: sql<Date>`greatest(${updated}, updated + interval '1 millisecond')` })
+    .set({ ...changes, updated: nextUpdated((changes.updated as Date | undefined) ?? new Date()) })
     .where('id', '=', id)
   if (expected) query = query.where('updated', '=', expected)
   const row = await query.returningAll().executeTakeFirst()
@@ -135,7 +135,8 @@ export async function updateUser(
 
 /**
  * A user's names and — when given — its first password (only while it has none: two racing first
- * passwords, the first wins and the second finds no row). Used by the invitation token's profile step.
+ * passwords, the first wins and the second finds no row). Used by the invitation token's profile step,
+ * a `PUT /v1/users/{id}`: its If-Match is checked in the statement, as in updateUser ('stale').
  */
 export async function updateNamesAndFirstPassword(
   db: Executor,
@@ -143,16 +144,19 @@ export async function updateNamesAndFirstPassword(
   names: { first_name?: string; last_name?: string },
   passwordHash: string | undefined,
   now: Date,
-): Promise<UserRow | undefined> {
+): Promise<UserRow | 'stale' | undefined> {
+  const expected = ifMatchUpdated('users')
   let query = db
     .updateTable('users')
     .set({
       ...names,
       ...(passwordHash ? { password_hash: passwordHash, password_changed_at: now } : {}),
-      updated: now,
+      updated: nextUpdated(now),
       updated_by: userId,
     })
     .where('id', '=', userId)
   if (passwordHash) query = query.where('password_hash', 'is', null)
-  return query.returningAll().executeTakeFirst()
+  if (expected) query = query.where('updated', '=', expected)
+  const row = await query.returningAll().executeTakeFirst()
+  return row ?? (expected ? 'stale' : undefined)
 }

@@ -92,7 +92,7 @@ export const userRoutes: RouteModule = async (app, ctx) => {
   app.put(
     '/users/:userId',
     {
-      config: { auth: 'invitation' },
+      config: { auth: 'invitation', ifMatch: 'users' },
       schema: {
         tags,
         operationId: 'updateUser',

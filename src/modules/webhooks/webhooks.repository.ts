@@ -1,6 +1,8 @@
 import type { Kysely, Updateable } from 'kysely'
+import { nextUpdated } from '../../db/row-version.js'
 import type { Database, WebhookRow, WebhooksTable } from '../../db/schema.js'
 import type { PageWindow } from '../../http/pagination.js'
+import { ifMatchUpdated } from '../../http/request-context.js'
 
 /** SQL for a tenant's webhook endpoints and their delivery attempts (API.md §13). */
 
@@ -35,19 +37,25 @@ export async function listWebhooks(
   return query.execute()
 }
 
+/**
+ * One statement: the write and, when the request carried If-Match, the check that the row is still the
+ * version the caller read (db/row-version.ts). 'stale': nothing written, the If-Match names another version.
+ */
 export async function updateWebhook(
   db: Kysely<Database>,
   tenantId: string,
   id: string,
-  changes: Updateable<WebhooksTable>,
-): Promise<WebhookRow | undefined> {
-  return db
+  changes: Updateable<WebhooksTable> & { updated: Date },
+): Promise<WebhookRow | 'stale' | undefined> {
+  const ifMatch = ifMatchUpdated('webhooks')
+  let query = db
     .updateTable('webhooks')
-    .set(changes)
+    .set({ ...changes, updated: nextUpdated(changes.updated) })
     .where('tenant_id', '=', tenantId)
     .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirst()
+  if (ifMatch) query = query.where('updated', '=', ifMatch)
+  const row = await query.returningAll().executeTakeFirst()
+  return row ?? (ifMatch ? 'stale' : undefined)
 }
 
 /** A webhook's attempts, newest first (ids are UUIDv7: time order). */

@@ -91,6 +91,7 @@ export const webhookRoutes: RouteModule = async (app, ctx) => {
   app.put(
     '/tenants/:tenantId/webhooks/:webhookId',
     {
+      config: { ifMatch: 'webhooks' },
       schema: {
         tags,
         operationId: 'updateWebhook',

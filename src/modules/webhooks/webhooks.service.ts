@@ -6,6 +6,7 @@ import type { ServiceContext } from '../../context.js'
 import { encryptSecret } from '../../crypto/secrets.js'
 import type { WebhookRow, WebhooksTable } from '../../db/schema.js'
 import { AppError, invalidField } from '../../errors.js'
+import { preconditionFailed } from '../../http/etag.js'
 import { checkOutboundUrl, OutboundRefusedError, outboundPolicy } from '../../http/outbound.js'
 import { type Page, readPage } from '../../http/pagination.js'
 import { webhookSecretAssociatedData } from '../../outbox/webhook-signature.js'
@@ -128,7 +129,10 @@ export async function updateWebhookById(
   input: UpdateWebhookInput,
 ): Promise<Webhook> {
   const { tenant } = await requireTenantPermission(ctx, actor, tenantId, MANAGE)
-  const set: Updateable<WebhooksTable> = { updated: ctx.clock.now(), updated_by: actor.principalId }
+  const set: Updateable<WebhooksTable> & { updated: Date } = {
+    updated: ctx.clock.now(),
+    updated_by: actor.principalId,
+  }
   if (input.url !== undefined) set.url = checkUrl(ctx, input.url)
   if (input.events !== undefined) set.events = [...new Set(input.events)]
   if (input.includeSubTenants !== undefined) set.include_sub_tenants = input.includeSubTenants
@@ -143,6 +147,7 @@ export async function updateWebhookById(
     const before = await findWebhook(tx, tenant.id, id.toLowerCase())
     if (!before) return undefined
     const after = await updateWebhook(tx, tenant.id, before.id, set)
+    if (after === 'stale') throw preconditionFailed()
     if (!after) return undefined
     await recordAudit(tx, ctx.clock, actor, {
       action: 'webhook.updated',
