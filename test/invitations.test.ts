@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../src/access/permissions.js'
 import { OutboxWorker } from '../src/outbox/outbox-worker.js'
-import { createTenantAsAdmin, insertUser, uniqueEmail, uniqueName } from './helpers/fixtures.js'
+import { createTenantAsAdmin, insertUser, REGION_ID, uniqueEmail, uniqueName } from './helpers/fixtures.js'
 import { invitationLinkIn, startSmtpServer, type TestSmtpServer } from './helpers/smtp.js'
 import { createTestApp, type TestApp } from './helpers/test-app.js'
 import { TEST_ADMIN } from './helpers/test-env.js'
@@ -452,7 +452,16 @@ describe('rate limits', () => {
 
   it('counts each new invitation as it is written: of 8 concurrent ones to one user, 5 are stored, 3 get 429 and write nothing', async () => {
     const user = await userWithoutPassword()
-    const tenants = await Promise.all(Array.from({ length: 8 }, () => createTenantAsAdmin(t)))
+    const tenants = await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        const created = await t.request('POST', '/v1/tenants', {
+          token,
+          body: { name: uniqueName(), regionId: REGION_ID },
+        })
+        expect(created.status).toBe(201)
+        return created.body.result as { id: string }
+      }),
+    )
     const answers = await Promise.all(
       tenants.map((each) =>
         t.request('POST', `/v1/tenants/${each.id}/users`, {
