@@ -4,9 +4,12 @@ import type { NewUserRow, UserRow } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
 import { bulkRows } from '../../http/metrics.js'
 import { compileBodyValidator } from '../../http/validation.js'
+import { type AuditRecord, recordAudit } from '../audit/audit.repository.js'
 import { invitationLimits } from '../memberships/invitation-limits.js'
 import { inviterName } from '../memberships/invitation-token.js'
+import { membershipCreatedRecord } from '../memberships/membership-audit.js'
 import { loadRoleCatalog } from '../roles/roles.service.js'
+import { userCreatedRecord } from '../users/user-audit.js'
 import { buildNewUserRow, type NewUserEnv } from '../users/user-rules.js'
 import { platformPermissionsOf } from '../users/user-visibility.js'
 import { toUser } from '../users/users.service.js'
@@ -75,6 +78,19 @@ function emailTaken(email: string, earlierIndex?: number): AppError {
   })
 }
 
+/** The events of a batch's written rows, each user's followed by its membership's, if any. */
+function auditRecords(rows: readonly PreparedRow[]): AuditRecord[] {
+  const records: AuditRecord[] = []
+  for (const { row, membership } of rows) {
+    records.push(userCreatedRecord(row as UserRow))
+    if (membership) {
+      const { tenantId, roleId, status } = membership
+      records.push(membershipCreatedRecord({ tenantId, userId: row.id, roleId, status }))
+    }
+  }
+  return records
+}
+
 /**
  * The bulk load of platform users (API.md §7), shared by the JSON-array and the NDJSON forms. A row is
  * judged exactly as a single create is — the same body schema, the same `buildNewUserRow` rules (e-mail,
@@ -82,6 +98,8 @@ function emailTaken(email: string, earlierIndex?: number): AppError {
  * invitation. Checks that need no write run in `prepare`, one row at a time; `write` then stores a whole
  * batch in one multi-row INSERT, in which an e-mail that is already taken is that row's 409, never the
  * batch's failure. No password is hashed: bulk rows carry none (users set one on accepting an invitation).
+ * Every row written leaves the audit events a single create (and an invitation) leaves, in its batch's
+ * transaction; a dry run writes none.
  *
  * Each batch commits on its own, so an interrupted load keeps what it wrote, and a re-run reports those
  * rows as already existing: the unique e-mail index makes a second copy impossible.
@@ -241,8 +259,8 @@ export class BulkUserLoader {
   }
 
   /**
-   * One statement for the users (and, when rows name tenants, one for their memberships and one for the
-   * invitation mail, in the same transaction). Should the batch fail as a whole — a role deleted since
+   * One transaction a batch: one statement for the users (and, when rows name tenants, one for their
+   * memberships and one for the invitation mail), one for the audit events. Should the batch fail as a whole — a role deleted since
    * the rows were checked, say — each row is retried alone, so that the failure lands on its own row.
    */
   async #store(rows: PreparedRow[]): Promise<Map<string, StoredUser | AppError>> {
@@ -268,32 +286,51 @@ export class BulkUserLoader {
   }
 
   async #insert(rows: PreparedRow[]): Promise<StoredUser[]> {
-    const users = rows.map((r) => r.row)
-    if (!rows.some((r) => r.membership)) {
-      // Plainly at first (cheaper for the database); from the first taken e-mail on, skipping them.
-      if (!this.#metTakenEmail) {
-        try {
-          return await insertUsers(this.ctx.db, users)
-        } catch (error) {
-          if (!(error instanceof AppError) || error.reason !== 'email_taken') throw error
-          this.#metTakenEmail = true
-        }
+    // Plainly at first (cheaper for the database); from the first taken e-mail on, skipping them. Rows
+    // naming tenants are always written skipping them.
+    if (!this.#metTakenEmail && !rows.some((r) => r.membership)) {
+      try {
+        return await this.#insertBatch(rows, false)
+      } catch (error) {
+        if (!(error instanceof AppError) || error.reason !== 'email_taken') throw error
+        this.#metTakenEmail = true
       }
-      return insertUsersSkippingTakenEmails(this.ctx.db, users)
     }
+    return this.#insertBatch(rows, true)
+  }
+
+  /**
+   * One transaction per batch: the users (one statement), their memberships and invitation mail when rows
+   * name tenants (one statement each), and the audit events of every row written — `user.created`, then
+   * `membership.created`/`membership.invited` — in one multi-row insert, the records a single create and
+   * an invitation write. An event exists exactly when its row committed.
+   */
+  async #insertBatch(rows: PreparedRow[], skipTaken: boolean): Promise<StoredUser[]> {
+    const users = rows.map((r) => r.row)
+    const withMemberships = rows.some((r) => r.membership)
     let invitees: string[] = []
     // Read before the transaction: nothing but the batch's own statements runs inside it (the embedded
     // database has one connection, which the transaction holds).
     const inviter = rows.some((r) => r.membership?.status === 'invited') ? await this.#inviter() : ''
     const stored = await this.ctx.db.transaction().execute(async (tx) => {
-      const inserted = await insertUsersSkippingTakenEmails(tx, users)
-      const created = new Set(inserted.map((r) => r.id))
-      const memberships = rows.flatMap((r) =>
-        r.membership && created.has(r.row.id) ? [{ user: r.row, membership: r.membership }] : [],
-      )
-      invitees = await writeMemberships(tx, this.ctx, this.actor, inviter, memberships)
+      const inserted = skipTaken
+        ? await insertUsersSkippingTakenEmails(tx, users)
+        : await insertUsers(tx, users)
+      let written = rows
+      if (inserted.length < rows.length) {
+        const created = new Set(inserted.map((r) => r.id))
+        written = rows.filter((r) => created.has(r.row.id))
+      }
+      if (withMemberships) {
+        const memberships = written.flatMap((r) =>
+          r.membership ? [{ user: r.row, membership: r.membership }] : [],
+        )
+        invitees = await writeMemberships(tx, this.ctx, this.actor, inviter, memberships)
+      }
+      await recordAudit(tx, this.ctx.clock, this.actor, auditRecords(written))
       return inserted
     })
+    if (!withMemberships) return stored
     // New members change what the permission caches know; queued mail wakes the worker.
     this.ctx.access.invalidate()
     if (invitees.length > 0) {
