@@ -160,21 +160,27 @@ function rejectedRows(existingEmail: string, duplicateOf: string) {
 
 describe('bulk loads write the audit events of every row they write', () => {
   it('JSON array: one user.created per created row, equal to a single create’s, with the request id and actor; rejected rows none', async () => {
-    const reference = await singleCreateChanges({
-      email: uniqueEmail('ref'),
-      roleId: ROLE_IDS.platformUser,
-      firstName: 'Ada',
-      personalTelephone: '+14155550100',
-    })
+    // two shapes of row, so that the batch has columns that vary and columns that do not
+    const shapes = [
+      {
+        roleId: ROLE_IDS.platformUser,
+        firstName: 'Ada',
+        personalTelephone: '+14155550100',
+        additionalRoleIds: [ROLE_IDS.platformAdministrator],
+      },
+      { roleId: ROLE_IDS.platformUser, lastName: 'Hopper', externalId: 'crm-7', status: 'pending' },
+    ]
+    const references = [
+      await singleCreateChanges({ email: uniqueEmail('ref'), ...shapes[0] }),
+      await singleCreateChanges({ email: uniqueEmail('ref'), ...shapes[1] }),
+    ]
     const existing = await insertUser(t.ctx.db)
     const valid = Array.from({ length: 7 }, () => uniqueEmail('arr'))
     const rejected = rejectedRows(existing.email, valid[0]!)
     const items = [
-      ...valid.map((email) => ({
+      ...valid.map((email, i) => ({
         email,
-        roleId: ROLE_IDS.platformUser,
-        firstName: 'Ada',
-        personalTelephone: '+14155550100',
+        ...shapes[i % 2],
         // never taken from a bulk row, and never in an event
         password: 'a bulk row password',
       })),
@@ -189,7 +195,7 @@ describe('bulk loads write the audit events of every row they write', () => {
     expectRequestAndActor(events, requestId)
     for (const [i, event] of events.entries()) {
       expect(event).toMatchObject({ tenant_id: null, target_type: 'user' })
-      expect(event.changes).toEqual({ ...reference, email: [null, valid[i]] })
+      expect(event.changes).toEqual({ ...references[i % 2], email: [null, valid[i]] })
       expect(event.changes).not.toHaveProperty('password')
     }
     const text = JSON.stringify(events)
@@ -267,12 +273,13 @@ describe('bulk loads write the audit events of every row they write', () => {
 
       const events = await eventsOfRequest(requestId)
       expectRequestAndActor(events, requestId)
+      // the batch's users, in input order, then their memberships
       const expected = [
-        ...statuses.flatMap((status, i) => [
-          ['user.created', ids[i]],
-          [status === 'invited' ? 'membership.invited' : 'membership.created', ids[i]],
+        ...ids.map((id) => ['user.created', id]),
+        ...statuses.map((status, i) => [
+          status === 'invited' ? 'membership.invited' : 'membership.created',
+          ids[i],
         ]),
-        ['user.created', ids[4]],
       ]
       expect(events.map((e) => [e.action, e.target_id])).toEqual(expected)
       for (const [i, status] of statuses.entries()) {

@@ -3,13 +3,13 @@ import type { ServiceContext } from '../../context.js'
 import type { NewUserRow, UserRow } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
 import { bulkRows } from '../../http/metrics.js'
+import { currentRequest } from '../../http/request-context.js'
 import { compileBodyValidator } from '../../http/validation.js'
-import { type AuditRecord, recordAudit } from '../audit/audit.repository.js'
+import { auditActorColumns, recordAudit } from '../audit/audit.repository.js'
 import { invitationLimits } from '../memberships/invitation-limits.js'
 import { inviterName } from '../memberships/invitation-token.js'
 import { membershipCreatedRecord } from '../memberships/membership-audit.js'
 import { loadRoleCatalog } from '../roles/roles.service.js'
-import { userCreatedRecord } from '../users/user-audit.js'
 import { buildNewUserRow, type NewUserEnv } from '../users/user-rules.js'
 import { platformPermissionsOf } from '../users/user-visibility.js'
 import { toUser } from '../users/users.service.js'
@@ -18,6 +18,7 @@ import {
   insertUsers,
   insertUsersSkippingTakenEmails,
   type StoredUser,
+  type UserCreatedEvents,
 } from './bulk.repository.js'
 import { type BulkItemResult, type BulkSummary, type BulkUserInput, BulkUserItem } from './bulk.schemas.js'
 import { BulkMemberships, type PlannedMembership, writeMemberships } from './bulk-memberships.js'
@@ -76,19 +77,6 @@ function emailTaken(email: string, earlierIndex?: number): AppError {
   return new AppError('email_taken', `A user with e-mail "${email}" already exists${where}`, {
     email: 'already exists',
   })
-}
-
-/** The events of a batch's written rows, each user's followed by its membership's, if any. */
-function auditRecords(rows: readonly PreparedRow[]): AuditRecord[] {
-  const records: AuditRecord[] = []
-  for (const { row, membership } of rows) {
-    records.push(userCreatedRecord(row as UserRow))
-    if (membership) {
-      const { tenantId, roleId, status } = membership
-      records.push(membershipCreatedRecord({ tenantId, userId: row.id, roleId, status }))
-    }
-  }
-  return records
 }
 
 /**
@@ -259,9 +247,10 @@ export class BulkUserLoader {
   }
 
   /**
-   * One transaction a batch: one statement for the users (and, when rows name tenants, one for their
-   * memberships and one for the invitation mail), one for the audit events. Should the batch fail as a whole — a role deleted since
-   * the rows were checked, say — each row is retried alone, so that the failure lands on its own row.
+   * One statement for the users and their audit events (and, when rows name tenants, a transaction with
+   * one more for their memberships, one for the invitation mail and one for the membership events).
+   * Should the batch fail as a whole — a role deleted since the rows were checked, say — each row is
+   * retried alone, so that the failure lands on its own row.
    */
   async #store(rows: PreparedRow[]): Promise<Map<string, StoredUser | AppError>> {
     const byId = new Map<string, StoredUser | AppError>()
@@ -300,37 +289,48 @@ export class BulkUserLoader {
   }
 
   /**
-   * One transaction per batch: the users (one statement), their memberships and invitation mail when rows
-   * name tenants (one statement each), and the audit events of every row written — `user.created`, then
-   * `membership.created`/`membership.invited` — in one multi-row insert, the records a single create and
-   * an invitation write. An event exists exactly when its row committed.
+   * One statement for the users and their `user.created` events (bulk.repository.ts). Rows naming tenants
+   * add, in the same transaction, one statement for their memberships, one for the invitation mail and
+   * one for the membership events (`membership.created`/`membership.invited`, by `recordAudit`, which also
+   * queues their webhook deliveries) — the records an invitation writes. An event exists exactly when its
+   * row committed.
    */
   async #insertBatch(rows: PreparedRow[], skipTaken: boolean): Promise<StoredUser[]> {
     const users = rows.map((r) => r.row)
-    const withMemberships = rows.some((r) => r.membership)
+    const request = currentRequest()
+    const events: UserCreatedEvents = {
+      ids: rows.map(() => this.ctx.userIds.next()),
+      occurred: this.ctx.clock.now(),
+      actor: auditActorColumns(this.actor),
+      requestId: request?.requestId ?? null,
+      ip: request?.ip ?? null,
+    }
+    if (!rows.some((r) => r.membership)) {
+      return skipTaken
+        ? insertUsersSkippingTakenEmails(this.ctx.db, users, events)
+        : insertUsers(this.ctx.db, users, events)
+    }
     let invitees: string[] = []
     // Read before the transaction: nothing but the batch's own statements runs inside it (the embedded
     // database has one connection, which the transaction holds).
     const inviter = rows.some((r) => r.membership?.status === 'invited') ? await this.#inviter() : ''
     const stored = await this.ctx.db.transaction().execute(async (tx) => {
-      const inserted = skipTaken
-        ? await insertUsersSkippingTakenEmails(tx, users)
-        : await insertUsers(tx, users)
-      let written = rows
-      if (inserted.length < rows.length) {
-        const created = new Set(inserted.map((r) => r.id))
-        written = rows.filter((r) => created.has(r.row.id))
-      }
-      if (withMemberships) {
-        const memberships = written.flatMap((r) =>
-          r.membership ? [{ user: r.row, membership: r.membership }] : [],
-        )
-        invitees = await writeMemberships(tx, this.ctx, this.actor, inviter, memberships)
-      }
-      await recordAudit(tx, this.ctx.clock, this.actor, auditRecords(written))
+      const inserted = await insertUsersSkippingTakenEmails(tx, users, events)
+      const created = new Set(inserted.map((r) => r.id))
+      const memberships = rows.flatMap((r) =>
+        r.membership && created.has(r.row.id) ? [{ user: r.row, membership: r.membership }] : [],
+      )
+      invitees = await writeMemberships(tx, this.ctx, this.actor, inviter, memberships)
+      await recordAudit(
+        tx,
+        this.ctx.clock,
+        this.actor,
+        memberships.map(({ user, membership: { tenantId, roleId, status } }) =>
+          membershipCreatedRecord({ tenantId, userId: user.id, roleId, status }),
+        ),
+      )
       return inserted
     })
-    if (!withMemberships) return stored
     // New members change what the permission caches know; queued mail wakes the worker.
     this.ctx.access.invalidate()
     if (invitees.length > 0) {
