@@ -3,9 +3,12 @@ import type { ServiceContext } from '../../context.js'
 import type { NewUserRow, UserRow } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
 import { bulkRows } from '../../http/metrics.js'
+import { currentRequest } from '../../http/request-context.js'
 import { compileBodyValidator } from '../../http/validation.js'
+import { auditActorColumns, recordAudit } from '../audit/audit.repository.js'
 import { invitationLimits } from '../memberships/invitation-limits.js'
 import { inviterName } from '../memberships/invitation-token.js'
+import { membershipCreatedRecord } from '../memberships/membership-audit.js'
 import { loadRoleCatalog } from '../roles/roles.service.js'
 import { buildNewUserRow, type NewUserEnv } from '../users/user-rules.js'
 import { platformPermissionsOf } from '../users/user-visibility.js'
@@ -15,6 +18,7 @@ import {
   insertUsers,
   insertUsersSkippingTakenEmails,
   type StoredUser,
+  type UserCreatedEvents,
 } from './bulk.repository.js'
 import { type BulkItemResult, type BulkSummary, type BulkUserInput, BulkUserItem } from './bulk.schemas.js'
 import { BulkMemberships, type PlannedMembership, writeMemberships } from './bulk-memberships.js'
@@ -82,6 +86,8 @@ function emailTaken(email: string, earlierIndex?: number): AppError {
  * invitation. Checks that need no write run in `prepare`, one row at a time; `write` then stores a whole
  * batch in one multi-row INSERT, in which an e-mail that is already taken is that row's 409, never the
  * batch's failure. No password is hashed: bulk rows carry none (users set one on accepting an invitation).
+ * Every row written leaves the audit events a single create (and an invitation) leaves, in its batch's
+ * transaction; a dry run writes none.
  *
  * Each batch commits on its own, so an interrupted load keeps what it wrote, and a re-run reports those
  * rows as already existing: the unique e-mail index makes a second copy impossible.
@@ -241,9 +247,10 @@ export class BulkUserLoader {
   }
 
   /**
-   * One statement for the users (and, when rows name tenants, one for their memberships and one for the
-   * invitation mail, in the same transaction). Should the batch fail as a whole — a role deleted since
-   * the rows were checked, say — each row is retried alone, so that the failure lands on its own row.
+   * One statement for the users and their audit events (and, when rows name tenants, a transaction with
+   * one more for their memberships, one for the invitation mail and one for the membership events).
+   * Should the batch fail as a whole — a role deleted since the rows were checked, say — each row is
+   * retried alone, so that the failure lands on its own row.
    */
   async #store(rows: PreparedRow[]): Promise<Map<string, StoredUser | AppError>> {
     const byId = new Map<string, StoredUser | AppError>()
@@ -268,30 +275,61 @@ export class BulkUserLoader {
   }
 
   async #insert(rows: PreparedRow[]): Promise<StoredUser[]> {
-    const users = rows.map((r) => r.row)
-    if (!rows.some((r) => r.membership)) {
-      // Plainly at first (cheaper for the database); from the first taken e-mail on, skipping them.
-      if (!this.#metTakenEmail) {
-        try {
-          return await insertUsers(this.ctx.db, users)
-        } catch (error) {
-          if (!(error instanceof AppError) || error.reason !== 'email_taken') throw error
-          this.#metTakenEmail = true
-        }
+    // Plainly at first (cheaper for the database); from the first taken e-mail on, skipping them. Rows
+    // naming tenants are always written skipping them.
+    if (!this.#metTakenEmail && !rows.some((r) => r.membership)) {
+      try {
+        return await this.#insertBatch(rows, false)
+      } catch (error) {
+        if (!(error instanceof AppError) || error.reason !== 'email_taken') throw error
+        this.#metTakenEmail = true
       }
-      return insertUsersSkippingTakenEmails(this.ctx.db, users)
+    }
+    return this.#insertBatch(rows, true)
+  }
+
+  /**
+   * One statement for the users and their `user.created` events (bulk.repository.ts). Rows naming tenants
+   * add, in the same transaction, one statement for their memberships, one for the invitation mail and
+   * one for the membership events (`membership.created`/`membership.invited`, by `recordAudit`, which also
+   * queues their webhook deliveries) — the records an invitation writes. An event exists exactly when its
+   * row committed.
+   */
+  async #insertBatch(rows: PreparedRow[], skipTaken: boolean): Promise<StoredUser[]> {
+    const users = rows.map((r) => r.row)
+    const request = currentRequest()
+    const events: UserCreatedEvents = {
+      // From the bulk id generator: UUIDv7 in row order, so the trail lists a batch in input order.
+      ids: rows.map(() => this.ctx.userIds.next()),
+      occurred: this.ctx.clock.now(),
+      actor: auditActorColumns(this.actor),
+      requestId: request?.requestId ?? null,
+      ip: request?.ip ?? null,
+    }
+    if (!rows.some((r) => r.membership)) {
+      return skipTaken
+        ? insertUsersSkippingTakenEmails(this.ctx.db, users, events)
+        : insertUsers(this.ctx.db, users, events)
     }
     let invitees: string[] = []
     // Read before the transaction: nothing but the batch's own statements runs inside it (the embedded
     // database has one connection, which the transaction holds).
     const inviter = rows.some((r) => r.membership?.status === 'invited') ? await this.#inviter() : ''
     const stored = await this.ctx.db.transaction().execute(async (tx) => {
-      const inserted = await insertUsersSkippingTakenEmails(tx, users)
+      const inserted = await insertUsersSkippingTakenEmails(tx, users, events)
       const created = new Set(inserted.map((r) => r.id))
       const memberships = rows.flatMap((r) =>
         r.membership && created.has(r.row.id) ? [{ user: r.row, membership: r.membership }] : [],
       )
       invitees = await writeMemberships(tx, this.ctx, this.actor, inviter, memberships)
+      await recordAudit(
+        tx,
+        this.ctx.clock,
+        this.actor,
+        memberships.map(({ user, membership: { tenantId, roleId, status } }) =>
+          membershipCreatedRecord({ tenantId, userId: user.id, roleId, status }),
+        ),
+      )
       return inserted
     })
     // New members change what the permission caches know; queued mail wakes the worker.

@@ -1,6 +1,6 @@
 import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely'
 import { withConstraintErrors } from '../../db/constraint-errors.js'
-import type { Database, NewUserRow } from '../../db/schema.js'
+import type { AuditActorType, Database, NewUserRow } from '../../db/schema.js'
 
 type Executor = Kysely<Database> | Transaction<Database>
 
@@ -51,10 +51,16 @@ const same = (a: unknown, b: unknown) =>
  * value for the whole batch (the creation time, the creator, the nulls of a new user) travels once.
  * An e-mail that is already taken — by an earlier batch, an earlier run or a concurrent writer — is
  * skipped by ON CONFLICT and simply not returned, so it becomes that row's 409 instead of failing the
- * batch. Only what the database adds comes back.
+ * batch. Only what the database adds comes back. The same statement writes the `user.created` audit
+ * event of every row it inserts (built from the row as stored): one insert for the batch's events, and
+ * an event exists exactly when its user does, with no transaction and no second round trip.
  */
-export function insertUsersSkippingTakenEmails(db: Executor, rows: NewUserRow[]): Promise<StoredUser[]> {
-  return insertUserBatch(db, rows, true)
+export function insertUsersSkippingTakenEmails(
+  db: Executor,
+  rows: NewUserRow[],
+  events: UserCreatedEvents,
+): Promise<StoredUser[]> {
+  return insertUserBatch(db, rows, events, true)
 }
 
 /**
@@ -64,11 +70,51 @@ export function insertUsersSkippingTakenEmails(db: Executor, rows: NewUserRow[])
  * plain insert: a load whose e-mails are new — the usual case — is cheaper this way, and falls back to
  * the other form once it meets a taken e-mail.
  */
-export function insertUsers(db: Executor, rows: NewUserRow[]): Promise<StoredUser[]> {
-  return insertUserBatch(db, rows, false)
+export function insertUsers(
+  db: Executor,
+  rows: NewUserRow[],
+  events: UserCreatedEvents,
+): Promise<StoredUser[]> {
+  return insertUserBatch(db, rows, events, false)
 }
 
-async function insertUserBatch(db: Executor, rows: NewUserRow[], skipTaken: boolean): Promise<StoredUser[]> {
+/**
+ * The `user.created` audit events (API.md §13) of the rows a batch statement writes: an event id per row,
+ * in row order (UUIDv7, so the trail lists a batch in input order), and what every event of the batch
+ * shares — the time, the actor and the request — as the audit writer (`recordAudit`) would store them.
+ */
+export interface UserCreatedEvents {
+  ids: string[]
+  occurred: Date
+  actor: { type: AuditActorType; id: string | null }
+  requestId: string | null
+  ip: string | null
+}
+
+/**
+ * The changes of a `user.created` event, built from the row as stored: the SQL form of user-audit.ts
+ * `userCreatedRecord` (every profile field, status and roles as [null, value]; a null value is kept, as
+ * there). Bulk rows never carry a password, so there is no masked password field. test/audit-bulk.test.ts
+ * checks that a bulk row's event equals a single create's.
+ */
+const USER_CREATED_CHANGES = sql`jsonb_build_object(
+  'email', jsonb_build_array(null, inserted.email),
+  'firstName', jsonb_build_array(null, inserted.first_name),
+  'lastName', jsonb_build_array(null, inserted.last_name),
+  'externalId', jsonb_build_array(null, inserted.external_id),
+  'personalTelephone', jsonb_build_array(null, inserted.personal_telephone),
+  'defaultTenant', jsonb_build_array(null, inserted.default_tenant),
+  'status', jsonb_build_array(null, inserted.status),
+  'roleId', jsonb_build_array(null, inserted.role_id),
+  'additionalRoleIds', jsonb_build_array(null, inserted.additional_role_ids)
+)`
+
+async function insertUserBatch(
+  db: Executor,
+  rows: NewUserRow[],
+  events: UserCreatedEvents,
+  skipTaken: boolean,
+): Promise<StoredUser[]> {
   const first = rows[0]
   if (!first) return []
   const arrays: RawBuilder<unknown>[] = []
@@ -87,14 +133,30 @@ async function insertUserBatch(db: Executor, rows: NewUserRow[], skipTaken: bool
       selected.push(sql`incoming.${sql.ref(column.name)}${sql.raw(cast)}`)
     }
   }
+  // The event ids travel beside the rows; only the rows actually inserted get their event.
+  arrays.push(sql`${arrayLiteral(events.ids)}::text::uuid[]`)
+  arrayNames.push('event_id')
   // A taken e-mail (users_email_key) is email_taken, naming the e-mail when the statement has one row.
   const email = rows.length === 1 ? first.email : undefined
   const statement = sql<StoredUser>`
-    insert into users (${sql.join(COLUMNS.map((c) => sql.ref(c.name)))})
-    select ${sql.join(selected)}
-    from unnest(${sql.join(arrays)}) as incoming(${sql.join(arrayNames.map((n) => sql.ref(n)))})
-    ${skipTaken ? sql`on conflict (email) do nothing` : sql``}
-    returning id, alias_platform_user_id
+    with incoming as (
+      select * from unnest(${sql.join(arrays)}) as incoming(${sql.join(arrayNames.map((n) => sql.ref(n)))})
+    ), inserted as (
+      insert into users (${sql.join(COLUMNS.map((c) => sql.ref(c.name)))})
+      select ${sql.join(selected)}
+      from incoming
+      ${skipTaken ? sql`on conflict (email) do nothing` : sql``}
+      returning id, alias_platform_user_id, email, first_name, last_name, external_id, personal_telephone,
+                default_tenant, status, role_id, additional_role_ids
+    ), events as (
+      insert into audit_events
+        (id, occurred, actor_type, actor_id, action, tenant_id, target_type, target_id, changes, request_id, ip)
+      select incoming.event_id, ${events.occurred.toISOString()}::timestamptz, ${events.actor.type}::text,
+             ${events.actor.id}::uuid, 'user.created', null, 'user', inserted.id, ${USER_CREATED_CHANGES},
+             ${events.requestId}::text, ${events.ip}::text
+      from inserted join incoming on incoming.id = inserted.id
+    )
+    select id, alias_platform_user_id from inserted
   `
   const result = await withConstraintErrors(() => statement.execute(db), { email })
   return result.rows
