@@ -28,7 +28,11 @@ export interface AuditRecord {
   changes?: Changes
 }
 
-function actorOf(actor: AuditActor): { type: AuditActorType; id: string | null } {
+/**
+ * An event's actor columns; also for the one statement that writes its events itself (a bulk load's
+ * users and their user.created events, bulk.repository.ts).
+ */
+export function auditActorColumns(actor: AuditActor): { type: AuditActorType; id: string | null } {
   if (actor.kind === 'user') return { type: 'user', id: actor.userId }
   if (actor.kind === 'api_key') return { type: 'apiKey', id: actor.keyId }
   return { type: 'system', id: null }
@@ -54,7 +58,7 @@ export interface AuditEvent {
  * (http/request-context.ts); outside a request they are null.
  */
 export function auditEvent(clock: Clock, actor: AuditActor, record: AuditRecord): AuditEvent {
-  const who = actorOf(actor)
+  const who = auditActorColumns(actor)
   const request = currentRequest()
   return {
     id: uuidv7(),

@@ -1,11 +1,11 @@
 import { type Kysely, sql } from 'kysely'
-import type { AuditActorType, Database } from '../../db/schema.js'
-import type { AuditActor } from '../../outbox/audit-writer.js'
+import type { Database } from '../../db/schema.js'
 
 export {
   type AuditActor,
   type AuditEvent,
   type AuditRecord,
+  auditActorColumns,
   auditEvent,
   auditEventCtes,
   type Changes,
@@ -16,16 +16,6 @@ export {
   withAuditEvent,
   writeAuditEvents,
 } from '../../outbox/audit-writer.js'
-
-/**
- * An event's actor columns as `recordAudit` stores them, for the one statement that writes its events
- * itself (the bulk load's users and their user.created events: bulk.repository.ts).
- */
-export function auditActorColumns(actor: AuditActor): { type: AuditActorType; id: string | null } {
-  if (actor.kind === 'user') return { type: 'user', id: actor.userId }
-  if (actor.kind === 'api_key') return { type: 'apiKey', id: actor.keyId }
-  return { type: 'system', id: null }
-}
 
 export interface AuditFilter {
   /** Events of these tenants and every tenant below them; undefined: every event (platform). */

@@ -8,7 +8,8 @@ import type { CreateStatus } from './memberships.schemas.js'
  */
 export function membershipCreatedRecord(membership: {
   tenantId: string
-  userId: string
+  /** Null when the statement that writes the event resolves the user itself (an invitation by e-mail). */
+  userId: string | null
   roleId: string
   status: CreateStatus
 }): AuditRecord {

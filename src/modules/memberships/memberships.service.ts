@@ -15,6 +15,7 @@ import { findUserByEmail, insertUserRows } from '../users/users.repository.js'
 import { givenExtensions } from './extensions.js'
 import { invitationLimits } from './invitation-limits.js'
 import { type IssuedInvitation, inviterName, issueInvitation } from './invitation-token.js'
+import { membershipCreatedRecord } from './membership-audit.js'
 import { membershipNotFound, toMembership } from './membership-record.js'
 import {
   findMembership,
@@ -96,13 +97,12 @@ export async function createMembership(
   }
   // A new user's event comes first; the membership's is written by the membership's own statement.
   const userEvent = newUser && auditEvent(ctx.clock, actor, userCreatedRecord(newUser))
-  const membershipEvent = auditEvent(ctx.clock, actor, {
-    action: status === 'invited' ? 'membership.invited' : 'membership.created',
-    tenantId,
-    // The target is the invitee's id, which the statement looks up (auditEventCtes' targetIdColumn).
-    target: { type: 'membership', id: null },
-    changes: { roleId: [null, role.id], status: [null, status] },
-  })
+  // The target is the invitee's id, which the statement looks up (auditEventCtes' targetIdColumn).
+  const membershipEvent = auditEvent(
+    ctx.clock,
+    actor,
+    membershipCreatedRecord({ tenantId, userId: null, roleId: role.id, status }),
+  )
   const { stored, mailCount: counted } = userEvent
     ? await ctx.db.transaction().execute(async (tx) => {
         await insertUserRows(tx, [newUser])
