@@ -34,6 +34,8 @@ export async function listAuditEvents(db: Kysely<Database>, filter: AuditFilter)
   let query = db.selectFrom('audit_events').selectAll().orderBy('occurred', 'desc').orderBy('id', 'desc')
   if (filter.subtreeOf !== undefined) {
     const root = filter.subtreeOf
+    // Said outright so that the planner may use the partial tenant index (migration 0009).
+    query = query.where('tenant_id', 'is not', null)
     query = query.where((eb) =>
       eb.or([
         eb('tenant_id', '=', root),
