@@ -50,8 +50,12 @@ describe.skipIf(!onServerDatabase)('a change and its audit event in one statemen
         where statement like '%audit_event as (%'`.execute(oneConnection.db)
       const tables = ['"tenants"', '"users"', '"integrations"', 'tenant_users']
       for (const table of tables) {
-        const statement = rows.find((r) => r.statement.includes(`insert into ${table}`))
-        expect(statement, `the statement inserting into ${table}`).toBeDefined()
+        // No endpoint is active: every write ran the guarded form, without the fan-out.
+        const statements = rows.filter((r) => r.statement.includes(`insert into ${table}`))
+        expect(statements, `the statements inserting into ${table}`).toHaveLength(1)
+        const statement = statements[0]
+        expect(statement?.statement).toContain('tenantry_no_active_webhook()')
+        expect(statement?.statement).not.toContain('webhook_delivery')
         // PostgreSQL tries five custom plans, then keeps the generic one unless it costs more.
         expect(Number(statement?.custom_plans), table).toBeLessThanOrEqual(5)
         expect(Number(statement?.generic_plans), table).toBeGreaterThanOrEqual(runs - 5)
@@ -67,6 +71,57 @@ describe.skipIf(!onServerDatabase)('a change and its audit event in one statemen
       expect(counts['user.created']?.[0]).toBeGreaterThanOrEqual(runs)
       expect(counts['membership.invited']).toEqual([runs, runs])
       expect(counts['integration.created']).toEqual([runs, runs])
+    } finally {
+      await t.close()
+      await oneConnection.close()
+      await database.drop()
+    }
+  })
+
+  it('meets an active webhook endpoint: the guarded statement writes nothing, the fan-out form writes all', async () => {
+    const database = await createTestDatabase()
+    const oneConnection = await openDatabase({ url: database.url, dataDir: '', poolSize: 1 })
+    const t = await createTestApp({ database: { ...database, handle: oneConnection } })
+    try {
+      const admin = await t.adminToken()
+      const parent = await createTenantAsAdmin(t)
+      const hook = await t.request('POST', `/v1/tenants/${parent.id}/webhooks`, {
+        token: admin,
+        body: { url: 'https://hooks.example.com/in', events: ['*'], includeSubTenants: true },
+      })
+      expect(hook.status).toBe(201)
+      const child = await t.request('POST', '/v1/tenants', {
+        token: admin,
+        body: { name: uniqueName(), regionId: parent.regionId, parentId: parent.id },
+      })
+      expect(child.status).toBe(201)
+      const integration = await t.request('POST', `/v1/tenants/${parent.id}/integrations`, {
+        token: admin,
+        body: { type: 'rest', name: uniqueName(), active: false, properties: {} },
+      })
+      expect(integration.status).toBe(201)
+
+      // Each change stored once, with its event and its delivery.
+      const tenants = await sql<{
+        n: string
+      }>`select count(*) as n from tenants where name = ${child.body.result.name}`.execute(oneConnection.db)
+      expect(Number(tenants.rows[0]?.n)).toBe(1)
+      const queued = await oneConnection.db
+        .selectFrom('outbox')
+        .select('payload')
+        .where('ordering_key', '=', hook.body.result.id)
+        .orderBy('seq')
+        .execute()
+      expect(queued.map((q) => (q.payload as { action: string }).action)).toEqual([
+        'webhook.created',
+        'tenant.created',
+        'integration.created',
+      ])
+      const { rows } = await sql<{ statement: string; executions: string }>`
+        select statement, generic_plans + custom_plans as executions from pg_prepared_statements
+        where statement like '%insert into "tenants"%audit_event as (%'`.execute(oneConnection.db)
+      const fanOut = rows.find((r) => r.statement.includes('webhook_delivery'))
+      expect(fanOut, 'the fan-out form ran').toBeDefined()
     } finally {
       await t.close()
       await oneConnection.close()

@@ -8,6 +8,7 @@ import * as m0006 from './migrations/0006_identity_providers.js'
 import * as m0007 from './migrations/0007_webhooks_erasure.js'
 import * as m0008 from './migrations/0008_shared_counters.js'
 import * as m0009 from './migrations/0009_audit_tenant_index_partial.js'
+import * as m0010 from './migrations/0010_webhook_guard.js'
 
 /** Every migration, in order. Listed statically so that the compiled build needs no file scanning. */
 const migrations: Record<string, Migration> = {
@@ -20,6 +21,7 @@ const migrations: Record<string, Migration> = {
   '0007_webhooks_erasure': m0007,
   '0008_shared_counters': m0008,
   '0009_audit_tenant_index_partial': m0009,
+  '0010_webhook_guard': m0010,
 }
 
 class StaticMigrationProvider implements MigrationProvider {

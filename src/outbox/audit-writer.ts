@@ -3,7 +3,14 @@
  * are written together and the worker writes events too (webhook.disabled, invitation.expired). Features
  * import it through modules/audit/audit.repository.ts.
  */
-import { type Kysely, type OperationNodeSource, type RawBuilder, type Selectable, sql } from 'kysely'
+import {
+  type Kysely,
+  type OperationNodeSource,
+  type QueryResult,
+  type RawBuilder,
+  type Selectable,
+  sql,
+} from 'kysely'
 import { uuidv7 } from 'uuidv7'
 import type { Actor } from '../access/actor.js'
 import type { Clock } from '../clock.js'
@@ -116,29 +123,39 @@ export interface EventSource {
 }
 
 /**
- * The two CTEs that write an event together with the change of the statement they join: `audit_event`,
- * written exactly when the change's relation has a row, and `webhook_delivery`, its fan-out. For a
- * statement that already is a WITH (an invitation); others use withAuditEvent.
+ * How a statement writes its event: `fan-out` queues the webhook deliveries in the same statement;
+ * `guarded` leaves them out and is refused (nothing written) while any endpoint is active.
+ */
+export type AuditForm = 'fan-out' | 'guarded'
+
+/**
+ * The CTEs that write an event together with the change of the statement they join: `audit_event`,
+ * written exactly when the change's relation has a row, and — in the `fan-out` form — `webhook_delivery`,
+ * its fan-out. For a statement that already is a WITH (an invitation); others use withAuditEvent. Run
+ * the statement with executeAudited, which picks the form.
  *
  * Every value is a scalar parameter, so PostgreSQL keeps one generic plan per statement text instead of
  * re-planning each execution (checked with pg_prepared_statements in test/audit-statement.test.ts).
  */
-export function auditEventCtes(event: AuditEvent, source: EventSource): RawBuilder<unknown> {
+export function auditEventCtes(event: AuditEvent, source: EventSource, form: AuditForm): RawBuilder<unknown> {
   const relation = sql.raw(source.relation)
   const targetId = source.targetIdColumn
     ? sql`source.${sql.ref(source.targetIdColumn)}`
     : sql`${event.targetId}::uuid`
-  const ancestors = source.ancestorIds
-    ? sql`${source.ancestorIds}::uuid[]`
-    : sql`(select t.parent_ids from tenants t where t.id = audit_event.tenant_id)`
-  return sql`
+  const insertEvent = sql`
     audit_event as (
       insert into audit_events (${EVENT_COLUMNS})
       select ${event.id}::uuid, ${event.occurred}::timestamptz, ${event.actorType}::text, ${event.actorId}::uuid,
              ${event.action}::text, ${event.tenantId}::uuid, ${event.targetType}::text, ${targetId},
              ${event.changes}::jsonb, ${event.requestId}::text, ${event.ip}::text
       from (select * from ${relation} limit 1) as source
-      returning id, occurred, action, tenant_id),
+      ${form === 'guarded' ? sql`where tenantry_no_active_webhook()` : sql``}
+      returning id, occurred, action, tenant_id)`
+  if (form === 'guarded') return insertEvent
+  const ancestors = source.ancestorIds
+    ? sql`${source.ancestorIds}::uuid[]`
+    : sql`(select t.parent_ids from tenants t where t.id = audit_event.tenant_id)`
+  return sql`${insertEvent},
     webhook_delivery as (${webhookFanOut(sql`(select audit_event.*, ${ancestors} as ancestor_ids from audit_event)`)})`
 }
 
@@ -146,17 +163,52 @@ export function auditEventCtes(event: AuditEvent, source: EventSource): RawBuild
  * A change and its audit event in one statement (a data-modifying WITH): one round trip and no
  * transaction, where BEGIN, change, event, COMMIT were four (docs/performance.md). `change` is an INSERT,
  * UPDATE or DELETE with RETURNING; the statement answers its rows, and writes the event only when it
- * returned one.
+ * returned one. Run it with executeAudited.
  */
 export function withAuditEvent<Row>(
   change: OperationNodeSource,
   event: AuditEvent,
   source: Omit<EventSource, 'relation'> = {},
-): RawBuilder<Row> {
-  return sql<Row>`
+): (form: AuditForm) => RawBuilder<Row> {
+  return (form) => sql<Row>`
     with change as (${change}),
-    ${auditEventCtes(event, { ...source, relation: 'change' })}
+    ${auditEventCtes(event, { ...source, relation: 'change' }, form)}
     select * from change`
+}
+
+/** SQLSTATE of tenantry_no_active_webhook (migration 0010). */
+const ACTIVE_WEBHOOK = 'TW001'
+/** How long a process writes the fan-out form after it met an active endpoint, before trying again. */
+const FAN_OUT_FOR_MS = 60_000
+
+/**
+ * When this process last met an active webhook endpoint. Only a hint for choosing the form of the next
+ * statement: the guarded form is refused while any endpoint is active, and the fan-out form is right
+ * either way, so a stale value costs time, never an event. Hence module-level, not on the context.
+ */
+let metActiveWebhookAt = Number.NEGATIVE_INFINITY
+
+/**
+ * Runs a statement that writes an audit event (withAuditEvent, or one built with auditEventCtes). While
+ * no webhook endpoint is active — the usual case — it runs the `guarded` form, without the fan-out; when
+ * the guard meets an active endpoint the statement wrote nothing, and it runs again in the `fan-out`
+ * form, which this process then keeps for a minute. In a transaction a refused statement would abort the
+ * transaction, so there it runs the fan-out form at once.
+ */
+export async function executeAudited<Row>(
+  db: Kysely<Database>,
+  statement: (form: AuditForm) => RawBuilder<Row>,
+): Promise<QueryResult<Row>> {
+  const fanOutNow = db.isTransaction || Date.now() - metActiveWebhookAt < FAN_OUT_FOR_MS
+  if (!fanOutNow) {
+    try {
+      return await statement('guarded').execute(db)
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== ACTIVE_WEBHOOK) throw error
+      metActiveWebhookAt = Date.now()
+    }
+  }
+  return statement('fan-out').execute(db)
 }
 
 /**

@@ -3,7 +3,7 @@ import { withConstraintErrors } from '../../db/constraint-errors.js'
 import { nextUpdated } from '../../db/row-version.js'
 import type { Database, IntegrationRow, IntegrationsTable } from '../../db/schema.js'
 import { ifMatchUpdated } from '../../http/request-context.js'
-import { type AuditEvent, withAuditEvent } from '../audit/audit.repository.js'
+import { type AuditEvent, executeAudited, withAuditEvent } from '../audit/audit.repository.js'
 
 /** SQL for integrations. Each function takes the executor (db or transaction) first, then the tenant. */
 
@@ -14,7 +14,7 @@ export async function insertIntegration(
   event: AuditEvent,
 ): Promise<void> {
   const statement = withAuditEvent(db.insertInto('integrations').values(row).returning('id'), event)
-  await withConstraintErrors(() => statement.execute(db), { name: row.name })
+  await withConstraintErrors(() => executeAudited(db, statement), { name: row.name })
 }
 
 export async function findIntegration(

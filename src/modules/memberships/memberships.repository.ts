@@ -11,7 +11,7 @@ import type {
 import { type CounterWindow, type CountInStatement, counterWindow } from '../../http/rate-limit.js'
 import { ifMatchUpdated } from '../../http/request-context.js'
 import { INVITATION_EMAIL, insertOutboxRowFrom, type NewOutboxRow } from '../../outbox/outbox.repository.js'
-import { type AuditEvent, auditEventCtes } from '../audit/audit.repository.js'
+import { type AuditEvent, type AuditForm, auditEventCtes, executeAudited } from '../audit/audit.repository.js'
 import { DEFAULT_WEBRTC } from './extensions.js'
 import type { ExtensionRecord } from './memberships.schemas.js'
 
@@ -125,7 +125,7 @@ export async function insertMembershipByEmail(
   const record = sql`membership.*, invitee.email, invitee.first_name, invitee.last_name, invitee.external_id,
       invitee.status as platform_status, (select r.name from roles r where r.id = membership.role_id) as role_name,
       ${mail ? 'queued' : null}::text as email_status`
-  const query = sql<MembershipRecordRow & { mail_count?: number; mail_reset_at?: Date }>`
+  const query = (form: AuditForm) => sql<MembershipRecordRow & { mail_count?: number; mail_reset_at?: Date }>`
     with ${mailCount ? sql`mail_count as (${mailCount.statement}),` : sql``}
     invitee as (
       select id, email, first_name, last_name, external_id, status from users where email = ${m.email}::text),
@@ -135,7 +135,7 @@ export async function insertMembershipByEmail(
       from invitee
       ${mailCount ? sql`where (select count from mail_count) <= ${mailCount.limit}::int` : sql``}
       returning *)${queueMail},
-    ${auditEventCtes(event, { relation: 'membership', targetIdColumn: 'user_id' })}
+    ${auditEventCtes(event, { relation: 'membership', targetIdColumn: 'user_id' }, form)}
     ${
       mailCount
         ? // The count comes back even when nothing was written.
@@ -143,7 +143,7 @@ export async function insertMembershipByEmail(
             from mail_count left join (membership cross join invitee) on true`
         : sql`select ${record} from membership cross join invitee`
     }`
-  const { rows } = await withConstraintErrors(() => query.execute(db))
+  const { rows } = await withConstraintErrors(() => executeAudited(db, query))
   const row = rows[0]
   if (!row) return {}
   const { mail_count, mail_reset_at, ...stored } = row
