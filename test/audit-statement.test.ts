@@ -1,9 +1,9 @@
 import { sql } from 'kysely'
 import { describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../src/access/permissions.js'
-import { openDatabase } from '../src/db/database.js'
+import { type DatabaseHandle, openDatabase } from '../src/db/database.js'
 import { createTenantAsAdmin, uniqueEmail, uniqueName } from './helpers/fixtures.js'
-import { createTestApp } from './helpers/test-app.js'
+import { createTestApp, type TestApp } from './helpers/test-app.js'
 import { createTestDatabase, onServerDatabase } from './helpers/test-database.js'
 
 /**
@@ -12,12 +12,28 @@ import { createTestDatabase, onServerDatabase } from './helpers/test-database.js
  * a statement PostgreSQL re-plans on every execution costs about half a millisecond of database CPU per
  * write (docs/performance.md). pg_prepared_statements counts the plans of the one connection's statements.
  */
+/**
+ * An app whose pool has one connection, so that pg_prepared_statements (a per-session view) shows every
+ * statement the app prepared.
+ */
+async function onOneConnection(
+  test: (t: TestApp, oneConnection: DatabaseHandle) => Promise<void>,
+): Promise<void> {
+  const database = await createTestDatabase()
+  const oneConnection = await openDatabase({ url: database.url, dataDir: '', poolSize: 1 })
+  const t = await createTestApp({ database: { ...database, handle: oneConnection } })
+  try {
+    await test(t, oneConnection)
+  } finally {
+    await t.close()
+    await oneConnection.close()
+    await database.drop()
+  }
+}
+
 describe.skipIf(!onServerDatabase)('a change and its audit event in one statement', () => {
   it('is planned once: PostgreSQL runs its generic plan after the first executions', async () => {
-    const database = await createTestDatabase()
-    const oneConnection = await openDatabase({ url: database.url, dataDir: '', poolSize: 1 })
-    const t = await createTestApp({ database: { ...database, handle: oneConnection } })
-    try {
+    await onOneConnection(async (t, oneConnection) => {
       const admin = await t.adminToken()
       const parent = await createTenantAsAdmin(t)
       const runs = 12
@@ -71,18 +87,11 @@ describe.skipIf(!onServerDatabase)('a change and its audit event in one statemen
       expect(counts['user.created']?.[0]).toBeGreaterThanOrEqual(runs)
       expect(counts['membership.invited']).toEqual([runs, runs])
       expect(counts['integration.created']).toEqual([runs, runs])
-    } finally {
-      await t.close()
-      await oneConnection.close()
-      await database.drop()
-    }
+    })
   })
 
   it('meets an active webhook endpoint: the guarded statement writes nothing, the fan-out form writes all', async () => {
-    const database = await createTestDatabase()
-    const oneConnection = await openDatabase({ url: database.url, dataDir: '', poolSize: 1 })
-    const t = await createTestApp({ database: { ...database, handle: oneConnection } })
-    try {
+    await onOneConnection(async (t, oneConnection) => {
       const admin = await t.adminToken()
       const parent = await createTenantAsAdmin(t)
       const hook = await t.request('POST', `/v1/tenants/${parent.id}/webhooks`, {
@@ -122,10 +131,6 @@ describe.skipIf(!onServerDatabase)('a change and its audit event in one statemen
         where statement like '%insert into "tenants"%audit_event as (%'`.execute(oneConnection.db)
       const fanOut = rows.find((r) => r.statement.includes('webhook_delivery'))
       expect(fanOut, 'the fan-out form ran').toBeDefined()
-    } finally {
-      await t.close()
-      await oneConnection.close()
-      await database.drop()
-    }
+    })
   })
 })

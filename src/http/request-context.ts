@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type { FastifyInstance } from 'fastify'
+import { type Expression, type SqlBool, sql } from 'kysely'
 import type { VersionedTable } from '../db/row-version.js'
 
 /**
@@ -49,4 +50,26 @@ export function registerRequestContext(app: FastifyInstance): void {
   app.addHook('onRequest', (request, _reply, done) => {
     storage.run({ requestId: request.id, ip: request.ip }, done)
   })
+}
+
+/** An UPDATE query of Kysely, of whichever table: what ifMatchChecked needs of it. */
+interface Filterable<Q> {
+  where(expression: Expression<SqlBool>): Q
+}
+
+/**
+ * The request's If-Match for the row of `table`, checked in the UPDATE itself: `query` gains
+ * `AND updated = <instant>`, and `outcome` reads what the statement returned — no row while an If-Match
+ * was checked is 'stale' (the row exists in another version, or not at all: the caller knows which
+ * answer it owes for a missing row).
+ */
+export function ifMatchChecked<Q extends Filterable<Q>>(
+  table: VersionedTable,
+  query: Q,
+): { query: Q; outcome<R>(row: R | undefined): R | 'stale' | undefined } {
+  const expected = ifMatchUpdated(table)
+  return {
+    query: expected ? query.where(sql<SqlBool>`updated = ${expected}`) : query,
+    outcome: (row) => row ?? (expected ? 'stale' : undefined),
+  }
 }

@@ -2,7 +2,7 @@ import type { Kysely, Transaction } from 'kysely'
 import { withConstraintErrors } from '../../db/constraint-errors.js'
 import { nextUpdated } from '../../db/row-version.js'
 import type { ApiKeyRow, Database } from '../../db/schema.js'
-import { ifMatchUpdated } from '../../http/request-context.js'
+import { ifMatchChecked } from '../../http/request-context.js'
 
 /** SQL for API keys. Each function takes the executor first, and every key is addressed by its tenant. */
 
@@ -42,13 +42,14 @@ export async function updateApiKeyStatus(
   id: string,
   changes: Pick<ApiKeyRow, 'status' | 'updated' | 'updated_by'>,
 ): Promise<ApiKeyRow | 'stale' | undefined> {
-  const ifMatch = ifMatchUpdated('api_keys')
-  let query = db
-    .updateTable('api_keys')
-    .set({ ...changes, updated: nextUpdated(changes.updated) })
-    .where('tenant_id', '=', tenantId)
-    .where('id', '=', id)
-  if (ifMatch) query = query.where('updated', '=', ifMatch)
+  const { query, outcome } = ifMatchChecked(
+    'api_keys',
+    db
+      .updateTable('api_keys')
+      .set({ ...changes, updated: nextUpdated(changes.updated) })
+      .where('tenant_id', '=', tenantId)
+      .where('id', '=', id),
+  )
   const row = await query.returningAll().executeTakeFirst()
-  return row ?? (ifMatch ? 'stale' : undefined)
+  return outcome(row)
 }

@@ -2,7 +2,7 @@ import type { Insertable, Kysely, Updateable } from 'kysely'
 import { withConstraintErrors } from '../../db/constraint-errors.js'
 import { nextUpdated } from '../../db/row-version.js'
 import type { Database, IntegrationRow, IntegrationsTable } from '../../db/schema.js'
-import { ifMatchUpdated } from '../../http/request-context.js'
+import { ifMatchChecked } from '../../http/request-context.js'
 import { type AuditEvent, executeAudited, withAuditEvent } from '../audit/audit.repository.js'
 
 /** SQL for integrations. Each function takes the executor (db or transaction) first, then the tenant. */
@@ -49,17 +49,18 @@ export async function updateIntegration(
   id: string,
   changes: Updateable<IntegrationsTable> & { updated: Date },
 ): Promise<IntegrationRow | 'stale' | undefined> {
-  const ifMatch = ifMatchUpdated('integrations')
-  let query = db
-    .updateTable('integrations')
-    .set({ ...changes, updated: nextUpdated(changes.updated) })
-    .where('tenant_id', '=', tenantId)
-    .where('id', '=', id)
-  if (ifMatch) query = query.where('updated', '=', ifMatch)
+  const { query, outcome } = ifMatchChecked(
+    'integrations',
+    db
+      .updateTable('integrations')
+      .set({ ...changes, updated: nextUpdated(changes.updated) })
+      .where('tenant_id', '=', tenantId)
+      .where('id', '=', id),
+  )
   const row = await withConstraintErrors(() => query.returningAll().executeTakeFirst(), {
     name: changes.name as string | undefined,
   })
-  return row ?? (ifMatch ? 'stale' : undefined)
+  return outcome(row)
 }
 
 /** Deletes an integration and with it its encrypted secrets; the deleted row, or undefined. */

@@ -2,7 +2,7 @@ import { type Insertable, type Kysely, sql, type Transaction, type Updateable } 
 import { withConstraintErrors } from '../../db/constraint-errors.js'
 import { nextUpdated } from '../../db/row-version.js'
 import type { Database, RoleRow, RolesTable } from '../../db/schema.js'
-import { ifMatchUpdated } from '../../http/request-context.js'
+import { ifMatchChecked } from '../../http/request-context.js'
 
 /** SQL for roles. Each function takes the executor (db or transaction) first. */
 
@@ -63,18 +63,19 @@ export async function updateRole(
   expectedUpdated: Date,
   changes: Updateable<RolesTable> & { updated: Date },
 ): Promise<RoleRow | 'stale' | undefined> {
-  const ifMatch = ifMatchUpdated('roles')
-  let query = db
-    .updateTable('roles')
-    .set({ ...changes, updated: nextUpdated(changes.updated) })
-    .where('id', '=', id)
-    .where('built_in', '=', false)
-    .where('updated', '=', expectedUpdated)
-  if (ifMatch) query = query.where('updated', '=', ifMatch)
+  const { query, outcome } = ifMatchChecked(
+    'roles',
+    db
+      .updateTable('roles')
+      .set({ ...changes, updated: nextUpdated(changes.updated) })
+      .where('id', '=', id)
+      .where('built_in', '=', false)
+      .where('updated', '=', expectedUpdated),
+  )
   const row = await withConstraintErrors(() => query.returningAll().executeTakeFirst(), {
     name: changes.name as string | undefined,
   })
-  return row ?? (ifMatch ? 'stale' : undefined)
+  return outcome(row)
 }
 
 /**

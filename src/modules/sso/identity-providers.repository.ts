@@ -1,7 +1,7 @@
 import type { Insertable, Kysely, Updateable } from 'kysely'
 import { nextUpdated } from '../../db/row-version.js'
 import type { Database, IdentityProviderRow, IdentityProvidersTable } from '../../db/schema.js'
-import { ifMatchUpdated } from '../../http/request-context.js'
+import { ifMatchChecked } from '../../http/request-context.js'
 
 /** SQL of identity providers (API.md §12). Every tenant-scoped read takes the tenant id. */
 
@@ -57,15 +57,16 @@ export async function updateIdentityProvider(
   id: string,
   changes: Updateable<IdentityProvidersTable> & { updated: Date },
 ): Promise<IdentityProviderRow | 'stale' | undefined> {
-  const ifMatch = ifMatchUpdated('identity_providers')
-  let query = db
-    .updateTable('identity_providers')
-    .set({ ...changes, updated: nextUpdated(changes.updated) })
-    .where('tenant_id', '=', tenantId)
-    .where('id', '=', id)
-  if (ifMatch) query = query.where('updated', '=', ifMatch)
+  const { query, outcome } = ifMatchChecked(
+    'identity_providers',
+    db
+      .updateTable('identity_providers')
+      .set({ ...changes, updated: nextUpdated(changes.updated) })
+      .where('tenant_id', '=', tenantId)
+      .where('id', '=', id),
+  )
   const row = await query.returningAll().executeTakeFirst()
-  return row ?? (ifMatch ? 'stale' : undefined)
+  return outcome(row)
 }
 
 /** The active providers of some tenants, {id, name}, the tenant's default first. */

@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from 'kysely'
 import { nextUpdated } from '../../db/row-version.js'
 import type { Database, UserRow } from '../../db/schema.js'
-import { ifMatchUpdated } from '../../http/request-context.js'
+import { ifMatchChecked } from '../../http/request-context.js'
 
 /** SQL of the password-reset link (migration 0004): its token hash and expiry live on the user row. */
 
@@ -45,20 +45,21 @@ export async function setPasswordWithResetToken(
   passwordHash: string,
   now: Date,
 ): Promise<UserRow | 'stale' | undefined> {
-  const expected = ifMatchUpdated('users')
-  let query = db
-    .updateTable('users')
-    .set({
-      password_hash: passwordHash,
-      password_changed_at: now,
-      reset_password_token_hash: null,
-      reset_password_expiry_date: null,
-      updated: nextUpdated(now),
-      updated_by: userId,
-    })
-    .where('id', '=', userId)
-    .where('reset_password_token_hash', '=', tokenHash)
-  if (expected) query = query.where('updated', '=', expected)
+  const { query, outcome } = ifMatchChecked(
+    'users',
+    db
+      .updateTable('users')
+      .set({
+        password_hash: passwordHash,
+        password_changed_at: now,
+        reset_password_token_hash: null,
+        reset_password_expiry_date: null,
+        updated: nextUpdated(now),
+        updated_by: userId,
+      })
+      .where('id', '=', userId)
+      .where('reset_password_token_hash', '=', tokenHash),
+  )
   const row = await query.returningAll().executeTakeFirst()
-  return row ?? (expected ? 'stale' : undefined)
+  return outcome(row)
 }

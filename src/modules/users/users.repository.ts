@@ -2,7 +2,7 @@ import { type Kysely, sql, type Transaction, type Updateable } from 'kysely'
 import { withConstraintErrors } from '../../db/constraint-errors.js'
 import { nextUpdated } from '../../db/row-version.js'
 import type { Database, NewUserRow, UserRow, UsersTable } from '../../db/schema.js'
-import { ifMatchUpdated } from '../../http/request-context.js'
+import { ifMatchChecked, ifMatchUpdated } from '../../http/request-context.js'
 import { type AuditEvent, executeAudited, withAuditEvent } from '../audit/audit.repository.js'
 
 /** SQL for platform users. Each function takes the executor (db or transaction) first. */
@@ -145,8 +145,7 @@ export async function updateNamesAndFirstPassword(
   passwordHash: string | undefined,
   now: Date,
 ): Promise<UserRow | 'stale' | undefined> {
-  const expected = ifMatchUpdated('users')
-  let query = db
+  let change = db
     .updateTable('users')
     .set({
       ...names,
@@ -155,8 +154,8 @@ export async function updateNamesAndFirstPassword(
       updated_by: userId,
     })
     .where('id', '=', userId)
-  if (passwordHash) query = query.where('password_hash', 'is', null)
-  if (expected) query = query.where('updated', '=', expected)
+  if (passwordHash) change = change.where('password_hash', 'is', null)
+  const { query, outcome } = ifMatchChecked('users', change)
   const row = await query.returningAll().executeTakeFirst()
-  return row ?? (expected ? 'stale' : undefined)
+  return outcome(row)
 }

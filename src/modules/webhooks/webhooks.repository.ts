@@ -2,7 +2,7 @@ import type { Kysely, Updateable } from 'kysely'
 import { nextUpdated } from '../../db/row-version.js'
 import type { Database, WebhookRow, WebhooksTable } from '../../db/schema.js'
 import type { PageWindow } from '../../http/pagination.js'
-import { ifMatchUpdated } from '../../http/request-context.js'
+import { ifMatchChecked } from '../../http/request-context.js'
 
 /** SQL for a tenant's webhook endpoints and their delivery attempts (API.md §13). */
 
@@ -47,15 +47,16 @@ export async function updateWebhook(
   id: string,
   changes: Updateable<WebhooksTable> & { updated: Date },
 ): Promise<WebhookRow | 'stale' | undefined> {
-  const ifMatch = ifMatchUpdated('webhooks')
-  let query = db
-    .updateTable('webhooks')
-    .set({ ...changes, updated: nextUpdated(changes.updated) })
-    .where('tenant_id', '=', tenantId)
-    .where('id', '=', id)
-  if (ifMatch) query = query.where('updated', '=', ifMatch)
+  const { query, outcome } = ifMatchChecked(
+    'webhooks',
+    db
+      .updateTable('webhooks')
+      .set({ ...changes, updated: nextUpdated(changes.updated) })
+      .where('tenant_id', '=', tenantId)
+      .where('id', '=', id),
+  )
   const row = await query.returningAll().executeTakeFirst()
-  return row ?? (ifMatch ? 'stale' : undefined)
+  return outcome(row)
 }
 
 /** A webhook's attempts, newest first (ids are UUIDv7: time order). */
