@@ -9,13 +9,14 @@ export {
   auditActorColumns,
   auditEvent,
   auditEventCtes,
+  auditedInsert,
   type Changes,
   changesBetween,
   executeAudited,
+  isReusedInsertShape,
   MASKED,
   recordAudit,
   toAuditEventRecord,
-  withAuditEvent,
   writeAuditEvents,
 } from '../../outbox/audit-writer.js'
 

@@ -3,7 +3,7 @@ import { withConstraintErrors } from '../../db/constraint-errors.js'
 import { nextUpdated } from '../../db/row-version.js'
 import type { Database, IntegrationRow, IntegrationsTable } from '../../db/schema.js'
 import { ifMatchChecked } from '../../http/request-context.js'
-import { type AuditEvent, executeAudited, withAuditEvent } from '../audit/audit.repository.js'
+import { type AuditEvent, auditedInsert, executeAudited } from '../audit/audit.repository.js'
 
 /** SQL for integrations. Each function takes the executor (db or transaction) first, then the tenant. */
 
@@ -13,7 +13,7 @@ export async function insertIntegration(
   row: Insertable<IntegrationsTable>,
   event: AuditEvent,
 ): Promise<void> {
-  const statement = withAuditEvent(db.insertInto('integrations').values(row).returning('id'), event)
+  const statement = auditedInsert(db, 'integrations', row, 'id', event)
   await withConstraintErrors(() => executeAudited(db, statement), { name: row.name })
 }
 

@@ -143,7 +143,7 @@ export async function insertMembershipByEmail(
             from mail_count left join (membership cross join invitee) on true`
         : sql`select ${record} from membership cross join invitee`
     }`
-  const { rows } = await withConstraintErrors(() => executeAudited(db, query))
+  const { rows } = await withConstraintErrors(() => executeAudited(db, (form) => query(form).compile(db)))
   const row = rows[0]
   if (!row) return {}
   const { mail_count, mail_reset_at, ...stored } = row

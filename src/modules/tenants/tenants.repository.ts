@@ -3,7 +3,7 @@ import { withConstraintErrors } from '../../db/constraint-errors.js'
 import { nextUpdated } from '../../db/row-version.js'
 import type { Database, NewTenantRow, TenantRow, TenantUpdate } from '../../db/schema.js'
 import { ifMatchUpdated } from '../../http/request-context.js'
-import { type AuditEvent, executeAudited, withAuditEvent } from '../audit/audit.repository.js'
+import { type AuditEvent, auditedInsert, executeAudited } from '../audit/audit.repository.js'
 
 /** SQL for tenants. Each function takes the executor (db or transaction) first. */
 
@@ -42,10 +42,9 @@ export async function insertTenant(
   row: NewTenantRow,
   event: AuditEvent,
 ): Promise<void> {
-  const change = db.insertInto('tenants').values(row).returning('id')
   // The event's tenant is the new one, which the statement's own snapshot cannot see: its ancestors come
   // from the row.
-  const statement = withAuditEvent(change, event, { ancestorIds: row.parent_ids ?? [] })
+  const statement = auditedInsert(db, 'tenants', row, 'id', event, { ancestorIds: row.parent_ids ?? [] })
   await withConstraintErrors(() => executeAudited(db, statement), { name: row.name })
 }
 
