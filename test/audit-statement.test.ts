@@ -9,7 +9,7 @@ import { createTestDatabase, onServerDatabase } from './helpers/test-database.js
 
 /**
  * The create paths write their change and its audit event in one statement (audit-writer's
- * withAuditEvent/auditEventCtes). On a server database each such statement must keep one generic plan:
+ * auditedInsert/auditEventCtes). On a server database each such statement must keep one generic plan:
  * a statement PostgreSQL re-plans on every execution costs about half a millisecond of database CPU per
  * write (docs/performance.md). pg_prepared_statements counts the plans of the one connection's statements.
  */
