@@ -22,15 +22,12 @@ let adminId: string
 beforeAll(async () => {
   t = await createTestApp()
   admin = await t.adminToken()
-  adminId = ''
-  if (!adminId) {
-    const row = await t.ctx.db
-      .selectFrom('users')
-      .select('id')
-      .where('email', '=', t.config.adminEmail)
-      .executeTakeFirstOrThrow()
-    adminId = row.id
-  }
+  const row = await t.ctx.db
+    .selectFrom('users')
+    .select('id')
+    .where('email', '=', t.config.adminEmail)
+    .executeTakeFirstOrThrow()
+  adminId = row.id
 })
 afterAll(async () => t.close())
 
