@@ -1,11 +1,9 @@
-import type { AddressInfo } from 'node:net'
-import type { Browser, BrowserContext } from 'playwright-core'
+import type { BrowserContext } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { OutboxWorker } from '../src/outbox/outbox-worker.js'
-import { launchBrowser, outputPath } from './helpers/browser.js'
+import { outputPath, type PagesInBrowser, startPagesInBrowser } from './helpers/browser.js'
 import { insertUser } from './helpers/fixtures.js'
-import { resetTokenIn, startSmtpServer, type TestSmtpServer } from './helpers/smtp.js'
-import { createTestApp, type TestApp } from './helpers/test-app.js'
+import { resetTokenIn, type TestSmtpServer } from './helpers/smtp.js'
+import type { TestApp } from './helpers/test-app.js'
 
 /**
  * The password reset as a person lives it (API.md §10): the mail arrives at a real SMTP server, its link
@@ -14,28 +12,16 @@ import { createTestApp, type TestApp } from './helpers/test-app.js'
  */
 let t: TestApp
 let smtp: TestSmtpServer
-let worker: OutboxWorker
-let browser: Browser
 let context: BrowserContext
 let baseUrl: string
 
+let pages: PagesInBrowser
+
 beforeAll(async () => {
-  smtp = await startSmtpServer()
-  t = await createTestApp({ env: { TENANTRY_SMTP_URL: smtp.url } })
-  await t.app.listen({ port: 0, host: '127.0.0.1' })
-  baseUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`
-  worker = new OutboxWorker({ ...t.ctx, config: { ...t.config, publicUrl: baseUrl } })
-  worker.start()
-  browser = await launchBrowser()
-  context = await browser.newContext({ javaScriptEnabled: false })
+  pages = await startPagesInBrowser()
+  ;({ t, smtp, baseUrl, context } = pages)
 })
-afterAll(async () => {
-  await context?.close()
-  await browser?.close()
-  await worker?.stop()
-  await t?.close()
-  await smtp?.close()
-})
+afterAll(async () => pages?.close())
 
 describe('the password-reset page in Chromium', () => {
   it('opens the link from the e-mail, sets a new password once; older sessions end', async () => {

@@ -1,12 +1,10 @@
-import type { AddressInfo } from 'node:net'
-import type { Browser, BrowserContext } from 'playwright-core'
+import type { BrowserContext } from 'playwright-core'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../src/access/permissions.js'
-import { OutboxWorker } from '../src/outbox/outbox-worker.js'
-import { launchBrowser, outputPath } from './helpers/browser.js'
+import { outputPath, type PagesInBrowser, startPagesInBrowser } from './helpers/browser.js'
 import { REGION_ID, uniqueEmail, uniqueName } from './helpers/fixtures.js'
-import { invitationLinkIn, startSmtpServer, type TestSmtpServer } from './helpers/smtp.js'
-import { createTestApp, type TestApp } from './helpers/test-app.js'
+import { invitationLinkIn, type TestSmtpServer } from './helpers/smtp.js'
+import type { TestApp } from './helpers/test-app.js'
 import { TEST_ADMIN } from './helpers/test-env.js'
 
 /**
@@ -17,31 +15,18 @@ import { TEST_ADMIN } from './helpers/test-env.js'
  */
 let t: TestApp
 let smtp: TestSmtpServer
-let worker: OutboxWorker
-let browser: Browser
 let context: BrowserContext
 let baseUrl: string
 let token: string
 let tenant: { id: string; name: string }
 
+let pages: PagesInBrowser
+
 beforeAll(async () => {
-  smtp = await startSmtpServer()
-  t = await createTestApp({ env: { TENANTRY_SMTP_URL: smtp.url } })
-  await t.app.listen({ port: 0, host: '127.0.0.1' })
-  baseUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`
-  // The links in the mail point at the listening server: TENANTRY_PUBLIC_URL is its address.
-  worker = new OutboxWorker({ ...t.ctx, config: { ...t.config, publicUrl: baseUrl } })
-  worker.start()
-  browser = await launchBrowser()
-  context = await browser.newContext({ javaScriptEnabled: false })
+  pages = await startPagesInBrowser()
+  ;({ t, smtp, baseUrl, context } = pages)
 })
-afterAll(async () => {
-  await context?.close()
-  await browser?.close()
-  await worker?.stop()
-  await t?.close()
-  await smtp?.close()
-})
+afterAll(async () => pages?.close())
 beforeEach(async () => {
   t.clock.set(new Date(Math.max(Date.now(), t.clock.now().getTime())))
   token = await t.tokenFor(TEST_ADMIN.email, TEST_ADMIN.password)

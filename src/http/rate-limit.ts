@@ -74,8 +74,12 @@ function storedKey(name: string, key: string): string {
   return createHash('sha256').update(`${name}\u0000${key}`).digest('base64url')
 }
 
-function retryAfter(resetAt: number, now: number): Record<string, string> {
-  return { 'retry-after': String(Math.max(1, Math.ceil((resetAt - now) / 1000))) }
+/** The 429 of limiter `name`, with Retry-After until its window ends; counted in the metrics. */
+function refusal(name: string, message: string, resetAt: number, now: number): AppError {
+  rateLimited.inc({ limit: name })
+  return new AppError('rate_limited', message, undefined, {
+    'retry-after': String(Math.max(1, Math.ceil((resetAt - now) / 1000))),
+  })
 }
 
 /**
@@ -99,13 +103,7 @@ export class FailureLimiter {
     const now = this.now()
     const window = await this.store.peek(storedKey(this.name, key), now)
     if (window && window.count >= this.limit) {
-      rateLimited.inc({ limit: this.name })
-      throw new AppError(
-        'rate_limited',
-        'Too many failed attempts; try again later',
-        undefined,
-        retryAfter(window.resetAt, now),
-      )
+      throw refusal(this.name, 'Too many failed attempts; try again later', window.resetAt, now)
     }
   }
 
@@ -130,13 +128,7 @@ export class FailureLimiter {
   /** 429 when a counted attempt is past the limit. */
   refuseBeyondLimit(window: CounterWindow): void {
     if (window.count <= this.limit) return
-    rateLimited.inc({ limit: this.name })
-    throw new AppError(
-      'rate_limited',
-      'Too many attempts; try again later',
-      undefined,
-      retryAfter(window.resetAt, this.now()),
-    )
+    throw refusal(this.name, 'Too many attempts; try again later', window.resetAt, this.now())
   }
 
   /** Counts a failure; true when this one reached the limit (the key is locked out from now on). */
@@ -163,12 +155,11 @@ export class RequestLimiter {
     const now = this.now()
     const window = await this.store.hit(storedKey(this.name, key), 60_000, now)
     if (window.count > this.perMinute) {
-      rateLimited.inc({ limit: this.name })
-      throw new AppError(
-        'rate_limited',
+      throw refusal(
+        this.name,
         `More than ${this.perMinute} requests a minute for this credential`,
-        undefined,
-        retryAfter(window.resetAt, now),
+        window.resetAt,
+        now,
       )
     }
   }

@@ -1,10 +1,6 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-// @ts-expect-error oidc-provider ships no types (and @types/oidc-provider is not installed)
-import ProviderModule from 'oidc-provider'
-
-type Any = any
-const Provider = ProviderModule as Any
+import { type Any, Provider, providerOptions } from './oidc-op.js'
 
 /**
  * A real OpenID provider for browser tests (oidc-provider on loopback) with its own interactive pages:
@@ -32,20 +28,7 @@ export async function startInteractiveOp(): Promise<InteractiveOp> {
     clientSecret: 'a-client-secret-for-the-browser-test-op-0123456789',
     register(redirectUri) {
       const provider = new Provider(issuer, {
-        clients: [
-          {
-            client_id: op.clientId,
-            client_secret: op.clientSecret,
-            redirect_uris: [redirectUri],
-            grant_types: ['authorization_code'],
-            response_types: ['code'],
-          },
-        ],
-        findAccount: (_ctx: Any, id: string) => ({
-          accountId: id,
-          claims: () => ({ sub: id, email: id, email_verified: true }),
-        }),
-        claims: { openid: ['sub'], email: ['email', 'email_verified'] },
+        ...providerOptions(op, redirectUri),
         // oidc-provider's own login and consent pages (GET/POST /interaction/:uid).
         features: { devInteractions: { enabled: true } },
       })

@@ -3,8 +3,31 @@ import type { AddressInfo } from 'node:net'
 // @ts-expect-error oidc-provider ships no types (and @types/oidc-provider is not installed)
 import ProviderModule from 'oidc-provider'
 
-type Any = any
-const Provider = ProviderModule as Any
+export type Any = any
+export const Provider = ProviderModule as Any
+
+/**
+ * What the test providers share (this one and oidc-op-pages.ts): one confidential client for
+ * `redirectUri`, and accounts whose id is their e-mail, which openid/email claims carry.
+ */
+export function providerOptions(client: { clientId: string; clientSecret: string }, redirectUri: string) {
+  return {
+    clients: [
+      {
+        client_id: client.clientId,
+        client_secret: client.clientSecret,
+        redirect_uris: [redirectUri],
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+      },
+    ],
+    findAccount: (_ctx: Any, id: string) => ({
+      accountId: id,
+      claims: () => ({ sub: id, email: id, email_verified: true }),
+    }),
+    claims: { openid: ['sub'], email: ['email', 'email_verified'] },
+  }
+}
 
 /**
  * A real OpenID provider for tests (oidc-provider) on loopback. Its login interaction signs in whoever
@@ -39,20 +62,7 @@ export async function startTestOp(): Promise<TestOp> {
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   const build = (redirectUri: string) => {
     provider = new Provider(issuer, {
-      clients: [
-        {
-          client_id: op.clientId,
-          client_secret: op.clientSecret,
-          redirect_uris: [redirectUri],
-          grant_types: ['authorization_code'],
-          response_types: ['code'],
-        },
-      ],
-      findAccount: (_ctx: Any, id: string) => ({
-        accountId: id,
-        claims: () => ({ sub: id, email: id, email_verified: true }),
-      }),
-      claims: { openid: ['sub'], email: ['email', 'email_verified'] },
+      ...providerOptions(op, redirectUri),
       features: { devInteractions: { enabled: false } },
       interactions: { url: (_ctx: Any, interaction: Any) => `/interaction/${interaction.uid}` },
       loadExistingGrant: async (ctx: Any) => {
