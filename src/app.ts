@@ -14,7 +14,6 @@ import type { Config } from './config.js'
 import type { AppState, Platform, ServiceContext } from './context.js'
 import type { Keys } from './crypto/keys.js'
 import { TokenSigner } from './crypto/tokens.js'
-import { Uuid7Generator } from './crypto/uuid7.js'
 import type { Database } from './db/schema.js'
 import { ERROR_REASONS } from './errors.js'
 import { DatabaseCounterStore } from './http/counter-store.js'
@@ -121,7 +120,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     invitationLimiters: createInvitationLimiters(deps.clock, counters),
     passwordResetLimiters: createPasswordResetLimiters(deps.clock, counters),
     outboxSignal: new OutboxSignal(),
-    userIds: new Uuid7Generator(),
   }
   const ctx: ServiceContext = { ...deps, access, counters, ...state }
   const authenticator = new Authenticator(

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto'
 import { type Kysely, sql } from 'kysely'
-import { uuidv7 } from 'uuidv7'
 import { BUILT_IN_ROLES, PLATFORM_NAME, REGIONS, ROLE_IDS } from './access/permissions.js'
 import type { Clock } from './clock.js'
 import type { Platform } from './context.js'
 import { hashPassword } from './crypto/passwords.js'
+import { newId } from './crypto/uuid7.js'
 import type { Database } from './db/schema.js'
 
 export interface BootstrapOutcome {
@@ -63,7 +63,7 @@ export async function bootstrap(
     const platform = await tx.selectFrom('platform').select(['id', 'name']).executeTakeFirst()
     if (platform || !passwordHash) return { platform: platform ?? (existing as Platform) }
 
-    const created: Platform = { id: uuidv7(), name: PLATFORM_NAME }
+    const created: Platform = { id: newId(), name: PLATFORM_NAME }
     await tx
       .insertInto('platform')
       .values({ ...created, created: now })
@@ -71,7 +71,7 @@ export async function bootstrap(
     await tx
       .insertInto('users')
       .values({
-        id: uuidv7(),
+        id: newId(),
         email: admin.email,
         role_id: ROLE_IDS.platformAdministrator,
         first_name: 'Platform',

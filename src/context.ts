@@ -6,7 +6,6 @@ import type { RoleCatalog } from './access/role-catalog.js'
 import type { Clock } from './clock.js'
 import type { Config } from './config.js'
 import type { Keys } from './crypto/keys.js'
-import type { Uuid7Generator } from './crypto/uuid7.js'
 import type { Database } from './db/schema.js'
 import type { CounterStore, FailureLimiter } from './http/rate-limit.js'
 import type { OutboxSignal } from './outbox/outbox-signal.js'
@@ -37,8 +36,6 @@ export interface ServiceContext {
   passwordResetLimiters: { byEmail: FailureLimiter; byAddress: FailureLimiter }
   /** Wakes this application's outbox worker when a commit queued mail. */
   outboxSignal: OutboxSignal
-  /** New ids of bulk-loaded users. */
-  userIds: Uuid7Generator
   /** Rate-limit and lock-out counters: shared through a server database, in memory when embedded. */
   counters: CounterStore
 }
@@ -49,5 +46,5 @@ export interface ServiceContext {
  */
 export type AppState = Pick<
   ServiceContext,
-  'roleCatalog' | 'invitationLimiters' | 'passwordResetLimiters' | 'outboxSignal' | 'userIds'
+  'roleCatalog' | 'invitationLimiters' | 'passwordResetLimiters' | 'outboxSignal'
 >

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../src/access/permissions.js'
 import { type DatabaseHandle, openDatabase } from '../src/db/database.js'
 import { isReusedInsertShape } from '../src/modules/audit/audit.repository.js'
+import { isReusedInvitationShape } from '../src/modules/memberships/memberships.repository.js'
 import { createTenantAsAdmin, uniqueEmail, uniqueName } from './helpers/fixtures.js'
 import { createTestApp, type TestApp } from './helpers/test-app.js'
 import { createTestDatabase, onServerDatabase } from './helpers/test-database.js'
@@ -83,6 +84,8 @@ describe.skipIf(!onServerDatabase)('a change and its audit event in one statemen
       for (const table of ['tenants', 'users', 'integrations'] as const) {
         expect(isReusedInsertShape(table), table).toBe(true)
       }
+      // So was the invitation's (its hand-listed parameters matched Kysely's order).
+      expect(isReusedInvitationShape()).toBe(true)
 
       // And each change wrote exactly one event, with the target the statement itself resolved.
       const events = await sql<{ action: string; n: string; targets: string }>`

@@ -1,5 +1,6 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
+import { createCipheriv, createDecipheriv } from 'node:crypto'
 import type { Keys } from './keys.js'
+import { secureRandomBytes } from './random.js'
 
 /**
  * Secrets at rest: AES-256-GCM with a fresh 96-bit nonce per value. The caller's associated data (for an
@@ -19,7 +20,7 @@ export interface SecretEnvelope {
 type SecretKeys = Pick<Keys, 'secretKey' | 'secretKeyId'>
 
 export function encryptSecret(keys: SecretKeys, plaintext: string, associatedData: string): SecretEnvelope {
-  const iv = randomBytes(12)
+  const iv = secureRandomBytes(12)
   const cipher = createCipheriv('aes-256-gcm', keys.secretKey, iv)
   cipher.setAAD(Buffer.from(associatedData, 'utf8'))
   const ct = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()])

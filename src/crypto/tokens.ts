@@ -1,5 +1,6 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import { hash, timingSafeEqual } from 'node:crypto'
 import { errors, jwtVerify, SignJWT } from 'jose'
+import { secureRandomBytes } from './random.js'
 
 /**
  * Access tokens are HS256 JWTs signed with the token secret; they are verified without a database round
@@ -78,11 +79,11 @@ export function looksLikeJwt(value: string): boolean {
 
 /** A fresh one-time secret, URL-safe. */
 export function randomSecret(): string {
-  return randomBytes(32).toString('base64url')
+  return secureRandomBytes(32).toString('base64url')
 }
 
 export function sha256(value: string): string {
-  return createHash('sha256').update(value).digest('base64url')
+  return hash('sha256', value, 'base64url')
 }
 
 export function safeEqual(a: string, b: string): boolean {

@@ -1,8 +1,8 @@
 import { getRandomValues } from 'node:crypto'
 
 /**
- * New ids for bulk loads (one generator per application, on its context): UUIDv7 (RFC 9562) by the
- * method of the `uuidv7` generator the single create uses — a 48-bit millisecond timestamp, then a 42-bit counter that starts at a random value each
+ * New ids of every row the service creates (newId): UUIDv7 (RFC 9562) by the method of the `uuidv7`
+ * package's generator — a 48-bit millisecond timestamp, then a 42-bit counter that starts at a random value each
  * millisecond and counts up within it (so ids of one process sort in creation order), then 32 random
  * bits — but without its per-id costs: the library asks the system for 32 random bytes every 8 numbers
  * and builds a Uint8Array and a UUID object per id, then its text one character at a time, a visible
@@ -82,4 +82,12 @@ export class Uuid7Generator {
     this.#text[position] = HEX_DIGITS[byte * 2]!
     this.#text[position + 1] = HEX_DIGITS[byte * 2 + 1]!
   }
+}
+
+/** The process's generator: its ids sort in creation order across every table and request. */
+const processIds = new Uuid7Generator()
+
+/** A new UUIDv7 for a row this process creates. */
+export function newId(): string {
+  return processIds.next()
 }

@@ -1,6 +1,12 @@
-import { type Kysely, type RawBuilder, sql } from 'kysely'
+import { type Kysely, sql } from 'kysely'
 import type { Database } from '../db/schema.js'
-import { type CounterRow, type CounterStore, type CounterWindow, counterWindow } from './rate-limit.js'
+import {
+  type CounterRow,
+  type CounterStatement,
+  type CounterStore,
+  type CounterWindow,
+  counterWindow,
+} from './rate-limit.js'
 
 /**
  * Counters in the server database (table rate_limit_counters, migration 0008), shared by every process
@@ -11,19 +17,22 @@ export class DatabaseCounterStore implements CounterStore {
   constructor(private readonly db: Kysely<Database>) {}
 
   async hit(key: string, windowMs: number, nowMs: number): Promise<CounterWindow> {
-    const { rows } = await this.hitStatement(key, windowMs, nowMs).execute(this.db)
+    const { rows } = await this.hitStatement(key, windowMs, nowMs).statement().execute(this.db)
     return counterWindow(rows[0]!)
   }
 
-  hitStatement(key: string, windowMs: number, nowMs: number): RawBuilder<CounterRow> {
+  hitStatement(key: string, windowMs: number, nowMs: number): CounterStatement {
     const now = new Date(nowMs)
     const resetAt = new Date(nowMs + windowMs)
-    return sql<CounterRow>`
-      insert into rate_limit_counters as c (key, count, reset_at) values (${key}, 1, ${resetAt})
-      on conflict (key) do update set
-        count = case when c.reset_at <= ${now} then 1 else c.count + 1 end,
-        reset_at = case when c.reset_at <= ${now} then excluded.reset_at else c.reset_at end
-      returning count, reset_at`
+    return {
+      statement: () => sql<CounterRow>`
+        insert into rate_limit_counters as c (key, count, reset_at) values (${key}, 1, ${resetAt})
+        on conflict (key) do update set
+          count = case when c.reset_at <= ${now} then 1 else c.count + 1 end,
+          reset_at = case when c.reset_at <= ${now} then excluded.reset_at else c.reset_at end
+        returning count, reset_at`,
+      parameters: [key, resetAt, now, now],
+    }
   }
 
   async peek(key: string, nowMs: number): Promise<CounterWindow | undefined> {

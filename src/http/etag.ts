@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { hash as digest } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { VersionedTable } from '../db/row-version.js'
 import { AppError } from '../errors.js'
@@ -30,7 +30,7 @@ const SINGLE_ITEM = /\/:[A-Za-z]+$/
 const UPDATED = /"updated":"(\d{4}-\d\d-\d\dT[\d:.]+Z)"/
 
 export function etagOf(payload: string): string {
-  const hash = createHash('sha256').update(payload).digest('base64url').slice(0, 27)
+  const hash = digest('sha256', payload, 'base64url').slice(0, 27)
   const updated = UPDATED.exec(payload)?.[1]
   const instant = updated ? Date.parse(updated) : Number.NaN
   return Number.isNaN(instant) ? `W/"${hash}"` : `W/"${instant}.${hash}"`

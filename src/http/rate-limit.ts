@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import type { RawBuilder } from 'kysely'
 import { AppError } from '../errors.js'
 import { rateLimited } from './metrics.js'
@@ -23,7 +23,13 @@ export interface CounterStore {
    * hit() as a statement returning one row (count, reset_at), for a change that counts in its own
    * statement (a data-modifying WITH) and so pays no round trip for it; only a database store has it.
    */
-  hitStatement?(key: string, windowMs: number, nowMs: number): RawBuilder<CounterRow>
+  hitStatement?(key: string, windowMs: number, nowMs: number): CounterStatement
+}
+
+/** hit() as SQL: the upsert, and its parameters in the order it places them (db/statement-texts.ts). */
+export interface CounterStatement {
+  statement(): RawBuilder<CounterRow>
+  parameters: readonly unknown[]
 }
 
 /** What hitStatement returns. */
@@ -41,8 +47,7 @@ export function counterWindow(row: CounterRow): CounterWindow {
  * A limiter's count taken inside the statement of the change it limits: `statement` is the counting
  * upsert, and the change is written only while the count it returns is at most `limit`.
  */
-export interface CountInStatement {
-  statement: RawBuilder<CounterRow>
+export interface CountInStatement extends CounterStatement {
   limit: number
 }
 
@@ -71,7 +76,7 @@ export class MemoryCounterStore implements CounterStore {
 
 /** Stored keys are hashes: the counters table holds no e-mail addresses or client addresses. */
 function storedKey(name: string, key: string): string {
-  return createHash('sha256').update(`${name}\u0000${key}`).digest('base64url')
+  return hash('sha256', `${name}\u0000${key}`, 'base64url')
 }
 
 /** The 429 of limiter `name`, with Retry-After until its window ends; counted in the metrics. */
@@ -122,7 +127,7 @@ export class FailureLimiter {
    */
   takeInStatement(key: string): CountInStatement | undefined {
     const statement = this.store.hitStatement?.(storedKey(this.name, key), this.windowMs, this.now())
-    return statement && { statement, limit: this.limit }
+    return statement && { ...statement, limit: this.limit }
   }
 
   /** 429 when a counted attempt is past the limit. */

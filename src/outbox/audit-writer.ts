@@ -3,11 +3,19 @@
  * are written together and the worker writes events too (webhook.disabled, invitation.expired). Features
  * import it through modules/audit/audit.repository.ts.
  */
-import { CompiledQuery, type Kysely, type QueryResult, type RawBuilder, type Selectable, sql } from 'kysely'
-import { uuidv7 } from 'uuidv7'
+import {
+  type CompiledQuery,
+  type Kysely,
+  type QueryResult,
+  type RawBuilder,
+  type Selectable,
+  sql,
+} from 'kysely'
 import type { Actor } from '../access/actor.js'
 import type { Clock } from '../clock.js'
+import { newId } from '../crypto/uuid7.js'
 import type { AuditActorType, AuditEventsTable, Database } from '../db/schema.js'
+import { statementTexts } from '../db/statement-texts.js'
 import { currentRequest } from '../http/request-context.js'
 import { WEBHOOK_KIND } from './outbox.repository.js'
 
@@ -61,7 +69,7 @@ export function auditEvent(clock: Clock, actor: AuditActor, record: AuditRecord)
   const who = auditActorColumns(actor)
   const request = currentRequest()
   return {
-    id: uuidv7(),
+    id: newId(),
     occurred: clock.now().toISOString(),
     actorType: who.type,
     actorId: who.id,
@@ -160,11 +168,8 @@ export type AuditedTable = 'tenants' | 'users' | 'integrations'
  * transaction, where BEGIN, insert, event, COMMIT were four (docs/performance.md). The statement answers
  * the inserted row's `returning` columns. Run it with executeAudited.
  *
- * Building and compiling it with Kysely cost ~35 µs of server CPU a create, and its text depends only on
- * the table, the row's columns and the form, so each text is built once: later creates of the same shape
- * reuse it with their parameters — the row's values in column order, then the event's (auditParameters).
- * The first compile of a shape checks that order against Kysely's own; a shape where they differ is
- * never reused (test/audit-statement.test.ts holds every create path to being reused).
+ * Its text depends only on the table, the row's columns and the form, so it is built once per shape and
+ * reused (db/statement-texts.ts): the row's values in column order, then the event's (auditParameters).
  */
 export function auditedInsert<Row>(
   db: Kysely<Database>,
@@ -185,32 +190,28 @@ export function auditedInsert<Row>(
       source.ancestorIds ? 'a' : '',
       ...columns,
     ]
-    const key = shape.join('\u0000')
     const parameters = [...columns.map((column) => row[column]), ...auditParameters(event, source, form)]
-    const text = insertTexts.get(key)
-    if (text !== undefined) return CompiledQuery.raw(text, parameters) as CompiledQuery<Row>
-    const insert = db.insertInto(table).values(row as never)
-    const change = returning === '*' ? insert.returningAll() : insert.returning('id')
-    const compiled = sql<Row>`
-      with change as (${change}),
-      ${auditEventCtes(event, { ...source, relation: 'change' }, form)}
-      select * from change`.compile(db)
-    if (sameParameters(compiled.parameters, parameters)) insertTexts.set(key, compiled.sql)
-    return compiled
+    return statementTexts.compile<Row>(`${INSERT_SHAPE}${shape.join('\u0000')}`, parameters, () => {
+      const insert = db.insertInto(table).values(row as never)
+      const change = returning === '*' ? insert.returningAll() : insert.returning('id')
+      return sql<Row>`
+        with change as (${change}),
+        ${auditEventCtes(event, { ...source, relation: 'change' }, form)}
+        select * from change`.compile(db)
+    })
   }
 }
 
-/** Statement texts of auditedInsert, by shape; a few dozen at most (tables × forms × column sets). */
-const insertTexts = new Map<string, string>()
+/** The prefix of auditedInsert's shapes among the reused statement texts. */
+const INSERT_SHAPE = 'audited insert\u0000'
 
 /** Whether a shape's text is reused (for the test that holds every create path to it). */
 export function isReusedInsertShape(table: AuditedTable): boolean {
-  for (const key of insertTexts.keys()) if (key.startsWith(`${table}\u0000`)) return true
-  return false
+  return statementTexts.reuses(`${INSERT_SHAPE}${table}\u0000`)
 }
 
 /** The event's parameters in the order auditEventCtes places them. */
-function auditParameters(
+export function auditParameters(
   event: AuditEvent,
   source: Omit<EventSource, 'relation'>,
   form: AuditForm,
@@ -230,10 +231,6 @@ function auditParameters(
   ]
   if (form === 'fan-out') parameters.push(WEBHOOK_KIND, ...(source.ancestorIds ? [source.ancestorIds] : []))
   return parameters
-}
-
-function sameParameters(a: readonly unknown[], b: readonly unknown[]): boolean {
-  return a.length === b.length && a.every((value, i) => value === b[i])
 }
 
 /** SQLSTATE of tenantry_no_active_webhook (migration 0010). */

@@ -194,8 +194,8 @@ export async function latestPasswordResetMailStatus(
 /**
  * One new row as `insert into outbox … select … from <source>`, for a statement that writes it together
  * with the change causing it (a data-modifying WITH): `payloadAddition`, a jsonb expression over the
- * source, is merged into the payload (the id of the membership the same statement inserts). No row is
- * written when the source is empty.
+ * source without parameters, is merged into the payload (the id of the membership the same statement
+ * inserts). No row is written when the source is empty. Its parameters, in order: outboxRowParameters.
  */
 export function insertOutboxRowFrom(
   row: NewOutboxRow,
@@ -207,4 +207,10 @@ export function insertOutboxRowFrom(
     c === 'payload' ? sql`${values.payload}::jsonb || ${payloadAddition}` : sql`${values[c]}::${typeOf(c)}`,
   )
   return sql`insert into outbox (${COLUMN_LIST}) select ${sql.join(columns)} from ${sql.raw(source)}`
+}
+
+/** The parameters of insertOutboxRowFrom, in the order it places them (db/statement-texts.ts). */
+export function outboxRowParameters(row: NewOutboxRow): unknown[] {
+  const values = outboxValues(row)
+  return NEW_ROW_COLUMNS.map((c) => values[c])
 }

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely'
-import { uuidv7 } from 'uuidv7'
+import { newId } from '../crypto/uuid7.js'
 import { nextUpdated } from '../db/row-version.js'
 import type { Database } from '../db/schema.js'
 
@@ -31,7 +31,7 @@ export async function recordAttempt(db: Kysely<Database>, a: Attempt): Promise<v
     .values({
       tenant_id: a.tenantId,
       webhook_id: a.webhookId,
-      id: uuidv7(),
+      id: newId(),
       message_id: a.messageId,
       event_id: a.eventId,
       action: a.action,

@@ -1,8 +1,8 @@
-import { uuidv7 } from 'uuidv7'
 import { type Actor, actingUserId } from '../../access/actor.js'
 import type { TenantAccess } from '../../access/effective.js'
 import type { ServiceContext } from '../../context.js'
 import { randomSecret, sha256 } from '../../crypto/tokens.js'
+import { newId } from '../../crypto/uuid7.js'
 import type { ApiKeyRow } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
 import { preconditionFailed } from '../../http/etag.js'
@@ -48,7 +48,7 @@ export async function createApiKey(
   const now = ctx.clock.now()
   const row: ApiKeyRow = {
     tenant_id: access.tenant.id,
-    id: uuidv7(),
+    id: newId(),
     name: input.name.trim(),
     description: input.description ?? '',
     role_id: role.id,

@@ -10,6 +10,7 @@ export {
   auditEvent,
   auditEventCtes,
   auditedInsert,
+  auditParameters,
   type Changes,
   changesBetween,
   executeAudited,

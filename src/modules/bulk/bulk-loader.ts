@@ -1,5 +1,6 @@
 import type { Actor } from '../../access/actor.js'
 import type { ServiceContext } from '../../context.js'
+import { newId } from '../../crypto/uuid7.js'
 import type { NewUserRow, UserRow } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
 import { bulkRows } from '../../http/metrics.js'
@@ -155,7 +156,7 @@ export class BulkUserLoader {
     if (invalid) return this.#fail(index, invalid)
     // The validated item is a create-user body with, at most, the membership fields the rules ignore.
     const input = raw as BulkUserInput
-    this.#env.id = this.ctx.userIds.next()
+    this.#env.id = newId()
     const row = buildNewUserRow(input, this.#env)
     if (row instanceof AppError) return this.#fail(index, row)
     const { tenantId, tenantRoleId, tenantStatus } = input
@@ -300,7 +301,7 @@ export class BulkUserLoader {
     const request = currentRequest()
     const events: UserCreatedEvents = {
       // From the bulk id generator: UUIDv7 in row order, so the trail lists a batch in input order.
-      ids: rows.map(() => this.ctx.userIds.next()),
+      ids: rows.map(() => newId()),
       occurred: this.ctx.clock.now(),
       actor: auditActorColumns(this.actor),
       requestId: request?.requestId ?? null,

@@ -1,9 +1,9 @@
 import type { Updateable } from 'kysely'
-import { uuidv7 } from 'uuidv7'
 import type { Actor } from '../../access/actor.js'
 import type { Permission } from '../../access/permissions.js'
 import type { ServiceContext } from '../../context.js'
 import { SecretDecryptionError } from '../../crypto/secrets.js'
+import { newId } from '../../crypto/uuid7.js'
 import type { IntegrationRow, IntegrationsTable } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
 import { preconditionFailed } from '../../http/etag.js'
@@ -79,7 +79,7 @@ export async function createIntegration(
 ): Promise<CreatedIntegration> {
   const tenant = await requirePermission(ctx, actor, tenantId, MANAGE)
   const input = readCreateBody(body)
-  const id = integrationId?.toLowerCase() ?? uuidv7()
+  const id = integrationId?.toLowerCase() ?? newId()
   const now = ctx.clock.now()
   const row: IntegrationRow = {
     tenant_id: tenant,

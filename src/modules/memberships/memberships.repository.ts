@@ -8,10 +8,22 @@ import type {
   MembershipsTable,
   OutboxStatus,
 } from '../../db/schema.js'
+import { statementTexts } from '../../db/statement-texts.js'
 import { type CounterWindow, type CountInStatement, counterWindow } from '../../http/rate-limit.js'
 import { ifMatchUpdated } from '../../http/request-context.js'
-import { INVITATION_EMAIL, insertOutboxRowFrom, type NewOutboxRow } from '../../outbox/outbox.repository.js'
-import { type AuditEvent, type AuditForm, auditEventCtes, executeAudited } from '../audit/audit.repository.js'
+import {
+  INVITATION_EMAIL,
+  insertOutboxRowFrom,
+  type NewOutboxRow,
+  outboxRowParameters,
+} from '../../outbox/outbox.repository.js'
+import {
+  type AuditEvent,
+  type AuditForm,
+  auditEventCtes,
+  auditParameters,
+  executeAudited,
+} from '../audit/audit.repository.js'
 import { DEFAULT_WEBRTC } from './extensions.js'
 import type { ExtensionRecord } from './memberships.schemas.js'
 
@@ -100,6 +112,46 @@ function membershipValues(m: NewMembershipRow, userId: RawBuilder<unknown>): Raw
 }
 
 /**
+ * The parameters of membershipValues, in the order it places them (db/statement-texts.ts); `userId` is
+ * what its `userId` expression holds (none for a column).
+ */
+function membershipParameters(m: NewMembershipRow, userId: readonly unknown[]): unknown[] {
+  const { given, defaultFirst } = m.extensions
+  const defaultExtension = [JSON.stringify(DEFAULT_WEBRTC), ...userId]
+  const extensions = defaultFirst ? [...defaultExtension, JSON.stringify(given)] : [JSON.stringify(given)]
+  const extension = defaultFirst ? userId : [given[0]?.value ?? '']
+  const active = !m.activateFirstExtension
+    ? []
+    : defaultFirst
+      ? defaultExtension
+      : [JSON.stringify(given[0] ?? null)]
+  return [
+    m.tenantId,
+    ...userId,
+    m.roleId,
+    m.status,
+    m.noPassword,
+    m.defaultIdentityProvider,
+    m.invitation?.expiresAt ?? null,
+    m.invitation?.tokenHash ?? null,
+    m.invitation?.invitedBy ?? null,
+    ...extension,
+    ...extensions,
+    ...active,
+    m.workStationId,
+    m.now,
+    m.actorId,
+    m.now,
+    m.actorId,
+  ]
+}
+
+/** Which variant of membershipValues' text a row needs. */
+function membershipShape(m: NewMembershipRow): string {
+  return `${m.extensions.defaultFirst ? 'd' : ''}${m.activateFirstExtension ? 'a' : ''}`
+}
+
+/**
  * Inserts the membership of the user with `m.email`, its audit event (target: the user's id) and, for an
  * invitation, its e-mail's outbox row (its payload completed with the user's id) — one statement: one
  * round trip, atomic without a transaction, and the user look-up in it. Returns the stored record, or
@@ -109,8 +161,9 @@ function membershipValues(m: NewMembershipRow, userId: RawBuilder<unknown>): Raw
  * With `mailCount` (the invitee's mail limit, counted in the database) the statement also counts the
  * e-mail and writes nothing past the limit; it returns the count, for the caller to judge.
  *
- * Hand-written rather than built with Kysely: it is the hot path of every invitation, and its text is one
- * of a few fixed ones, so the pool's prepared statements plan it once.
+ * Hand-written SQL rather than Kysely's builder: it is the hot path of every invitation. Its text is one
+ * of a few (form × optional parts), built once each and then reused with the request's parameters, so
+ * neither this process nor PostgreSQL (named prepared statements) does that work again.
  */
 export async function insertMembershipByEmail(
   db: Executor,
@@ -119,14 +172,17 @@ export async function insertMembershipByEmail(
   mail?: NewOutboxRow,
   mailCount?: CountInStatement,
 ): Promise<{ stored?: MembershipRecordRow; mailCount?: CounterWindow }> {
-  const queueMail = mail
-    ? sql`, mail as (${insertOutboxRowFrom(mail, 'membership', sql`jsonb_build_object('userId', membership.user_id)`)})`
-    : sql``
-  const record = sql`membership.*, invitee.email, invitee.first_name, invitee.last_name, invitee.external_id,
+  const eventSource = { relation: 'membership', targetIdColumn: 'user_id' }
+  const emailStatus = mail ? 'queued' : null
+  const build = (form: AuditForm) => {
+    const queueMail = mail
+      ? sql`, mail as (${insertOutboxRowFrom(mail, 'membership', sql`jsonb_build_object('userId', membership.user_id)`)})`
+      : sql``
+    const record = sql`membership.*, invitee.email, invitee.first_name, invitee.last_name, invitee.external_id,
       invitee.status as platform_status, (select r.name from roles r where r.id = membership.role_id) as role_name,
-      ${mail ? 'queued' : null}::text as email_status`
-  const query = (form: AuditForm) => sql<MembershipRecordRow & { mail_count?: number; mail_reset_at?: Date }>`
-    with ${mailCount ? sql`mail_count as (${mailCount.statement}),` : sql``}
+      ${emailStatus}::text as email_status`
+    return sql<InvitedRecordRow>`
+    with ${mailCount ? sql`mail_count as (${mailCount.statement()}),` : sql``}
     invitee as (
       select id, email, first_name, last_name, external_id, status from users where email = ${m.email}::text),
     membership as (
@@ -135,15 +191,31 @@ export async function insertMembershipByEmail(
       from invitee
       ${mailCount ? sql`where (select count from mail_count) <= ${mailCount.limit}::int` : sql``}
       returning *)${queueMail},
-    ${auditEventCtes(event, { relation: 'membership', targetIdColumn: 'user_id' }, form)}
+    ${auditEventCtes(event, eventSource, form)}
     ${
       mailCount
         ? // The count comes back even when nothing was written.
           sql`select ${record}, mail_count.count as mail_count, mail_count.reset_at as mail_reset_at
             from mail_count left join (membership cross join invitee) on true`
         : sql`select ${record} from membership cross join invitee`
-    }`
-  const { rows } = await withConstraintErrors(() => executeAudited(db, (form) => query(form).compile(db)))
+    }`.compile(db)
+  }
+  // The text depends on the optional parts only: built once per shape, then reused (db/statement-texts.ts).
+  const statement = (form: AuditForm) =>
+    statementTexts.compile(
+      `invitation\u0000${form}\u0000${mailCount ? 'c' : ''}${mail ? 'm' : ''}\u0000${membershipShape(m)}`,
+      [
+        ...(mailCount?.parameters ?? []),
+        m.email,
+        ...membershipParameters(m, []),
+        ...(mailCount ? [mailCount.limit] : []),
+        ...(mail ? outboxRowParameters(mail) : []),
+        ...auditParameters(event, eventSource, form),
+        emailStatus,
+      ],
+      () => build(form),
+    )
+  const { rows } = await withConstraintErrors(() => executeAudited(db, statement))
   const row = rows[0]
   if (!row) return {}
   const { mail_count, mail_reset_at, ...stored } = row
@@ -153,6 +225,14 @@ export async function insertMembershipByEmail(
       ? { mailCount: counterWindow({ count: mail_count, reset_at: mail_reset_at }) }
       : {}),
   }
+}
+
+/** What the invitation's statement answers: the stored record and, when it counted, the mail count. */
+type InvitedRecordRow = MembershipRecordRow & { mail_count?: number; mail_reset_at?: Date }
+
+/** Whether the invitation's statement text is reused (for the test that holds it to that). */
+export function isReusedInvitationShape(): boolean {
+  return statementTexts.reuses('invitation\u0000')
 }
 
 /**

@@ -1,10 +1,10 @@
 import type { Updateable } from 'kysely'
-import { uuidv7 } from 'uuidv7'
 import type { Actor } from '../../access/actor.js'
 import { permissionsBeyondCeiling } from '../../access/ceiling.js'
 import type { TenantAccess } from '../../access/effective.js'
 import { BUILT_IN_ROLES, PERMISSIONS, type Permission, permissionNamed } from '../../access/permissions.js'
 import type { ServiceContext } from '../../context.js'
+import { newId } from '../../crypto/uuid7.js'
 import type { RoleRow, RolesTable } from '../../db/schema.js'
 import { AppError, invalidField } from '../../errors.js'
 import { preconditionFailed } from '../../http/etag.js'
@@ -71,7 +71,7 @@ export async function createTenantRole(
 
   const now = ctx.clock.now()
   const row: RoleRow = {
-    id: uuidv7(),
+    id: newId(),
     scope: 'tenant',
     tenant_id: access.tenant.id,
     name,

@@ -1,7 +1,7 @@
-import { uuidv7 } from 'uuidv7'
 import type { Actor } from '../../access/actor.js'
 import type { ServiceContext } from '../../context.js'
 import { decryptSecret, encryptSecret, isSecretEnvelope, type SecretEnvelope } from '../../crypto/secrets.js'
+import { newId } from '../../crypto/uuid7.js'
 import type { IdentityProviderRow } from '../../db/schema.js'
 import { AppError, invalidField } from '../../errors.js'
 import { preconditionFailed } from '../../http/etag.js'
@@ -149,7 +149,7 @@ export async function createIdentityProvider(
   input: CreateIdentityProviderInput,
 ): Promise<IdentityProvider> {
   await requireTenantPermission(ctx, actor, tenantId, WRITE)
-  const id = uuidv7()
+  const id = newId()
   const fields = await protocolFields(ctx, input.identityProvider, input, undefined)
   const now = ctx.clock.now()
   const row = await ctx.db.transaction().execute(async (trx) => {

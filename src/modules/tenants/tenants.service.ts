@@ -1,8 +1,8 @@
-import { uuidv7 } from 'uuidv7'
 import { type Actor, actingUserId } from '../../access/actor.js'
 import { canSee } from '../../access/effective.js'
 import type { Permission } from '../../access/permissions.js'
 import type { ServiceContext } from '../../context.js'
+import { newId } from '../../crypto/uuid7.js'
 import type { TenantRow, TenantUpdate } from '../../db/schema.js'
 import { AppError, invalidField } from '../../errors.js'
 import { preconditionFailed } from '../../http/etag.js'
@@ -64,7 +64,7 @@ export async function createTenant(
   const now = ctx.clock.now()
   const name = displayName(input.name)
   const row: TenantRow = {
-    id: uuidv7(),
+    id: newId(),
     name,
     name_key: tenantNameKey(name),
     description: input.description ?? '',

@@ -1,7 +1,7 @@
-import { uuidv7 } from 'uuidv7'
 import { permissionsBeyondCeiling } from '../../access/ceiling.js'
 import type { Permission } from '../../access/permissions.js'
 import type { RoleCatalog } from '../../access/role-catalog.js'
+import { newId } from '../../crypto/uuid7.js'
 import type { NewUserRow } from '../../db/schema.js'
 import { AppError, invalidField } from '../../errors.js'
 import type { CreateUserInput } from './users.schemas.js'
@@ -114,7 +114,7 @@ export function buildNewUserRow(input: CreateUserInput, env: NewUserEnv): NewUse
   if (firstError) return firstError
 
   return {
-    id: env.id ?? uuidv7(),
+    id: env.id ?? newId(),
     email: normalizeEmail(input.email),
     role_id: input.roleId.toLowerCase(),
     additional_role_ids: additional as string[],

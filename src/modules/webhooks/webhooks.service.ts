@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto'
 import type { Updateable } from 'kysely'
-import { uuidv7 } from 'uuidv7'
 import type { Actor } from '../../access/actor.js'
 import type { ServiceContext } from '../../context.js'
 import { encryptSecret } from '../../crypto/secrets.js'
+import { newId } from '../../crypto/uuid7.js'
 import type { WebhookRow, WebhooksTable } from '../../db/schema.js'
 import { AppError, invalidField } from '../../errors.js'
 import { preconditionFailed } from '../../http/etag.js'
@@ -61,7 +61,7 @@ export async function createWebhook(
 ): Promise<NewWebhook> {
   const { tenant } = await requireTenantPermission(ctx, actor, tenantId, MANAGE)
   const url = checkUrl(ctx, input.url)
-  const id = uuidv7()
+  const id = newId()
   const secret = `whsec_${randomBytes(24).toString('base64')}`
   const now = ctx.clock.now()
   const row: WebhookRow = {

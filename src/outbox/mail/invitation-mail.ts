@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from 'kysely'
-import { uuidv7 } from 'uuidv7'
 import type { Keys } from '../../crypto/keys.js'
 import { decryptSecret, encryptSecret, isSecretEnvelope, type SecretEnvelope } from '../../crypto/secrets.js'
+import { newId } from '../../crypto/uuid7.js'
 import type { Database } from '../../db/schema.js'
 import {
   deleteQueuedInvitationMail,
@@ -47,7 +47,7 @@ export function invitationMailRow(
   token: string,
   now: Date,
 ): NewOutboxRow {
-  const id = uuidv7()
+  const id = newId()
   const payload = { ...facts, envelope: encryptSecret(keys, token, associatedData(id)) }
   return { id, tenantId: facts.tenantId, kind: INVITATION_EMAIL, payload, now }
 }

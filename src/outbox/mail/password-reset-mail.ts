@@ -1,6 +1,6 @@
-import { uuidv7 } from 'uuidv7'
 import type { Keys } from '../../crypto/keys.js'
 import { decryptSecret, encryptSecret, isSecretEnvelope } from '../../crypto/secrets.js'
+import { newId } from '../../crypto/uuid7.js'
 import { formatUtc, html } from '../../html.js'
 import { type NewOutboxRow, PASSWORD_RESET_EMAIL } from '../outbox.repository.js'
 import { UndeliverableMail } from './invitation-mail.js'
@@ -29,7 +29,7 @@ export function passwordResetMailRow(
   token: string,
   now: Date,
 ): NewOutboxRow {
-  const id = uuidv7()
+  const id = newId()
   const payload = { ...facts, envelope: encryptSecret(keys, token, associatedData(id)) }
   return { id, tenantId: null, kind: PASSWORD_RESET_EMAIL, payload, now }
 }
