@@ -258,6 +258,47 @@ describe('delivery when things fail', () => {
   })
 })
 
+describe('claiming', () => {
+  it('claims the mail its own process queued by id, without taking other due rows out of turn', async () => {
+    const smtp = await smtpServer()
+    // A long poll interval: after its first scan of the due rows, the worker scans again only in a minute.
+    const worker = startWorker(smtp.url, { pollIntervalMs: 60_000 })
+    await new Promise((resolve) => setTimeout(resolve, 1_000))
+    // A due row this process did not queue (another process's, say): only a scan of the due rows finds it.
+    const stray = crypto.randomUUID()
+    const past = new Date(t.clock.now().getTime() - 1_000)
+    await t.database.handle.db
+      .insertInto('outbox')
+      .values({
+        id: stray,
+        tenant_id: tenant.id,
+        kind: 'invitation_email',
+        payload: JSON.stringify({ to: 'stray@example.test' }),
+        next_attempt_at: past,
+        created: past,
+      })
+      .execute()
+    try {
+      const user = await insertUser(t.database.handle.db)
+      expect((await invite(user.email)).status).toBe(201)
+      // The invitation's commit named its mail to the worker, which claimed and sent just that row.
+      const [mail] = await smtp.waitFor(1)
+      expect(mail!.envelopeTo).toEqual([user.email])
+      await expect.poll(() => emailStatus(user.id)).toBe('sent')
+      const row = await t.database.handle.db
+        .selectFrom('outbox')
+        .select(['status', 'attempts', 'locked_until'])
+        .where('id', '=', stray)
+        .executeTakeFirstOrThrow()
+      expect(row).toEqual({ status: 'queued', attempts: 0, locked_until: null })
+      expect(smtp.messages).toHaveLength(1)
+    } finally {
+      await stopWorker(worker)
+      await t.database.handle.db.deleteFrom('outbox').where('id', '=', stray).execute()
+    }
+  })
+})
+
 describe('many workers', () => {
   it.skipIf(!onServerDatabase)(
     'two workers on one PostgreSQL database deliver 100 queued invitations with no duplicate and no loss',

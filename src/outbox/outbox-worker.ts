@@ -14,6 +14,7 @@ import { createMailer, type Mailer, type OutgoingMail, PermanentMailError } from
 import { openPasswordResetMail, renderPasswordResetMail } from './mail/password-reset-mail.js'
 import {
   claimDueRows,
+  claimRowsById,
   INVITATION_EMAIL,
   markFailed,
   markRetry,
@@ -86,6 +87,8 @@ const DEFAULTS = {
 
 /** The poll interval while the database is unreachable: recovery is noticed within a second. */
 const UNREACHABLE_POLL_MS = 1_000
+/** Nudged ids kept for claiming by id; beyond them the due scan finds the rows (a burst, a slow SMTP). */
+const MAX_NUDGED_IDS = 10_000
 /** Retention runs at most this often (it deletes in bounded batches). */
 const RETENTION_EVERY_MS = 3_600_000
 
@@ -140,7 +143,10 @@ export class OutboxWorker {
   /** Starts polling; a nudge from a commit in this process wakes it at once. */
   start(): void {
     if (this.#loop) return
-    this.#unsubscribe = this.deps.outboxSignal?.subscribe(() => this.#nudge())
+    this.#unsubscribe = this.deps.outboxSignal?.subscribe((ids) => {
+      if (this.#nudgedIds.length + ids.length <= MAX_NUDGED_IDS) this.#nudgedIds.push(...ids)
+      this.#nudge()
+    })
     this.#loop = this.#run()
   }
 
@@ -159,12 +165,7 @@ export class OutboxWorker {
    */
   async runOnce(): Promise<number> {
     const now = this.deps.clock.now()
-    const rows = await claimDueRows(
-      this.deps.db,
-      now,
-      new Date(now.getTime() + this.#options.leaseMs),
-      this.#options.batchSize,
-    )
+    const rows = await this.#claim(now, new Date(now.getTime() + this.#options.leaseMs))
     const outcomes = await Promise.all(rows.map((row) => this.#send(row)))
     const sent = rows.filter((_, i) => outcomes[i])
     if (sent.length > 0) await this.#markSent(sent)
@@ -174,6 +175,25 @@ export class OutboxWorker {
   }
 
   #orderedSent = false
+
+  /**
+   * The rows this process's commits named in their nudges are claimed by id (claimRowsById: no walk of
+   * the due index); the due index is scanned when none is waiting, and at least once a poll interval
+   * besides, for the rest — rows of other processes, retries, webhook deliveries, bulk loads' mail.
+   */
+  async #claim(now: Date, lockUntil: Date): Promise<OutboxRow[]> {
+    const { batchSize, pollIntervalMs } = this.#options
+    const sinceScan = performance.now() - this.#lastDueScan
+    if (this.#nudgedIds.length === 0 || sinceScan >= pollIntervalMs) {
+      this.#lastDueScan = performance.now()
+      return claimDueRows(this.deps.db, now, lockUntil, batchSize)
+    }
+    return claimRowsById(this.deps.db, this.#nudgedIds.splice(0, batchSize), now, lockUntil)
+  }
+
+  /** Ids named by nudges, not claimed yet; bounded: past the bound the due scan finds the rows anyway. */
+  #nudgedIds: string[] = []
+  #lastDueScan = Number.NEGATIVE_INFINITY
 
   /**
    * The periodic work beside delivery: `invitation.expired` events for invitations whose window passed
@@ -248,7 +268,8 @@ export class OutboxWorker {
       }
       const idle = unreachableSince !== undefined ? UNREACHABLE_POLL_MS : this.#options.pollIntervalMs
       // A full batch means more may be due, and a sent webhook frees its endpoint's next event.
-      if (claimed < this.#options.batchSize && !this.#orderedSent) await this.#sleep(idle)
+      if (claimed < this.#options.batchSize && !this.#orderedSent && this.#nudgedIds.length === 0)
+        await this.#sleep(idle)
     }
   }
 

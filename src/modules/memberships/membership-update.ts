@@ -112,6 +112,7 @@ export async function updateMembership(
       break
   }
   const inviter = invitation ? await inviterName(ctx, actor) : ''
+  let mailId: string | undefined
 
   await ctx.db.transaction().execute(async (tx) => {
     const expected = { status: current.status, tokenHash: current.invitation_token_hash }
@@ -125,7 +126,7 @@ export async function updateMembership(
     }
     await recordAudit(tx, ctx.clock, actor, membershipUpdateRecords(key, current, changes))
     if (invitation) {
-      await enqueueInvitationMail(
+      mailId = await enqueueInvitationMail(
         tx,
         ctx.keys,
         {
@@ -144,7 +145,7 @@ export async function updateMembership(
     }
   })
 
-  if (invitation) ctx.outboxSignal.nudge()
+  if (mailId) ctx.outboxSignal.nudge([mailId])
   if (move !== 'none' || changes.role_id !== undefined) ctx.access.invalidate()
   return getMembershipRecord(ctx, key.tenantId, key.userId)
 }

@@ -117,7 +117,7 @@ export async function createMembership(
     })
   }
 
-  if (invitation) ctx.outboxSignal.nudge()
+  if (mail) ctx.outboxSignal.nudge([mail.id])
   if (status === 'accepted' || newUser) ctx.access.invalidate()
   return toMembership(stored, now)
 }

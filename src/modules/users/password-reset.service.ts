@@ -107,7 +107,7 @@ export async function issuePasswordReset(
       },
     })
   })
-  ctx.outboxSignal.nudge()
+  ctx.outboxSignal.nudge([mail.id])
   return expiresAt
 }
 
