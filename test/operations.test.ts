@@ -94,6 +94,20 @@ describe('request logs', () => {
     // LOG_LEVEL is info in tests: the probes' debug lines are not written.
     expect(lines.some((line) => /healthz|readyz/.test(line.req?.url ?? ''))).toBe(false)
   })
+
+  it('holds no credential: no header, and one-time tokens cut out of the URL', async () => {
+    const from = t.logs.length
+    const invitationToken = 'A'.repeat(43)
+    await t.request('GET', `/v1/invitations/${invitationToken}?token=${invitationToken}`, {
+      token,
+      headers: { 'x-request-id': 'no-credentials-1' },
+    })
+    const written = t.logs.slice(from).filter((line) => line.includes('no-credentials-1'))
+    expect(written).toHaveLength(1)
+    expect(JSON.parse(written[0]!).req.url).toBe('/v1/invitations/[redacted]?token=[redacted]')
+    expect(written[0]).not.toContain(invitationToken)
+    expect(written[0]).not.toContain(token)
+  })
 })
 
 describe('log format', () => {

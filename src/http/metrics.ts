@@ -68,6 +68,11 @@ export function registerMetricsAndRequestLog(app: FastifyInstance, options: Metr
     registers: [registry],
   })
   const children = new Map<string, ReturnType<typeof duration.labels>>()
+  // The request line holds only what the req/res serializers pick (method, URL with its tokens cut out,
+  // address, status; logger.ts), so it has nothing to redact; and the logger's redaction of its secret
+  // keys cost ~9 µs a line (pino 10's redaction walks every path, wildcards included). One long-lived
+  // child without it writes these lines, each naming its request as request.log's lines do.
+  const requestLines = app.log.child({}, { redact: [] })
 
   app.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done) => {
     const route = request.routeOptions.url ?? '(unmatched)'
@@ -80,9 +85,14 @@ export function registerMetricsAndRequestLog(app: FastifyInstance, options: Metr
       children.set(key, child)
     }
     child.observe(seconds)
-    const line = { req: request, res: reply, responseTime: Math.round(reply.elapsedTime * 10) / 10 }
-    if (PROBE_ROUTES.has(route)) request.log.debug(line, 'request completed')
-    else request.log.info(line, 'request completed')
+    const line = {
+      reqId: request.id,
+      req: request,
+      res: reply,
+      responseTime: Math.round(reply.elapsedTime * 10) / 10,
+    }
+    if (PROBE_ROUTES.has(route)) requestLines.debug(line, 'request completed')
+    else requestLines.info(line, 'request completed')
     done()
   })
 
