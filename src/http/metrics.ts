@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { type Kysely, sql } from 'kysely'
 import { Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type { Database } from '../db/schema.js'
+import { fixedShapeLines } from '../logger.js'
 
 /**
  * Prometheus metrics (API.md §15, docs/operations.md lists them for a dashboard).
@@ -69,10 +70,9 @@ export function registerMetricsAndRequestLog(app: FastifyInstance, options: Metr
   })
   const children = new Map<string, ReturnType<typeof duration.labels>>()
   // The request line holds only what the req/res serializers pick (method, URL with its tokens cut out,
-  // address, status; logger.ts), so it has nothing to redact; and the logger's redaction of its secret
-  // keys cost ~9 µs a line (pino 10's redaction walks every path, wildcards included). One long-lived
-  // child without it writes these lines, each naming its request as request.log's lines do.
-  const requestLines = app.log.child({}, { redact: [] })
+  // address, status; logger.ts): a fixed shape, written without redaction, naming its request as
+  // request.log's lines do.
+  const requestLines = fixedShapeLines(app.log)
 
   app.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done) => {
     const route = request.routeOptions.url ?? '(unmatched)'

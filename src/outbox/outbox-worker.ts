@@ -6,6 +6,7 @@ import type { Keys } from '../crypto/keys.js'
 import { isConnectionFailure } from '../db/connection-errors.js'
 import type { Database, OutboxRow } from '../db/schema.js'
 import { createOutboundFetch, type OutboundFetch, outboundPolicy } from '../http/outbound.js'
+import { fixedShapeLines } from '../logger.js'
 import { recordAudit } from './audit-writer.js'
 import { openInvitationMail, UndeliverableMail } from './mail/invitation-mail.js'
 import { renderInvitationMail } from './mail/invitation-template.js'
@@ -111,6 +112,8 @@ export class OutboxWorker {
   readonly #options: Required<Omit<OutboxWorkerOptions, 'mailer' | 'webhookFetch'>>
   readonly #mailer: Mailer
   readonly webhooks: WebhookDeliverer
+  /** For the lines of every delivery: the log mailer's mail and 'e-mail sent' (fixed shapes). */
+  readonly #lines: Logger
   #lastSweep = 0
   #lastRetention = 0
   #loop: Promise<void> | undefined
@@ -125,6 +128,7 @@ export class OutboxWorker {
   ) {
     const { mailer, webhookFetch, ...rest } = options
     this.#options = { ...DEFAULTS, ...rest }
+    this.#lines = fixedShapeLines(deps.logger)
     this.webhooks = new WebhookDeliverer(deps, {
       baseBackoffMs: this.#options.webhookBaseBackoffMs,
       maxBackoffMs: this.#options.webhookMaxBackoffMs,
@@ -133,7 +137,7 @@ export class OutboxWorker {
     })
     this.#mailer =
       mailer ??
-      createMailer({ smtpUrl: deps.config.smtpUrl, from: deps.config.mailFrom, logger: deps.logger })
+      createMailer({ smtpUrl: deps.config.smtpUrl, from: deps.config.mailFrom, logger: this.#lines })
   }
 
   get mailerKind(): Mailer['kind'] {
@@ -355,8 +359,7 @@ export class OutboxWorker {
     this.stats.sent += rows.length
     for (const row of rows) {
       // The fields of #rowLogger, without making a child logger per row on this hot path.
-      if (row.kind !== WEBHOOK_KIND)
-        this.deps.logger.info({ ...rowFields(row), kind: row.kind }, 'e-mail sent')
+      if (row.kind !== WEBHOOK_KIND) this.#lines.info({ ...rowFields(row), kind: row.kind }, 'e-mail sent')
     }
   }
 
