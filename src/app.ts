@@ -151,8 +151,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerJsonParser(root)
   registerRequestContext(root)
   registerErrorHandling(root)
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
+    done()
   })
   app.addSchema(ErrorBodySchema)
   // Every route documents the error envelope for its failures.

@@ -65,17 +65,19 @@ function matches(header: string, etag: string): boolean {
 }
 
 export function registerEtags(app: FastifyInstance): void {
-  app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload) => {
-    if (request.method !== 'GET' || reply.statusCode !== 200 || typeof payload !== 'string') return payload
-    if (!SINGLE_ITEM.test(request.routeOptions.url ?? '')) return payload
+  // Callback-style hooks: they do no I/O, and an async hook costs every request a promise.
+  app.addHook('onSend', (request: FastifyRequest, reply: FastifyReply, payload, done) => {
+    if (request.method !== 'GET' || reply.statusCode !== 200 || typeof payload !== 'string')
+      return done(null, payload)
+    if (!SINGLE_ITEM.test(request.routeOptions.url ?? '')) return done(null, payload)
     const etag = etagOf(payload)
     reply.header('etag', etag)
     const ifNoneMatch = request.headers['if-none-match']
     if (typeof ifNoneMatch === 'string' && matches(ifNoneMatch, etag)) {
       reply.code(304)
-      return ''
+      return done(null, '')
     }
-    return payload
+    done(null, payload)
   })
 
   app.addHook('onRoute', (route) => {
@@ -85,12 +87,13 @@ export function registerEtags(app: FastifyInstance): void {
     }
   })
 
-  app.addHook('preHandler', async (request: FastifyRequest) => {
+  app.addHook('preHandler', (request: FastifyRequest, _reply, done) => {
     const ifMatch = request.headers['if-match']
     const table = request.routeOptions.config.ifMatch
-    if (request.method !== 'PUT' || typeof ifMatch !== 'string' || !table) return
+    if (request.method !== 'PUT' || typeof ifMatch !== 'string' || !table) return done()
     const updated = ifMatchInstant(ifMatch)
     const context = currentRequest()
     if (context && updated) context.ifMatch = { table, updated }
+    done()
   })
 }
