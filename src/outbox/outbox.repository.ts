@@ -1,4 +1,4 @@
-import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely'
+import { type Kysely, type RawBuilder, type SelectQueryBuilder, sql, type Transaction } from 'kysely'
 import type { Database, OutboxRow } from '../db/schema.js'
 
 /**
@@ -72,43 +72,60 @@ export async function deleteQueuedInvitationMail(
     .execute()
 }
 
+/** The due rows a claim may take: queued, due, and not leased (or their lease has run out). */
+type DueRows = SelectQueryBuilder<Database, 'outbox', { id: string }>
+
 /**
- * Claims up to `limit` due rows for one worker: one short statement (its own transaction) that locks
- * candidate rows with SKIP LOCKED — rows another worker is claiming are skipped, not waited for — and
- * leases them until `lockUntil`. The attempt is counted at claim time, so a worker that dies mid-send
+ * The one claim: leases the rows `pick` chooses among the due ones until `lockUntil`, in one short
+ * statement (its own transaction) that locks them with SKIP LOCKED — rows another worker is claiming
+ * are skipped, not waited for. The attempt is counted at claim time, so a worker that dies mid-send
  * still uses up an attempt.
  */
+function claim(
+  db: Executor,
+  now: Date,
+  lockUntil: Date,
+  pick: (due: DueRows) => DueRows,
+): Promise<OutboxRow[]> {
+  return db
+    .updateTable('outbox')
+    .set({ locked_until: lockUntil, attempts: sql`attempts + 1` })
+    .where('id', 'in', (eb) =>
+      pick(
+        eb
+          .selectFrom('outbox')
+          .select('id')
+          .where('status', '=', 'queued')
+          .where('next_attempt_at', '<=', now)
+          .where((w) => w.or([w('locked_until', 'is', null), w('locked_until', '<=', now)])),
+      )
+        .forUpdate()
+        .skipLocked(),
+    )
+    .returningAll()
+    .execute()
+}
+
+/** Claims up to `limit` due rows for one worker, oldest first, found through the due index. */
 export async function claimDueRows(
   db: Executor,
   now: Date,
   lockUntil: Date,
   limit: number,
 ): Promise<OutboxRow[]> {
-  return db
-    .updateTable('outbox')
-    .set({ locked_until: lockUntil, attempts: sql`attempts + 1` })
-    .where('id', 'in', (eb) =>
-      eb
-        .selectFrom('outbox')
-        .select('id')
-        .where('status', '=', 'queued')
-        .where('next_attempt_at', '<=', now)
-        .where((w) => w.or([w('locked_until', 'is', null), w('locked_until', '<=', now)]))
-        // Rows sharing an ordering key (a webhook endpoint) go one at a time, oldest first: a row waits
-        // while an earlier one of its key is still queued (being sent, or waiting for its retry).
-        .where(
-          sql<boolean>`(ordering_key is null or not exists (
-            select 1 from outbox earlier
-            where earlier.ordering_key = outbox.ordering_key and earlier.status = 'queued'
-              and earlier.seq < outbox.seq))`,
-        )
-        .orderBy('next_attempt_at')
-        .limit(limit)
-        .forUpdate()
-        .skipLocked(),
-    )
-    .returningAll()
-    .execute()
+  return claim(db, now, lockUntil, (due) =>
+    due
+      // Rows sharing an ordering key (a webhook endpoint) go one at a time, oldest first: a row waits
+      // while an earlier one of its key is still queued (being sent, or waiting for its retry).
+      .where(
+        sql<boolean>`(ordering_key is null or not exists (
+          select 1 from outbox earlier
+          where earlier.ordering_key = outbox.ordering_key and earlier.status = 'queued'
+            and earlier.seq < outbox.seq))`,
+      )
+      .orderBy('next_attempt_at')
+      .limit(limit),
+  )
 }
 
 /**
@@ -125,23 +142,9 @@ export async function claimRowsById(
   lockUntil: Date,
 ): Promise<OutboxRow[]> {
   if (ids.length === 0) return []
-  return db
-    .updateTable('outbox')
-    .set({ locked_until: lockUntil, attempts: sql`attempts + 1` })
-    .where('id', 'in', (eb) =>
-      eb
-        .selectFrom('outbox')
-        .select('id')
-        .where(sql<boolean>`id = any (${ids}::uuid[])`)
-        .where('status', '=', 'queued')
-        .where('next_attempt_at', '<=', now)
-        .where((w) => w.or([w('locked_until', 'is', null), w('locked_until', '<=', now)]))
-        .where('ordering_key', 'is', null)
-        .forUpdate()
-        .skipLocked(),
-    )
-    .returningAll()
-    .execute()
+  return claim(db, now, lockUntil, (due) =>
+    due.where(sql<boolean>`id = any (${ids}::uuid[])`).where('ordering_key', 'is', null),
+  )
 }
 
 /** Marks rows delivered and drops their secret envelopes: a sent mail's token is kept nowhere. */
