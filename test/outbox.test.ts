@@ -1,6 +1,9 @@
+import { Kysely, PostgresDialect } from 'kysely'
+import pg from 'pg'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../src/access/permissions.js'
 import type { Config } from '../src/config.js'
+import type { Database } from '../src/db/schema.js'
 import { claimDueRows } from '../src/outbox/outbox.repository.js'
 import { OutboxWorker, type OutboxWorkerOptions } from '../src/outbox/outbox-worker.js'
 import { createTenantAsAdmin, insertUser, REGION_ID, uniqueName } from './helpers/fixtures.js'
@@ -295,6 +298,31 @@ describe('claiming', () => {
     } finally {
       await stopWorker(worker)
       await t.database.handle.db.deleteFrom('outbox').where('id', '=', stray).execute()
+    }
+  })
+
+  it('waits for its next poll after a failed claim, however many nudged ids are waiting', async () => {
+    // A database nobody listens on: every claim fails at once with a refused connection.
+    const pool = new pg.Pool({ connectionString: `postgres://postgres@127.0.0.1:${await freePort()}/none` })
+    pool.on('error', () => {})
+    let attempts = 0
+    const connect = pool.connect.bind(pool)
+    pool.connect = (() => {
+      attempts += 1
+      return connect()
+    }) as typeof pool.connect
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+    const worker = startWorker(undefined, { pollIntervalMs: 60_000 }, db)
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      const before = attempts
+      // 200 ids: ten claims' worth. One claim fails, then the worker waits (1 s while unreachable).
+      t.ctx.outboxSignal.nudge(Array.from({ length: 200 }, () => crypto.randomUUID()))
+      await new Promise((resolve) => setTimeout(resolve, 500))
+      expect(attempts - before).toBe(1)
+    } finally {
+      await stopWorker(worker)
+      await db.destroy()
     }
   })
 })

@@ -247,6 +247,7 @@ export class OutboxWorker {
     let unreachableSince: number | undefined
     while (!this.#stopping) {
       let claimed = 0
+      let failed = false
       try {
         claimed = await this.runOnce()
         if (unreachableSince !== undefined) {
@@ -257,6 +258,7 @@ export class OutboxWorker {
           unreachableSince = undefined
         }
       } catch (error) {
+        failed = true
         if (!isConnectionFailure(error)) {
           this.deps.logger.warn({ err: error }, 'outbox: could not claim mail; will try again')
         } else if (unreachableSince === undefined) {
@@ -271,9 +273,10 @@ export class OutboxWorker {
         )
       }
       const idle = unreachableSince !== undefined ? UNREACHABLE_POLL_MS : this.#options.pollIntervalMs
-      // A full batch means more may be due, and a sent webhook frees its endpoint's next event.
-      if (claimed < this.#options.batchSize && !this.#orderedSent && this.#nudgedIds.length === 0)
-        await this.#sleep(idle)
+      // A full batch means more may be due, a sent webhook frees its endpoint's next event, and nudged
+      // ids wait to be claimed; but after a failed claim, wait whatever is pending: no tight retry loop.
+      const more = claimed >= this.#options.batchSize || this.#orderedSent || this.#nudgedIds.length > 0
+      if (failed || !more) await this.#sleep(idle)
     }
   }
 
