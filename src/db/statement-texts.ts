@@ -21,11 +21,11 @@ export class StatementTexts {
    */
   compile<Row>(
     key: string,
-    parameters: readonly unknown[],
+    parameters: unknown[],
     build: () => CompiledQuery<Row>,
   ): CompiledQuery<Row> {
     const text = this.#texts.get(key)
-    if (text !== undefined) return CompiledQuery.raw(text, [...parameters]) as CompiledQuery<Row>
+    if (text !== undefined) return CompiledQuery.raw(text, parameters) as CompiledQuery<Row>
     const compiled = build()
     if (sameParameters(compiled.parameters, parameters)) this.#texts.set(key, compiled.sql)
     return compiled

@@ -1,7 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type { FastifyInstance } from 'fastify'
-import { type Expression, type SqlBool, sql } from 'kysely'
-import type { VersionedTable } from '../db/row-version.js'
+import { type Expression, type Kysely, type Selectable, type SqlBool, sql, type Updateable } from 'kysely'
+import { nextUpdated, type VersionedTable } from '../db/row-version.js'
+import type { Database } from '../db/schema.js'
 
 /**
  * Who asked, for the records a request leaves behind (the audit trail's requestId and ip, API.md §13).
@@ -72,4 +73,33 @@ export function ifMatchChecked<Q extends Filterable<Q>>(
     query: expected ? query.where(sql<SqlBool>`updated = ${expected}`) : query,
     outcome: (row) => row ?? (expected ? 'stale' : undefined),
   }
+}
+
+/** The versioned tables whose rows a tenant owns, each row keyed by (tenant_id, id). */
+export type TenantOwnedTable = 'api_keys' | 'integrations' | 'identity_providers' | 'webhooks'
+
+/**
+ * The PUT of a row a tenant owns: `changes` written to row (tenantId, id), its version moved on
+ * (nextUpdated) and the request's If-Match checked in the same UPDATE (ifMatchChecked). The row as
+ * stored; 'stale' when the If-Match names another version; undefined when there is no such row.
+ */
+export async function updateTenantOwnedRow<T extends TenantOwnedTable>(
+  db: Kysely<Database>,
+  table: T,
+  tenantId: string,
+  id: string,
+  changes: Updateable<Database[T]> & { updated: Date },
+): Promise<Selectable<Database[T]> | 'stale' | undefined> {
+  // Kysely cannot resolve the columns of a generic table: seen as the columns every TenantOwnedTable has.
+  const owned = db as unknown as Kysely<{ row: { tenant_id: string; id: string; updated: Date } }>
+  const { query, outcome } = ifMatchChecked(
+    table,
+    owned
+      .updateTable(table as unknown as 'row')
+      .set({ ...changes, updated: nextUpdated(changes.updated) } as never)
+      .where('tenant_id', '=', tenantId)
+      .where('id', '=', id),
+  )
+  const row = await query.returningAll().executeTakeFirst()
+  return outcome(row) as Selectable<Database[T]> | 'stale' | undefined
 }

@@ -1,8 +1,7 @@
 import type { Kysely, Transaction } from 'kysely'
 import { withConstraintErrors } from '../../db/constraint-errors.js'
-import { nextUpdated } from '../../db/row-version.js'
 import type { ApiKeyRow, Database } from '../../db/schema.js'
-import { ifMatchChecked } from '../../http/request-context.js'
+import { updateTenantOwnedRow } from '../../http/request-context.js'
 
 /** SQL for API keys. Each function takes the executor first, and every key is addressed by its tenant. */
 
@@ -42,14 +41,5 @@ export async function updateApiKeyStatus(
   id: string,
   changes: Pick<ApiKeyRow, 'status' | 'updated' | 'updated_by'>,
 ): Promise<ApiKeyRow | 'stale' | undefined> {
-  const { query, outcome } = ifMatchChecked(
-    'api_keys',
-    db
-      .updateTable('api_keys')
-      .set({ ...changes, updated: nextUpdated(changes.updated) })
-      .where('tenant_id', '=', tenantId)
-      .where('id', '=', id),
-  )
-  const row = await query.returningAll().executeTakeFirst()
-  return outcome(row)
+  return updateTenantOwnedRow(db, 'api_keys', tenantId, id, changes)
 }

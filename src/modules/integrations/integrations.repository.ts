@@ -1,8 +1,7 @@
 import type { Insertable, Kysely, Updateable } from 'kysely'
 import { withConstraintErrors } from '../../db/constraint-errors.js'
-import { nextUpdated } from '../../db/row-version.js'
 import type { Database, IntegrationRow, IntegrationsTable } from '../../db/schema.js'
-import { ifMatchChecked } from '../../http/request-context.js'
+import { updateTenantOwnedRow } from '../../http/request-context.js'
 import { type AuditEvent, auditedInsert, executeAudited } from '../audit/audit.repository.js'
 
 /** SQL for integrations. Each function takes the executor (db or transaction) first, then the tenant. */
@@ -49,18 +48,9 @@ export async function updateIntegration(
   id: string,
   changes: Updateable<IntegrationsTable> & { updated: Date },
 ): Promise<IntegrationRow | 'stale' | undefined> {
-  const { query, outcome } = ifMatchChecked(
-    'integrations',
-    db
-      .updateTable('integrations')
-      .set({ ...changes, updated: nextUpdated(changes.updated) })
-      .where('tenant_id', '=', tenantId)
-      .where('id', '=', id),
-  )
-  const row = await withConstraintErrors(() => query.returningAll().executeTakeFirst(), {
+  return withConstraintErrors(() => updateTenantOwnedRow(db, 'integrations', tenantId, id, changes), {
     name: changes.name as string | undefined,
   })
-  return outcome(row)
 }
 
 /** Deletes an integration and with it its encrypted secrets; the deleted row, or undefined. */

@@ -1,7 +1,6 @@
 import type { Insertable, Kysely, Updateable } from 'kysely'
-import { nextUpdated } from '../../db/row-version.js'
 import type { Database, IdentityProviderRow, IdentityProvidersTable } from '../../db/schema.js'
-import { ifMatchChecked } from '../../http/request-context.js'
+import { updateTenantOwnedRow } from '../../http/request-context.js'
 
 /** SQL of identity providers (API.md §12). Every tenant-scoped read takes the tenant id. */
 
@@ -57,16 +56,7 @@ export async function updateIdentityProvider(
   id: string,
   changes: Updateable<IdentityProvidersTable> & { updated: Date },
 ): Promise<IdentityProviderRow | 'stale' | undefined> {
-  const { query, outcome } = ifMatchChecked(
-    'identity_providers',
-    db
-      .updateTable('identity_providers')
-      .set({ ...changes, updated: nextUpdated(changes.updated) })
-      .where('tenant_id', '=', tenantId)
-      .where('id', '=', id),
-  )
-  const row = await query.returningAll().executeTakeFirst()
-  return outcome(row)
+  return updateTenantOwnedRow(db, 'identity_providers', tenantId, id, changes)
 }
 
 /** The active providers of some tenants, {id, name}, the tenant's default first. */

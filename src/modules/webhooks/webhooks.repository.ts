@@ -1,8 +1,7 @@
 import type { Kysely, Updateable } from 'kysely'
-import { nextUpdated } from '../../db/row-version.js'
 import type { Database, WebhookRow, WebhooksTable } from '../../db/schema.js'
 import type { PageWindow } from '../../http/pagination.js'
-import { ifMatchChecked } from '../../http/request-context.js'
+import { updateTenantOwnedRow } from '../../http/request-context.js'
 
 /** SQL for a tenant's webhook endpoints and their delivery attempts (API.md §13). */
 
@@ -47,16 +46,7 @@ export async function updateWebhook(
   id: string,
   changes: Updateable<WebhooksTable> & { updated: Date },
 ): Promise<WebhookRow | 'stale' | undefined> {
-  const { query, outcome } = ifMatchChecked(
-    'webhooks',
-    db
-      .updateTable('webhooks')
-      .set({ ...changes, updated: nextUpdated(changes.updated) })
-      .where('tenant_id', '=', tenantId)
-      .where('id', '=', id),
-  )
-  const row = await query.returningAll().executeTakeFirst()
-  return outcome(row)
+  return updateTenantOwnedRow(db, 'webhooks', tenantId, id, changes)
 }
 
 /** A webhook's attempts, newest first (ids are UUIDv7: time order). */
