@@ -254,7 +254,7 @@ describe('delivery when things fail', () => {
     const worker = startWorker(smtp.url)
     const user = await insertUser(t.database.handle.db)
     await invite(user.email)
-    await expect.poll(async () => (await outboxRowsFor(user.id))[0]?.locked_until ?? null).not.toBeNull()
+    await expect.poll(() => smtp.dataReceived).toBe(1)
     await stopWorker(worker)
     expect(smtp.messages.filter((m) => m.envelopeTo.includes(user.email))).toHaveLength(1)
     expect((await outboxRowsFor(user.id))[0]!.status).toBe('sent')
@@ -262,12 +262,20 @@ describe('delivery when things fail', () => {
 })
 
 describe('claiming', () => {
-  it('claims the mail its own process queued by id, without taking other due rows out of turn', async () => {
+  it('sends the mail its own process wrote leased to it without claiming it, and leaves other due rows in turn', async () => {
     const smtp = await smtpServer()
-    // A long poll interval: after its first scan of the due rows, the worker scans again only in a minute.
-    const worker = startWorker(smtp.url, { pollIntervalMs: 60_000 })
+    // Every statement the worker runs, by kind; its due scans come only once a minute.
+    const statements: string[] = []
+    const db = t.ctx.db.withPlugin({
+      transformQuery: ({ node }) => {
+        statements.push(node.kind)
+        return node
+      },
+      transformResult: async ({ result }) => result,
+    })
+    const worker = startWorker(smtp.url, { pollIntervalMs: 60_000 }, db)
     await new Promise((resolve) => setTimeout(resolve, 1_000))
-    // A due row this process did not queue (another process's, say): only a scan of the due rows finds it.
+    // A due row this process did not write (another process's, say): only a scan of the due rows finds it.
     const stray = crypto.randomUUID()
     const past = new Date(t.clock.now().getTime() - 1_000)
     await t.database.handle.db
@@ -282,12 +290,17 @@ describe('claiming', () => {
       })
       .execute()
     try {
+      statements.length = 0
       const user = await insertUser(t.database.handle.db)
       expect((await invite(user.email)).status).toBe(201)
-      // The invitation's commit named its mail to the worker, which claimed and sent just that row.
+      // Written claimed: its first attempt counted, leased to this process's worker.
+      const [written] = await outboxRowsFor(user.id)
+      expect(written!.attempts).toBe(1)
       const [mail] = await smtp.waitFor(1)
       expect(mail!.envelopeTo).toEqual([user.email])
       await expect.poll(() => emailStatus(user.id)).toBe('sent')
+      // One read by primary key and one mark: no claim statement (a claim would be a second UPDATE).
+      expect(statements).toEqual(['SelectQueryNode', 'UpdateQueryNode'])
       const row = await t.database.handle.db
         .selectFrom('outbox')
         .select(['status', 'attempts', 'locked_until'])
@@ -301,8 +314,63 @@ describe('claiming', () => {
     }
   })
 
-  it('waits for its next poll after a failed claim, however many nudged ids are waiting', async () => {
-    // A database nobody listens on: every claim fails at once with a refused connection.
+  it('leaves a row leased to a process that died before sending it to the others until its lease runs out', async () => {
+    const smtp = await smtpServer()
+    // This process's worker as it was when the process died: it took the row and sent nothing.
+    const taken: { id: string; lease: Date }[] = []
+    const detach = t.ctx.outboxSignal.attach({
+      lease: (now) => new Date(now.getTime() + 120_000),
+      take: (rows) => taken.push(...rows),
+    })
+    // Another process's worker: no signal, so it finds rows only by scanning the due ones.
+    const other = new OutboxWorker({
+      ...t.ctx,
+      outboxSignal: undefined,
+      config: { ...t.config, smtpUrl: smtp.url },
+    })
+    try {
+      const user = await insertUser(t.database.handle.db)
+      expect((await invite(user.email)).status).toBe(201)
+      const [row] = await outboxRowsFor(user.id)
+      expect(taken).toEqual([{ id: row!.id, lease: row!.locked_until }])
+      expect(await other.runOnce()).toBe(0)
+      t.clock.advance(119_000)
+      expect(await other.runOnce()).toBe(0)
+      t.clock.advance(1_001)
+      expect(await other.runOnce()).toBe(1)
+      await smtp.waitForMailTo(user.email, 1)
+      const [sent] = await outboxRowsFor(user.id)
+      expect(sent).toMatchObject({ status: 'sent', attempts: 2 })
+    } finally {
+      detach()
+      await other.stop()
+    }
+  })
+
+  it('gives back the leases of rows it was handed and did not send when it stops', async () => {
+    const smtp = await smtpServer({ delayMs: 400 })
+    const worker = startWorker(smtp.url, { batchSize: 1 })
+    const first = await insertUser(t.database.handle.db)
+    const second = await insertUser(t.database.handle.db)
+    expect((await invite(first.email)).status).toBe(201)
+    // The first mail is in hand (its SMTP answer takes 400 ms) when the second is handed over.
+    await expect.poll(() => smtp.dataReceived, { interval: 10 }).toBe(1)
+    expect((await invite(second.email)).status).toBe(201)
+    await stopWorker(worker)
+    expect((await outboxRowsFor(first.id))[0]).toMatchObject({ status: 'sent' })
+    // Due for any worker at once, its unused attempt given back.
+    expect((await outboxRowsFor(second.id))[0]).toMatchObject({
+      status: 'queued',
+      attempts: 0,
+      locked_until: null,
+    })
+    const other = startWorker(smtp.url)
+    await smtp.waitForMailTo(second.email, 1)
+    await stopWorker(other)
+  })
+
+  it('waits for its next poll after a failed read, however many handed-over rows are waiting', async () => {
+    // A database nobody listens on: every statement fails at once with a refused connection.
     const pool = new pg.Pool({ connectionString: `postgres://postgres@127.0.0.1:${await freePort()}/none` })
     pool.on('error', () => {})
     let attempts = 0
@@ -316,8 +384,20 @@ describe('claiming', () => {
     try {
       await new Promise((resolve) => setTimeout(resolve, 200))
       const before = attempts
-      // 200 ids: ten claims' worth. One claim fails, then the worker waits (1 s while unreachable).
-      t.ctx.outboxSignal.nudge(Array.from({ length: 200 }, () => crypto.randomUUID()))
+      // 200 rows: ten reads' worth. One read fails, then the worker waits (1 s while unreachable).
+      const now = t.clock.now()
+      const lease = t.ctx.outboxSignal.lease(now)
+      expect(lease).toBeDefined()
+      t.ctx.outboxSignal.handOver(
+        Array.from({ length: 200 }, () => ({
+          id: crypto.randomUUID(),
+          tenantId: null,
+          kind: 'invitation_email',
+          payload: {},
+          now,
+          lease,
+        })),
+      )
       await new Promise((resolve) => setTimeout(resolve, 500))
       expect(attempts - before).toBe(1)
     } finally {

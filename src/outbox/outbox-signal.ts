@@ -1,22 +1,48 @@
+import type { NewOutboxRow } from './outbox.repository.js'
+
 /**
- * The in-process nudge: a write that queued outbox rows calls `ctx.outboxSignal.nudge(ids)` after its
- * commit, and a worker given the same signal (one per application, on its context) wakes at once instead
- * of at its next poll, and claims those rows by their ids. Two applications in one process (tests) have
- * two signals and do not wake each other; workers in other processes rely on their poll interval.
+ * How a write hands its outbox rows to the worker of its own process (one signal per application, on its
+ * context; two applications in one process — tests — have two and do not wake each other):
+ * - before writing, `lease(now)`: when a worker runs here and has room, the time the row is leased to it
+ *   until; the writer stores the row with that lease (NewOutboxRow.lease), so it is written claimed and
+ *   no claim statement is needed for it;
+ * - after the commit, `handOver(rows)`: the worker wakes at once and sends the leased rows, reading them
+ *   by primary key; rows without a lease (a bulk load's, or none could be leased) are found by its scan
+ *   of due rows, which the hand-over wakes too.
+ * Workers in other processes find rows by their poll; a leased row is theirs once its lease runs out
+ * (the process that wrote it died before sending it).
  */
-type Listener = (ids: readonly string[]) => void
+export interface OutboxTaker {
+  /** The lease a row written now would hold, or undefined when this worker takes no more rows. */
+  lease(now: Date): Date | undefined
+  /** Rows committed with their lease (none: only wake up and scan). */
+  take(rows: readonly { id: string; lease: Date }[]): void
+}
 
 export class OutboxSignal {
-  readonly #listeners = new Set<Listener>()
+  #taker: OutboxTaker | undefined
 
-  /** `ids`: the rows the commit queued, when the caller knows them (none: the worker scans for them). */
-  nudge(ids: readonly string[] = []): void {
-    for (const listener of this.#listeners) listener(ids)
+  /** See OutboxTaker.lease; undefined when no worker runs in this process. */
+  lease(now: Date): Date | undefined {
+    return this.#taker?.lease(now)
   }
 
-  /** Calls `listener` on every nudge; returns the unsubscribe function. */
-  subscribe(listener: Listener): () => void {
-    this.#listeners.add(listener)
-    return () => this.#listeners.delete(listener)
+  /** After the commit that wrote `rows`: wakes the worker, handing it the leased ones. */
+  handOver(rows: readonly NewOutboxRow[] = []): void {
+    const leased: { id: string; lease: Date }[] = []
+    for (const row of rows) if (row.lease) leased.push({ id: row.id, lease: row.lease })
+    this.#taker?.take(leased)
+  }
+
+  /**
+   * Attaches a worker of this application; returns the detach function. Rows are handed to one worker:
+   * while one is attached, another (two started on one context) is not, and finds rows by its scan.
+   */
+  attach(taker: OutboxTaker): () => void {
+    if (this.#taker) return () => {}
+    this.#taker = taker
+    return () => {
+      if (this.#taker === taker) this.#taker = undefined
+    }
   }
 }

@@ -15,12 +15,13 @@ import { createMailer, type Mailer, type OutgoingMail, PermanentMailError } from
 import { openPasswordResetMail, renderPasswordResetMail } from './mail/password-reset-mail.js'
 import {
   claimDueRows,
-  claimRowsById,
   INVITATION_EMAIL,
+  leasedRows,
   markFailed,
   markRetry,
   markSent,
   PASSWORD_RESET_EMAIL,
+  releaseLeases,
   WEBHOOK_KIND,
 } from './outbox.repository.js'
 import type { OutboxSignal } from './outbox-signal.js'
@@ -37,7 +38,10 @@ export interface OutboxWorkerDeps {
     'publicUrl' | 'smtpUrl' | 'mailFrom' | 'outboundAllowHttp' | 'outboundAllowPrivate' | 'auditRetentionDays'
   > &
     Partial<Pick<Config, 'invitationUrl' | 'passwordResetUrl'>>
-  /** The application's signal, when the worker runs in its process: a commit that queued mail wakes it. */
+  /**
+   * The application's signal, when the worker runs in its process: writes hand it their rows already
+   * leased to it, and a commit that queued mail wakes it.
+   */
   outboxSignal?: OutboxSignal
 }
 
@@ -88,8 +92,11 @@ const DEFAULTS = {
 
 /** The poll interval while the database is unreachable: recovery is noticed within a second. */
 const UNREACHABLE_POLL_MS = 1_000
-/** Nudged ids kept for claiming by id; beyond them the due scan finds the rows (a burst, a slow SMTP). */
-const MAX_NUDGED_IDS = 10_000
+/**
+ * Rows handed over and not sent yet; past this many, writes are given no lease and the due scan finds
+ * their rows (a burst, a slow SMTP server).
+ */
+const MAX_HANDED_OVER = 10_000
 /** Retention runs at most this often (it deletes in bounded batches). */
 const RETENTION_EVERY_MS = 3_600_000
 
@@ -147,19 +154,36 @@ export class OutboxWorker {
   /** Starts polling; a nudge from a commit in this process wakes it at once. */
   start(): void {
     if (this.#loop) return
-    this.#unsubscribe = this.deps.outboxSignal?.subscribe((ids) => {
-      if (this.#nudgedIds.length + ids.length <= MAX_NUDGED_IDS) this.#nudgedIds.push(...ids)
-      this.#nudge()
+    this.#unsubscribe = this.deps.outboxSignal?.attach({
+      lease: (now) =>
+        this.#handedOver.length < MAX_HANDED_OVER && !this.#stopping
+          ? new Date(now.getTime() + this.#options.leaseMs)
+          : undefined,
+      take: (rows) => {
+        this.#handedOver.push(...rows)
+        this.#nudge()
+      },
     })
     this.#loop = this.#run()
   }
 
-  /** Finishes the batch in hand, stops polling and closes the SMTP pool. */
+  /**
+   * Finishes the batch in hand, stops polling, gives back the leases of handed-over rows it has not sent
+   * (any worker's next scan takes them; without this they would wait for their leases to run out) and
+   * closes the SMTP pool.
+   */
   async stop(): Promise<void> {
     this.#stopping = true
     this.#unsubscribe?.()
     this.#nudge()
     await this.#loop
+    const unsent = this.#handedOver.splice(0)
+    await releaseLeases(this.deps.db, unsent).catch((error: unknown) =>
+      this.deps.logger.warn(
+        { err: error, rows: unsent.length },
+        'outbox: could not release the leases of unsent rows; they are sent when their leases run out',
+      ),
+    )
     await this.#mailer.close()
   }
 
@@ -181,22 +205,28 @@ export class OutboxWorker {
   #orderedSent = false
 
   /**
-   * The rows this process's commits named in their nudges are claimed by id (claimRowsById: no walk of
-   * the due index); the due index is scanned when none is waiting, and at least once a poll interval
-   * besides, for the rest — rows of other processes, retries, webhook deliveries, bulk loads' mail.
+   * The rows this process's writes handed over, written already leased to this worker, are read by
+   * primary key (leasedRows: no claim statement, no walk of the due index); the due index is scanned when
+   * none is waiting, and at least once a poll interval besides, for the rest — rows of other processes,
+   * retries, webhook deliveries, bulk loads' mail, rows whose lease ran out.
    */
   async #claim(now: Date, lockUntil: Date): Promise<OutboxRow[]> {
-    const { batchSize, pollIntervalMs } = this.#options
+    const { batchSize, pollIntervalMs, leaseMs } = this.#options
     const sinceScan = performance.now() - this.#lastDueScan
-    if (this.#nudgedIds.length === 0 || sinceScan >= pollIntervalMs) {
+    if (this.#handedOver.length === 0 || sinceScan >= pollIntervalMs) {
       this.#lastDueScan = performance.now()
       return claimDueRows(this.deps.db, now, lockUntil, batchSize)
     }
-    return claimRowsById(this.deps.db, this.#nudgedIds.splice(0, batchSize), now, lockUntil)
+    // A send must end well within its lease, as it does after a claim: a row whose lease is half gone
+    // (a long backlog) is left to run out, and the due scan claims it afresh then.
+    const batch = this.#handedOver
+      .splice(0, batchSize)
+      .filter((row) => row.lease.getTime() - now.getTime() >= leaseMs / 2)
+    return leasedRows(this.deps.db, batch)
   }
 
-  /** Ids named by nudges, not claimed yet; bounded: past the bound the due scan finds the rows anyway. */
-  #nudgedIds: string[] = []
+  /** Rows handed over by this process's writes, not read yet; bounded (MAX_HANDED_OVER). */
+  #handedOver: { id: string; lease: Date }[] = []
   #lastDueScan = Number.NEGATIVE_INFINITY
 
   /**
@@ -273,9 +303,9 @@ export class OutboxWorker {
         )
       }
       const idle = unreachableSince !== undefined ? UNREACHABLE_POLL_MS : this.#options.pollIntervalMs
-      // A full batch means more may be due, a sent webhook frees its endpoint's next event, and nudged
-      // ids wait to be claimed; but after a failed claim, wait whatever is pending: no tight retry loop.
-      const more = claimed >= this.#options.batchSize || this.#orderedSent || this.#nudgedIds.length > 0
+      // A full batch means more may be due, a sent webhook frees its endpoint's next event, and handed-over
+      // rows wait to be sent; but after a failed claim, wait whatever is pending: no tight retry loop.
+      const more = claimed >= this.#options.batchSize || this.#orderedSent || this.#handedOver.length > 0
       if (failed || !more) await this.#sleep(idle)
     }
   }

@@ -1,4 +1,4 @@
-import { type Kysely, type RawBuilder, type SelectQueryBuilder, sql, type Transaction } from 'kysely'
+import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely'
 import type { Database, OutboxRow } from '../db/schema.js'
 
 /**
@@ -20,12 +20,17 @@ export interface NewOutboxRow {
   kind: string
   payload: Record<string, unknown>
   now: Date
+  /**
+   * Set when this process's worker takes the row from its writer (OutboxSignal.lease): the row is
+   * written already claimed — its first attempt counted, leased until then — so no claim statement is
+   * needed for it, and other workers leave it alone unless the lease runs out (the process died).
+   */
+  lease?: Date
 }
 
 /**
  * The one column list of a new outbox row, with each column's SQL type. Every insert into outbox names
- * these (insertOutboxRows, insertOutboxRowFrom); the other columns take their defaults: queued, no
- * attempt yet, not leased.
+ * these (insertOutboxRows, insertOutboxRowFrom); the other columns take their defaults: queued.
  */
 const NEW_ROW_TYPES = {
   id: 'uuid',
@@ -34,13 +39,15 @@ const NEW_ROW_TYPES = {
   payload: 'jsonb',
   next_attempt_at: 'timestamptz',
   created: 'timestamptz',
+  attempts: 'integer',
+  locked_until: 'timestamptz',
 } as const
 type NewRowColumn = keyof typeof NEW_ROW_TYPES
 const NEW_ROW_COLUMNS = Object.keys(NEW_ROW_TYPES) as NewRowColumn[]
 const COLUMN_LIST = sql.raw(NEW_ROW_COLUMNS.join(', '))
 const typeOf = (column: NewRowColumn) => sql.raw(NEW_ROW_TYPES[column])
 
-/** The one builder of a new row's values: due at once. */
+/** The one builder of a new row's values: due at once; with a lease, claimed by its first attempt. */
 function outboxValues(row: NewOutboxRow): Record<NewRowColumn, string | null> {
   const now = row.now.toISOString()
   return {
@@ -50,6 +57,8 @@ function outboxValues(row: NewOutboxRow): Record<NewRowColumn, string | null> {
     payload: JSON.stringify(row.payload),
     next_attempt_at: now,
     created: now,
+    attempts: row.lease ? '1' : '0',
+    locked_until: row.lease?.toISOString() ?? null,
   }
 }
 
@@ -72,33 +81,39 @@ export async function deleteQueuedInvitationMail(
     .execute()
 }
 
-/** The due rows a claim may take: queued, due, and not leased (or their lease has run out). */
-type DueRows = SelectQueryBuilder<Database, 'outbox', { id: string }>
-
 /**
- * The one claim: leases the rows `pick` chooses among the due ones until `lockUntil`, in one short
- * statement (its own transaction) that locks them with SKIP LOCKED — rows another worker is claiming
- * are skipped, not waited for. The attempt is counted at claim time, so a worker that dies mid-send
- * still uses up an attempt.
+ * Claims up to `limit` due rows for one worker — queued, due, and not leased (or their lease has run
+ * out), oldest first, found through the due index — leasing them until `lockUntil` in one short
+ * statement (its own transaction) that locks them with SKIP LOCKED: rows another worker is claiming are
+ * skipped, not waited for. The attempt is counted at claim time, so a worker that dies mid-send still
+ * uses up an attempt.
  */
-function claim(
+export async function claimDueRows(
   db: Executor,
   now: Date,
   lockUntil: Date,
-  pick: (due: DueRows) => DueRows,
+  limit: number,
 ): Promise<OutboxRow[]> {
   return db
     .updateTable('outbox')
     .set({ locked_until: lockUntil, attempts: sql`attempts + 1` })
     .where('id', 'in', (eb) =>
-      pick(
-        eb
-          .selectFrom('outbox')
-          .select('id')
-          .where('status', '=', 'queued')
-          .where('next_attempt_at', '<=', now)
-          .where((w) => w.or([w('locked_until', 'is', null), w('locked_until', '<=', now)])),
-      )
+      eb
+        .selectFrom('outbox')
+        .select('id')
+        .where('status', '=', 'queued')
+        .where('next_attempt_at', '<=', now)
+        .where((w) => w.or([w('locked_until', 'is', null), w('locked_until', '<=', now)]))
+        // Rows sharing an ordering key (a webhook endpoint) go one at a time, oldest first: a row waits
+        // while an earlier one of its key is still queued (being sent, or waiting for its retry).
+        .where(
+          sql<boolean>`(ordering_key is null or not exists (
+            select 1 from outbox earlier
+            where earlier.ordering_key = outbox.ordering_key and earlier.status = 'queued'
+              and earlier.seq < outbox.seq))`,
+        )
+        .orderBy('next_attempt_at')
+        .limit(limit)
         .forUpdate()
         .skipLocked(),
     )
@@ -106,45 +121,47 @@ function claim(
     .execute()
 }
 
-/** Claims up to `limit` due rows for one worker, oldest first, found through the due index. */
-export async function claimDueRows(
+/**
+ * The rows written already leased to this process's worker (NewOutboxRow.lease) that are still its to
+ * send: queued, and holding the very lease they were written with. A row deleted meanwhile (its
+ * invitation resent, cancelled or accepted) or claimed by another worker after the lease ran out is not
+ * returned. A read by primary key, where a claim would write every row once more.
+ */
+export async function leasedRows(
   db: Executor,
-  now: Date,
-  lockUntil: Date,
-  limit: number,
+  handedOver: readonly { id: string; lease: Date }[],
 ): Promise<OutboxRow[]> {
-  return claim(db, now, lockUntil, (due) =>
-    due
-      // Rows sharing an ordering key (a webhook endpoint) go one at a time, oldest first: a row waits
-      // while an earlier one of its key is still queued (being sent, or waiting for its retry).
-      .where(
-        sql<boolean>`(ordering_key is null or not exists (
-          select 1 from outbox earlier
-          where earlier.ordering_key = outbox.ordering_key and earlier.status = 'queued'
-            and earlier.seq < outbox.seq))`,
-      )
-      .orderBy('next_attempt_at')
-      .limit(limit),
-  )
+  if (handedOver.length === 0) return []
+  const leases = new Map(handedOver.map((row) => [row.id, row.lease.getTime()]))
+  const rows = await db
+    .selectFrom('outbox')
+    .selectAll()
+    .where(sql<boolean>`id = any (${[...leases.keys()]}::uuid[])`)
+    .where('status', '=', 'queued')
+    .execute()
+  return rows.filter((row) => row.locked_until?.getTime() === leases.get(row.id))
 }
 
 /**
- * claimDueRows for rows whose ids are known (committed in this process, which nudged its worker with
- * them): found by primary key, so the claim does not walk the due index. That index keeps an entry for
- * every row sent since the table was last vacuumed, and a claim that scans it from its oldest end steps
- * over all of them: with mail flowing at a thousand a second a claim cost milliseconds (docs/performance.md).
- * Rows with an ordering key (webhook deliveries) are left to claimDueRows, which keeps their order.
+ * Gives back leases written with rows (NewOutboxRow.lease) that their worker will not send (it stops):
+ * the rows become due for any worker at once, their unused attempt given back. A row that no longer
+ * holds the lease it was written with (another worker claimed it since) is left alone.
  */
-export async function claimRowsById(
+export async function releaseLeases(
   db: Executor,
-  ids: readonly string[],
-  now: Date,
-  lockUntil: Date,
-): Promise<OutboxRow[]> {
-  if (ids.length === 0) return []
-  return claim(db, now, lockUntil, (due) =>
-    due.where(sql<boolean>`id = any (${ids}::uuid[])`).where('ordering_key', 'is', null),
-  )
+  handedOver: readonly { id: string; lease: Date }[],
+): Promise<void> {
+  if (handedOver.length === 0) return
+  const ids = handedOver.map((row) => row.id)
+  const leases = handedOver.map((row) => row.lease.toISOString())
+  await db
+    .updateTable('outbox')
+    .set({ locked_until: null, attempts: sql`attempts - 1` })
+    .where(
+      sql<boolean>`(id, locked_until) in (select * from unnest(${ids}::uuid[], ${leases}::timestamptz[]))`,
+    )
+    .where('status', '=', 'queued')
+    .execute()
 }
 
 /** Marks rows delivered and drops their secret envelopes: a sent mail's token is kept nowhere. */
@@ -159,7 +176,8 @@ export async function markSent(db: Executor, ids: readonly string[], now: Date):
       last_error: null,
       payload: sql`payload - 'envelope'`,
     })
-    .where('id', 'in', ids)
+    // One array parameter: one statement text (and prepared plan) whatever the batch's size.
+    .where(sql<boolean>`id = any (${ids}::uuid[])`)
     .execute()
 }
 

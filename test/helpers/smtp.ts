@@ -20,6 +20,8 @@ export interface TestSmtpServer {
   port: number
   url: string
   messages: ReceivedMail[]
+  /** Messages whose data has arrived, answered or not (with `delayMs`: the ones a client has in hand). */
+  readonly dataReceived: number
   /** Resolves once `count` messages have arrived; rejects after `timeoutMs`. */
   waitFor(count: number, timeoutMs?: number): Promise<ReceivedMail[]>
   /** The messages addressed to `email` (envelope), once there are `count` of them. */
@@ -48,6 +50,7 @@ export interface SmtpServerOptions {
 
 export async function startSmtpServer(options: SmtpServerOptions = {}): Promise<TestSmtpServer> {
   const messages: ReceivedMail[] = []
+  let dataReceived = 0
   const server = new SMTPServer({
     authOptional: true,
     // Plain SMTP on loopback: the test server has no certificate a client would trust.
@@ -64,6 +67,7 @@ export async function startSmtpServer(options: SmtpServerOptions = {}): Promise<
       stream.on('data', (chunk: Buffer) => chunks.push(chunk))
       stream.on('end', () => {
         const raw = Buffer.concat(chunks).toString('utf8')
+        dataReceived += 1
         const envelopeFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : ''
         const envelopeTo = session.envelope.rcptTo.map((r) => r.address)
         const finish = () => {
@@ -93,6 +97,9 @@ export async function startSmtpServer(options: SmtpServerOptions = {}): Promise<
     port: address.port,
     url: `smtp://127.0.0.1:${address.port}`,
     messages,
+    get dataReceived() {
+      return dataReceived
+    },
     waitFor: (count, timeoutMs = 20_000) => until(() => messages, count, timeoutMs, 'at the SMTP server'),
     waitForMailTo: (email, count, timeoutMs = 20_000) =>
       until(() => messages.filter((m) => m.envelopeTo.includes(email)), count, timeoutMs, `to ${email}`),

@@ -338,7 +338,7 @@ export class BulkUserLoader {
     if (invitees.length > 0) {
       const limits = invitationLimits(this.ctx)
       await Promise.all(invitees.map((email) => limits.recordMail(email)))
-      this.ctx.outboxSignal.nudge()
+      this.ctx.outboxSignal.handOver()
     }
     return stored
   }

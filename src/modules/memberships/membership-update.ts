@@ -6,7 +6,7 @@ import type { MembershipsTable } from '../../db/schema.js'
 import { AppError, invalidField } from '../../errors.js'
 import { preconditionFailed } from '../../http/etag.js'
 import { enqueueInvitationMail } from '../../outbox/mail/invitation-mail.js'
-import { deleteQueuedInvitationMail } from '../../outbox/outbox.repository.js'
+import { deleteQueuedInvitationMail, type NewOutboxRow } from '../../outbox/outbox.repository.js'
 import { type AuditRecord, recordAudit } from '../audit/audit.repository.js'
 import { describeRole, findTenantRoleFor } from '../roles/roles.service.js'
 import { checkDefaultIdentityProvider } from '../sso/default-provider.js'
@@ -112,7 +112,7 @@ export async function updateMembership(
       break
   }
   const inviter = invitation ? await inviterName(ctx, actor) : ''
-  let mailId: string | undefined
+  let mail: NewOutboxRow | undefined
 
   await ctx.db.transaction().execute(async (tx) => {
     const expected = { status: current.status, tokenHash: current.invitation_token_hash }
@@ -126,7 +126,7 @@ export async function updateMembership(
     }
     await recordAudit(tx, ctx.clock, actor, membershipUpdateRecords(key, current, changes))
     if (invitation) {
-      mailId = await enqueueInvitationMail(
+      mail = await enqueueInvitationMail(
         tx,
         ctx.keys,
         {
@@ -139,13 +139,14 @@ export async function updateMembership(
         },
         invitation.token,
         now,
+        ctx.outboxSignal.lease(now),
       )
     } else if (move === 'cancel' || move === 'accept') {
       await deleteQueuedInvitationMail(tx, key.tenantId, key.userId)
     }
   })
 
-  if (mailId) ctx.outboxSignal.nudge([mailId])
+  if (mail) ctx.outboxSignal.handOver([mail])
   if (move !== 'none' || changes.role_id !== undefined) ctx.access.invalidate()
   return getMembershipRecord(ctx, key.tenantId, key.userId)
 }

@@ -76,6 +76,7 @@ export async function createMembership(
       },
       invitation.token,
       now,
+      ctx.outboxSignal.lease(now),
     )
   await checkDefaultIdentityProvider(ctx.db, tenantId, input.defaultIdentityProvider)
   const membership: NewMembershipByEmail = {
@@ -117,7 +118,7 @@ export async function createMembership(
     })
   }
 
-  if (mail) ctx.outboxSignal.nudge([mail.id])
+  if (mail) ctx.outboxSignal.handOver([mail])
   if (status === 'accepted' || newUser) ctx.access.invalidate()
   return toMembership(stored, now)
 }

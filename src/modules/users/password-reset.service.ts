@@ -90,6 +90,7 @@ export async function issuePasswordReset(
     { userId: user.id, to: user.email, expiresAt: expiresAt.toISOString(), requestedBy },
     token,
     now,
+    ctx.outboxSignal.lease(now),
   )
   await ctx.db.transaction().execute(async (tx) => {
     await storeResetToken(tx, user.id, sha256(token), expiresAt)
@@ -107,7 +108,7 @@ export async function issuePasswordReset(
       },
     })
   })
-  ctx.outboxSignal.nudge([mail.id])
+  ctx.outboxSignal.handOver([mail])
   return expiresAt
 }
 

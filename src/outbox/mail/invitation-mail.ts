@@ -40,22 +40,24 @@ function associatedData(outboxId: string): string {
  * The outbox row of one invitation e-mail, for the caller to insert with the change that issues the
  * invitation: a new id, and the token encrypted bound to it. Facts without `userId` are for an insert
  * that adds it to the payload from the row it creates (memberships.repository insertMembershipByEmail).
+ * `lease`: the one this process's worker gave (OutboxSignal.lease), if any.
  */
 export function invitationMailRow(
   keys: Pick<Keys, 'secretKey' | 'secretKeyId'>,
   facts: InvitationMailFacts | Omit<InvitationMailFacts, 'userId'>,
   token: string,
   now: Date,
+  lease?: Date,
 ): NewOutboxRow {
   const id = newId()
   const payload = { ...facts, envelope: encryptSecret(keys, token, associatedData(id)) }
-  return { id, tenantId: facts.tenantId, kind: INVITATION_EMAIL, payload, now }
+  return { id, tenantId: facts.tenantId, kind: INVITATION_EMAIL, payload, now, lease }
 }
 
 /**
  * Queues the mail of a re-issued invitation inside the caller's transaction, replacing any unsent mail
  * of the same membership (whose link is dead now). A new membership has no mail to replace: it inserts
- * `invitationMailRow` with the membership instead. Returns the outbox id.
+ * `invitationMailRow` with the membership instead. Returns the row, to hand over after the commit.
  */
 export async function enqueueInvitationMail(
   tx: Executor,
@@ -63,11 +65,12 @@ export async function enqueueInvitationMail(
   facts: InvitationMailFacts,
   token: string,
   now: Date,
-): Promise<string> {
+  lease?: Date,
+): Promise<NewOutboxRow> {
   await deleteQueuedInvitationMail(tx, facts.tenantId, facts.userId)
-  const row = invitationMailRow(keys, facts, token, now)
+  const row = invitationMailRow(keys, facts, token, now, lease)
   await insertOutboxRows(tx, [row])
-  return row.id
+  return row
 }
 
 export class UndeliverableMail extends Error {
