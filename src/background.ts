@@ -14,9 +14,15 @@ const SWEEP_EVERY_MS = 3600 * 1000
 /**
  * The work a server process runs beside the HTTP API: the outbox worker that delivers invitation mail
  * (unless TENANTRY_WORKER=off leaves it to `tenantry worker`), and an hourly sweep of records past
- * their use (sweepExpired).
+ * their use (sweepExpired). `workerDb`: the worker's own connections to a server database, so that its
+ * statements do not queue behind the requests' in the API's pool (under load they would wait for a
+ * connection with every batch, and mail would fall behind); by default the API's.
  */
-export function startBackgroundWork(ctx: ServiceContext, config: Config): BackgroundWork {
+export function startBackgroundWork(
+  ctx: ServiceContext,
+  config: Config,
+  workerDb: ServiceContext['db'] = ctx.db,
+): BackgroundWork {
   const sweeper = startHourlySweep(ctx)
   if (!config.inProcessWorker) {
     ctx.logger.info(
@@ -24,7 +30,7 @@ export function startBackgroundWork(ctx: ServiceContext, config: Config): Backgr
     )
     return { stop: async () => sweeper.stop() }
   }
-  const worker = new OutboxWorker({ ...ctx, config })
+  const worker = new OutboxWorker({ ...ctx, db: workerDb, config })
   worker.start()
   ctx.logger.info(
     worker.mailerKind === 'smtp'

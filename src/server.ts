@@ -36,6 +36,7 @@ export async function start(
     onConnectionError: (error) =>
       logger.warn({ err: error }, 'a database connection failed; the pool replaces it'),
   })
+  let workerDatabase: DatabaseHandle | undefined
   try {
     const { applied } = await migrateToLatest(database.db)
     if (applied.length > 0) logger.info({ applied }, 'database migrated')
@@ -57,7 +58,20 @@ export async function start(
     const address = app.server.address()
     const port = typeof address === 'object' && address ? address.port : config.port
     const url = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port}`
-    const background = startBackgroundWork(ctx, config)
+    // The in-process worker's own two connections to a server database (background.ts says why).
+    workerDatabase =
+      database.kind === 'postgres' && config.inProcessWorker
+        ? await openDatabase({
+            url: config.databaseUrl,
+            dataDir: config.dataDir,
+            poolSize: 2,
+            applicationName: 'tenantry outbox worker',
+            prepare: config.preparedStatements,
+            onConnectionError: (error) =>
+              logger.warn({ err: error }, "a worker's database connection failed; the pool replaces it"),
+          })
+        : undefined
+    const background = startBackgroundWork(ctx, config, workerDatabase?.db)
 
     const where = config.databaseUrl
       ? redactDatabaseUrl(config.databaseUrl)
@@ -87,6 +101,7 @@ export async function start(
       closing ??= (async () => {
         await app.close()
         await background.stop()
+        await workerDatabase?.close()
         await database.close()
         await tracing?.shutdown()
       })()
@@ -94,6 +109,7 @@ export async function start(
     }
     return { app, url, database, close }
   } catch (error) {
+    await workerDatabase?.close().catch(() => {})
     await database.close().catch(() => {})
     await tracing?.shutdown().catch(() => {})
     throw error

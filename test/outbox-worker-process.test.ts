@@ -1,14 +1,18 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../src/access/permissions.js'
+import { loadConfig } from '../src/config.js'
+import { createLogger } from '../src/logger.js'
+import { start } from '../src/server.js'
 import { createTenantAsAdmin, insertUser } from './helpers/fixtures.js'
 import { runTenantry, type ServiceProcess } from './helpers/process.js'
 import { startSmtpServer, type TestSmtpServer } from './helpers/smtp.js'
 import { createTestApp, type TestApp } from './helpers/test-app.js'
 import { onServerDatabase } from './helpers/test-database.js'
-import { TEST_SECRET_KEY } from './helpers/test-env.js'
+import { TEST_SECRET_KEY, TEST_TOKEN_SECRET } from './helpers/test-env.js'
 
 /**
  * `tenantry worker` as its own process (API.md §6): beside servers started with TENANTRY_WORKER=off, it
@@ -73,6 +77,50 @@ describe('tenantry worker', () => {
         token: await t.adminToken(),
       })
       expect(record.body.result.invitationEmailStatus).toBe('sent')
+    },
+    60_000,
+  )
+
+  it.skipIf(!onServerDatabase)(
+    "a server's own worker sends its mail over two connections of its own, beside the API's pool",
+    async () => {
+      t.clock.set(new Date())
+      const config = loadConfig({
+        DATABASE_URL: t.database.url,
+        TENANTRY_SECRET_KEY: TEST_SECRET_KEY.toString('base64'),
+        TENANTRY_TOKEN_SECRET: TEST_TOKEN_SECRET,
+        TENANTRY_SMTP_URL: smtp.url,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'silent',
+      })
+      const server = await start(config, createLogger('silent'))
+      try {
+        const tenant = await createTenantAsAdmin(t)
+        const user = await insertUser(t.database.handle.db)
+        const invited = await fetch(`${server.url}/v1/tenants/${tenant.id}/users`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${await t.adminToken()}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ email: user.email, roleId: ROLE_IDS.agent, status: 'invited' }),
+        })
+        expect(invited.status).toBe(201)
+        await smtp.waitForMailTo(user.email, 1)
+        // The worker's statements ran on its own connections, not on the API's (which queue requests).
+        const backends = await sql<{ application_name: string; query: string }>`
+          select application_name, query from pg_stat_activity where datname = current_database()
+            and application_name like 'tenantry%'`.execute(t.database.handle.db)
+        const worker = backends.rows.filter((row) => row.application_name === 'tenantry outbox worker')
+        expect(worker.length).toBeGreaterThanOrEqual(1)
+        expect(worker.length).toBeLessThanOrEqual(2)
+        expect(worker.some((row) => /outbox/.test(row.query))).toBe(true)
+        expect(
+          backends.rows
+            .filter((row) => row.application_name === 'tenantry')
+            .every((row) => !/outbox/.test(row.query) || /insert/i.test(row.query)),
+        ).toBe(true)
+      } finally {
+        await server.close()
+      }
     },
     60_000,
   )

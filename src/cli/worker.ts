@@ -27,6 +27,7 @@ export async function runWorkerCommand(
     url: config.databaseUrl,
     dataDir: config.dataDir,
     poolSize: 2,
+    applicationName: 'tenantry worker',
     prepare: config.preparedStatements,
     onConnectionError: (error) =>
       logger.warn({ err: error }, 'a database connection failed; the pool replaces it'),

@@ -27,6 +27,8 @@ export interface OpenDatabaseOptions {
   dataDir: string
   /** Server pool size. On 2 cores a bigger pool does not help (STACK.md). */
   poolSize?: number
+  /** What the server's connections are called in pg_stat_activity (which pool of which process). */
+  applicationName?: string
   /** Start the embedded engine from a dumped data folder instead of running initdb (tests). */
   loadDataDir?: Blob
   /** Server statements as named prepared statements (default true; see prepared-pool.ts). */
@@ -50,6 +52,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     const pool = new pg.Pool({
       connectionString: url,
       max: options.poolSize ?? 10,
+      application_name: options.applicationName ?? 'tenantry',
       // An unreachable host (no refusal, just silence) fails a checkout after this long instead of
       // holding the request until the operating system gives up on the connect.
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
