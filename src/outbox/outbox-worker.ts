@@ -218,7 +218,8 @@ export class OutboxWorker {
       return claimDueRows(this.deps.db, now, lockUntil, batchSize)
     }
     // A send must end well within its lease, as it does after a claim: a row whose lease is half gone
-    // (a long backlog) is left to run out, and the due scan claims it afresh then.
+    // (a long backlog) is left to run out, and the due scan claims it afresh then — as are the rows of a
+    // batch whose read fails.
     const batch = this.#handedOver
       .splice(0, batchSize)
       .filter((row) => row.lease.getTime() - now.getTime() >= leaseMs / 2)
