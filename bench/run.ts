@@ -15,7 +15,7 @@ import { createBenchDatabase } from './lib/database.js'
 import { parseOptions } from './lib/options.js'
 import { RssSampler } from './lib/processes.js'
 import { buildReport, formatTable, type Report } from './lib/report.js'
-import { ROUND_ORDER, runRounds } from './lib/rounds.js'
+import { mailShare, ROUND_ORDER, runRounds } from './lib/rounds.js'
 import { ceilingWorkloads, Pool, type Scenario, tenantryScenarios, type Workload } from './lib/scenarios.js'
 import { seedDatabase } from './lib/seed.js'
 import { startCeiling, startTenantry } from './lib/services.js'
@@ -86,6 +86,7 @@ async function main(): Promise<number> {
       ceiling,
       rss,
       databaseName: database.serverDatabaseName,
+      databaseUrl: database.url,
       options,
       log,
     })
@@ -166,6 +167,11 @@ function print(report: Report, rounds: number, measureSeconds: number, connectio
   out(`${formatTable(report)}\n`)
   if (!report.budgetsEnforced) {
     out('* Budgets are set for PostgreSQL: on the embedded database they are shown, not enforced.')
+  }
+  const mailRuns = report.runs.filter((run) => run.mail)
+  if (mailRuns.length > 0) {
+    const shares = mailRuns.map((run) => `${run.workload} ${mailShare(run.mail!)}`).join(', ')
+    out(`Mail queued in each window and sent by its end (the rest is not in its figures): ${shares}`)
   }
   for (const problem of report.problems) out(`FAILED: ${problem}`)
   for (const row of report.rows) {

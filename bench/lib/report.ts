@@ -14,6 +14,13 @@ export interface RunRecord {
   dbCpuUsPerRequest?: number
   /** The server's highest RSS seen during the window (scenarios only). */
   serverPeakRssMb?: number
+  /** Of the mail the window's requests queued (Scenario.mailKind), how much was sent by its end. */
+  mail?: MailDelivery
+}
+
+export interface MailDelivery {
+  queued: number
+  sentByWindowEnd: number
 }
 
 export interface Row {
@@ -60,6 +67,7 @@ export interface Report {
     cpuUsPerRequest: number
     dbCpuUsPerRequest?: number
     serverPeakRssMb?: number
+    mail?: MailDelivery
   }>
   serverPeakRssMb: number
   rss: { budgetMb: number; met: boolean }
@@ -186,6 +194,7 @@ export function buildReport(input: {
       cpuUsPerRequest: r.cpuUsPerRequest,
       ...(r.dbCpuUsPerRequest === undefined ? {} : { dbCpuUsPerRequest: r.dbCpuUsPerRequest }),
       ...(r.serverPeakRssMb === undefined ? {} : { serverPeakRssMb: r.serverPeakRssMb }),
+      ...(r.mail === undefined ? {} : { mail: r.mail }),
     })),
     serverPeakRssMb: input.serverPeakRssMb,
     rss: { budgetMb: RSS_BUDGET_MB, met: rssMet },

@@ -1,8 +1,9 @@
+import pg from 'pg'
 import { drive } from './load.js'
 import type { BenchOptions } from './options.js'
 import { cpuBetween, cpuSeconds, databaseCpuSnapshot, type RssSampler, type Service } from './processes.js'
-import type { RunRecord } from './report.js'
-import type { Workload } from './scenarios.js'
+import type { MailDelivery, RunRecord } from './report.js'
+import type { Scenario, Workload } from './scenarios.js'
 
 /**
  * One round: each scenario next to its ceiling, the insert ceiling amid the four writes that share it.
@@ -28,6 +29,8 @@ export interface RoundsInput {
   rss: RssSampler
   /** The bench database's name on a PostgreSQL server, to measure its backends' CPU. */
   databaseName: string | undefined
+  /** Its URL: how much of a window's mail went out is read there (server database only). */
+  databaseUrl: string | undefined
   options: BenchOptions
   log(message: string): void
 }
@@ -42,23 +45,31 @@ export async function runRounds(input: RoundsInput): Promise<RunRecord[]> {
       const pid = service.child.pid!
       let cpuAtStart = 0
       let dbCpuAtStart = new Map<number, number>()
+      let windowStart = new Date()
       input.rss.takeWindowPeakMb()
       const result = await drive(service.url, workload.next, {
         connections: options.connections,
         warmupSeconds: round === 1 ? options.warmupSeconds : options.rewarmupSeconds,
         measureSeconds: options.measureSeconds,
         beforeMeasure: () => {
+          windowStart = new Date()
           cpuAtStart = cpuSeconds(pid)
           if (input.databaseName) dbCpuAtStart = databaseCpuSnapshot(input.databaseName)
         },
       })
       const cpuUsPerRequest = ((cpuSeconds(pid) - cpuAtStart) * 1e6) / result.requests
+      const { mailKind } = workload as Partial<Scenario>
+      const mail =
+        mailKind && input.databaseUrl
+          ? await mailDelivery(input.databaseUrl, mailKind, windowStart, new Date())
+          : undefined
       const record: RunRecord = { workloadId: id, round, result, cpuUsPerRequest }
       if (input.databaseName) {
         const dbCpu = cpuBetween(dbCpuAtStart, databaseCpuSnapshot(input.databaseName))
         record.dbCpuUsPerRequest = (dbCpu * 1e6) / result.requests
       }
       if (workload.target === 'server') record.serverPeakRssMb = input.rss.takeWindowPeakMb()
+      if (mail) record.mail = mail
       records.push(record)
       input.log(progressLine(record, workload, options.rounds))
     }
@@ -75,6 +86,30 @@ function progressLine(record: RunRecord, workload: Workload, rounds: number): st
       (record.dbCpuUsPerRequest === undefined ? '' : ` + db ${Math.round(record.dbCpuUsPerRequest)} µs`),
   ]
   if (record.serverPeakRssMb !== undefined) parts.push(`RSS ${Math.round(record.serverPeakRssMb)} MB`)
+  if (record.mail) parts.push(`mail sent by the window's end ${mailShare(record.mail)}`)
   if (result.failures) parts.push(`${result.failures} FAILED ${JSON.stringify(result.statuses)}`)
   return parts.join('  ')
+}
+
+/**
+ * Of the mail of `kind` queued in [from, to), how much was sent at `to`, read straight after the window:
+ * delivery that lags leaves its cost out of the window's figures.
+ */
+async function mailDelivery(url: string, kind: string, from: Date, to: Date): Promise<MailDelivery> {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    const { rows } = await client.query<{ queued: string; sent: string }>(
+      `select count(*) as queued, count(*) filter (where status = 'sent' and sent_at <= $3) as sent
+         from outbox where kind = $1 and created >= $2 and created < $3`,
+      [kind, from, to],
+    )
+    return { queued: Number(rows[0]!.queued), sentByWindowEnd: Number(rows[0]!.sent) }
+  } finally {
+    await client.end()
+  }
+}
+
+export function mailShare(mail: MailDelivery): string {
+  return mail.queued === 0 ? '–' : `${Math.round((100 * mail.sentByWindowEnd) / mail.queued)} %`
 }

@@ -25,6 +25,11 @@ export interface Scenario extends Workload {
   budget?: Budget
   /** Said in the report when it has no budget. */
   note?: string
+  /**
+   * The outbox kind of the mail each request queues: the report says how much of a window's mail was
+   * sent by the window's end — delivery that falls behind is work left out of the window's figures.
+   */
+  mailKind?: string
 }
 
 /** What the arrangement produced: who calls, and where. */
@@ -151,6 +156,7 @@ export function tenantryScenarios(
       target: 'server',
       ceiling: 'insert',
       budget: { minRatio: 0.5 },
+      mailKind: 'invitation_email',
       next: () => ({
         method: 'POST',
         path: `/v1/tenants/${arrangement.tenantId}/users`,
