@@ -384,7 +384,7 @@ describe('claiming', () => {
     try {
       await new Promise((resolve) => setTimeout(resolve, 200))
       const before = attempts
-      // 200 rows: ten reads' worth. One read fails, then the worker waits (1 s while unreachable).
+      // 200 rows: two reads' worth. One read fails, then the worker waits (1 s while unreachable).
       const now = t.clock.now()
       const lease = t.ctx.outboxSignal.lease(now)
       expect(lease).toBeDefined()

@@ -97,6 +97,12 @@ const UNREACHABLE_POLL_MS = 1_000
  * their rows (a burst, a slow SMTP server).
  */
 const MAX_HANDED_OVER = 10_000
+/**
+ * Handed-over rows read and sent at once. Bigger than a claim's batch: the read is by primary key, and
+ * each batch waits for its mark's commit, so under a burst of invitations larger batches are what keeps
+ * delivery up with the writes (with 20, a busy machine fell behind: docs/performance.md).
+ */
+const HANDED_OVER_BATCH = 100
 /** Retention runs at most this often (it deletes in bounded batches). */
 const RETENTION_EVERY_MS = 3_600_000
 
@@ -221,7 +227,7 @@ export class OutboxWorker {
     // (a long backlog) is left to run out, and the due scan claims it afresh then — as are the rows of a
     // batch whose read fails.
     const batch = this.#handedOver
-      .splice(0, batchSize)
+      .splice(0, HANDED_OVER_BATCH)
       .filter((row) => row.lease.getTime() - now.getTime() >= leaseMs / 2)
     return leasedRows(this.deps.db, batch)
   }
