@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { ROLE_IDS } from '../src/access/permissions.js'
 import type { Config } from '../src/config.js'
 import type { Database } from '../src/db/schema.js'
-import { claimDueRows } from '../src/outbox/outbox.repository.js'
+import { claimDueRows, type LeasedRow } from '../src/outbox/outbox.repository.js'
 import { OutboxWorker, type OutboxWorkerOptions } from '../src/outbox/outbox-worker.js'
 import { createTenantAsAdmin, insertUser, REGION_ID, uniqueName } from './helpers/fixtures.js'
 import { freePort, invitationLinkIn, startSmtpServer, type TestSmtpServer } from './helpers/smtp.js'
@@ -317,7 +317,7 @@ describe('claiming', () => {
   it('leaves a row leased to a process that died before sending it to the others until its lease runs out', async () => {
     const smtp = await smtpServer()
     // This process's worker as it was when the process died: it took the row and sent nothing.
-    const taken: { id: string; lease: Date }[] = []
+    const taken: LeasedRow[] = []
     const detach = t.ctx.outboxSignal.attach({
       lease: (now) => new Date(now.getTime() + 120_000),
       take: (rows) => taken.push(...rows),

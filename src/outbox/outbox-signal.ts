@@ -1,4 +1,4 @@
-import type { NewOutboxRow } from './outbox.repository.js'
+import type { LeasedRow, NewOutboxRow } from './outbox.repository.js'
 
 /**
  * How a write hands its outbox rows to the worker of its own process (one signal per application, on its
@@ -16,7 +16,7 @@ export interface OutboxTaker {
   /** The lease a row written now would hold, or undefined when this worker takes no more rows. */
   lease(now: Date): Date | undefined
   /** Rows committed with their lease (none: only wake up and scan). */
-  take(rows: readonly { id: string; lease: Date }[]): void
+  take(rows: readonly LeasedRow[]): void
 }
 
 export class OutboxSignal {
@@ -29,7 +29,7 @@ export class OutboxSignal {
 
   /** After the commit that wrote `rows`: wakes the worker, handing it the leased ones. */
   handOver(rows: readonly NewOutboxRow[] = []): void {
-    const leased: { id: string; lease: Date }[] = []
+    const leased: LeasedRow[] = []
     for (const row of rows) if (row.lease) leased.push({ id: row.id, lease: row.lease })
     this.#taker?.take(leased)
   }

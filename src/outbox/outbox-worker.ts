@@ -16,6 +16,7 @@ import { openPasswordResetMail, renderPasswordResetMail } from './mail/password-
 import {
   claimDueRows,
   INVITATION_EMAIL,
+  type LeasedRow,
   leasedRows,
   markFailed,
   markRetry,
@@ -233,7 +234,7 @@ export class OutboxWorker {
   }
 
   /** Rows handed over by this process's writes, not read yet; bounded (MAX_HANDED_OVER). */
-  #handedOver: { id: string; lease: Date }[] = []
+  #handedOver: LeasedRow[] = []
   #lastDueScan = Number.NEGATIVE_INFINITY
 
   /**

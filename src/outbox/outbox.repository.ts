@@ -28,6 +28,12 @@ export interface NewOutboxRow {
   lease?: Date
 }
 
+/** A row written leased to this process's worker, as it is handed over: its id and its lease. */
+export interface LeasedRow {
+  id: string
+  lease: Date
+}
+
 /**
  * The one column list of a new outbox row, with each column's SQL type. Every insert into outbox names
  * these (insertOutboxRows, insertOutboxRowFrom); the other columns take their defaults: queued.
@@ -127,10 +133,7 @@ export async function claimDueRows(
  * invitation resent, cancelled or accepted) or claimed by another worker after the lease ran out is not
  * returned. A read by primary key, where a claim would write every row once more.
  */
-export async function leasedRows(
-  db: Executor,
-  handedOver: readonly { id: string; lease: Date }[],
-): Promise<OutboxRow[]> {
+export async function leasedRows(db: Executor, handedOver: readonly LeasedRow[]): Promise<OutboxRow[]> {
   if (handedOver.length === 0) return []
   const leases = new Map(handedOver.map((row) => [row.id, row.lease.getTime()]))
   const rows = await db
@@ -147,10 +150,7 @@ export async function leasedRows(
  * the rows become due for any worker at once, their unused attempt given back. A row that no longer
  * holds the lease it was written with (another worker claimed it since) is left alone.
  */
-export async function releaseLeases(
-  db: Executor,
-  handedOver: readonly { id: string; lease: Date }[],
-): Promise<void> {
+export async function releaseLeases(db: Executor, handedOver: readonly LeasedRow[]): Promise<void> {
   if (handedOver.length === 0) return
   const ids = handedOver.map((row) => row.id)
   const leases = handedOver.map((row) => row.lease.toISOString())
