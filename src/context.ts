@@ -34,7 +34,7 @@ export interface ServiceContext {
   invitationLimiters: { mails: FailureLimiter; lookups: FailureLimiter }
   /** Password-reset requests per e-mail and per client address (users/password-reset.service.ts). */
   passwordResetLimiters: { byEmail: FailureLimiter; byAddress: FailureLimiter }
-  /** Wakes this application's outbox worker when a commit queued mail. */
+  /** Hands this application's outbox worker the mail its writes queue, and wakes it (outbox-signal.ts). */
   outboxSignal: OutboxSignal
   /** Rate-limit and lock-out counters: shared through a server database, in memory when embedded. */
   counters: CounterStore

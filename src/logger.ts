@@ -77,8 +77,8 @@ export function createLogger(
 /**
  * A child of `logger` for hot lines whose fields are fixed by the code that writes them and include no
  * credential-bearing key (the request line, a mail's delivery): redaction could find nothing in them,
- * and it cost ~9 µs a line (pino 10.4's redaction walks all of REDACT, wildcards included; measured in
- * process). Make it once, not per line.
+ * yet pino's redaction walks all of REDACT, wildcards included, on every line (its cost:
+ * docs/performance.md). Make it once, not per line.
  */
 export function fixedShapeLines<L extends { child(bindings: object, options: { redact: string[] }): L }>(
   logger: L,

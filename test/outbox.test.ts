@@ -347,6 +347,46 @@ describe('claiming', () => {
     }
   })
 
+  it('leaves a handed-over row whose lease is half gone to run out, then claims it afresh', async () => {
+    const smtp = await smtpServer()
+    // The row as a write leases and hands it over (captured here, so that it can be handed over late).
+    const taken: LeasedRow[] = []
+    const detach = t.ctx.outboxSignal.attach({
+      lease: (now) => new Date(now.getTime() + 120_000),
+      take: (rows) => taken.push(...rows),
+    })
+    const user = await insertUser(t.database.handle.db)
+    try {
+      expect((await invite(user.email)).status).toBe(201)
+    } finally {
+      detach()
+    }
+    const worker = startWorker(smtp.url, { pollIntervalMs: 60_000 })
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    // Handed over when 61 of its 120 s are gone (a long backlog): too late to start a send within it.
+    t.clock.advance(61_000)
+    const [late] = taken
+    t.ctx.outboxSignal.handOver([
+      {
+        id: late!.id,
+        tenantId: tenant.id,
+        kind: 'invitation_email',
+        payload: {},
+        now: t.clock.now(),
+        lease: late!.lease,
+      },
+    ])
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    expect(smtp.messages.filter((m) => m.envelopeTo.includes(user.email))).toHaveLength(0)
+    expect((await outboxRowsFor(user.id))[0]).toMatchObject({ status: 'queued', attempts: 1 })
+    // Once the lease has run out, the due scan claims it: a second attempt, sent once.
+    t.clock.advance(60_000)
+    expect(await worker.runOnce()).toBe(1)
+    await smtp.waitForMailTo(user.email, 1)
+    expect((await outboxRowsFor(user.id))[0]).toMatchObject({ status: 'sent', attempts: 2 })
+    await stopWorker(worker)
+  })
+
   it('gives back the leases of rows it was handed and did not send when it stops', async () => {
     const smtp = await smtpServer({ delayMs: 400 })
     const worker = startWorker(smtp.url, { batchSize: 1 })

@@ -2,10 +2,10 @@ import { CompiledQuery } from 'kysely'
 
 /**
  * Statement texts reused by shape, for the hot writes whose statement is big: building and compiling it
- * with Kysely cost tens of µs of server CPU a request (~35 µs for a create with its event, ~50 µs for an
- * invitation; docs/performance.md), although its text depends only on its shape — which optional parts it
- * has, never on the values. So a shape's text is compiled once; later requests of that shape send it
- * with their parameters, listed by the caller in the order the text places them.
+ * with Kysely on every request is a visible share of its server CPU (docs/performance.md), although its
+ * text depends only on its shape — which optional parts it has, never on the values. So a shape's text is
+ * compiled once; later requests of that shape send it with their parameters, listed by the caller in the
+ * order the text places them.
  *
  * The lists are written beside the builders they follow (auditParameters beside auditEventCtes,
  * membershipParameters beside membershipValues …), and they are checked: the first compile of a shape

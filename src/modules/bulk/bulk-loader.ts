@@ -300,7 +300,7 @@ export class BulkUserLoader {
     const users = rows.map((r) => r.row)
     const request = currentRequest()
     const events: UserCreatedEvents = {
-      // From the bulk id generator: UUIDv7 in row order, so the trail lists a batch in input order.
+      // UUIDv7 from the process's generator (newId), in row order: the trail lists a batch in input order.
       ids: rows.map(() => newId()),
       occurred: this.ctx.clock.now(),
       actor: auditActorColumns(this.actor),
