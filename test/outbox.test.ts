@@ -261,6 +261,19 @@ describe('delivery when things fail', () => {
   })
 })
 
+/**
+ * A stand-in for this process's worker that takes the rows handed to it (leased for 2 minutes, as a
+ * worker leases them) and sends nothing — as a process that dies after the commit.
+ */
+function takeHandOvers(): { taken: LeasedRow[]; detach: () => void } {
+  const taken: LeasedRow[] = []
+  const detach = t.ctx.outboxSignal.attach({
+    lease: (now) => new Date(now.getTime() + 120_000),
+    take: (rows) => taken.push(...rows),
+  })
+  return { taken, detach }
+}
+
 describe('claiming', () => {
   it('sends the mail its own process wrote leased to it without claiming it, and leaves other due rows in turn', async () => {
     const smtp = await smtpServer()
@@ -317,11 +330,7 @@ describe('claiming', () => {
   it('leaves a row leased to a process that died before sending it to the others until its lease runs out', async () => {
     const smtp = await smtpServer()
     // This process's worker as it was when the process died: it took the row and sent nothing.
-    const taken: LeasedRow[] = []
-    const detach = t.ctx.outboxSignal.attach({
-      lease: (now) => new Date(now.getTime() + 120_000),
-      take: (rows) => taken.push(...rows),
-    })
+    const { taken, detach } = takeHandOvers()
     // Another process's worker: no signal, so it finds rows only by scanning the due ones.
     const other = new OutboxWorker({
       ...t.ctx,
@@ -350,11 +359,7 @@ describe('claiming', () => {
   it('leaves a handed-over row whose lease is half gone to run out, then claims it afresh', async () => {
     const smtp = await smtpServer()
     // The row as a write leases and hands it over (captured here, so that it can be handed over late).
-    const taken: LeasedRow[] = []
-    const detach = t.ctx.outboxSignal.attach({
-      lease: (now) => new Date(now.getTime() + 120_000),
-      take: (rows) => taken.push(...rows),
-    })
+    const { taken, detach } = takeHandOvers()
     const user = await insertUser(t.database.handle.db)
     try {
       expect((await invite(user.email)).status).toBe(201)
