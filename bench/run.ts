@@ -14,7 +14,7 @@ import { arrange, call, isMissingRoute } from './lib/arrange.js'
 import { createBenchDatabase } from './lib/database.js'
 import { parseOptions } from './lib/options.js'
 import { RssSampler } from './lib/processes.js'
-import { buildReport, formatTable, type Report } from './lib/report.js'
+import { buildReport, formatCpuBudgets, formatTable, type Report } from './lib/report.js'
 import { mailShare, ROUND_ORDER, runRounds } from './lib/rounds.js'
 import { ceilingWorkloads, Pool, type Scenario, tenantryScenarios, type Workload } from './lib/scenarios.js'
 import { seedDatabase } from './lib/seed.js'
@@ -167,6 +167,14 @@ function print(report: Report, rounds: number, measureSeconds: number, connectio
   out(`${formatTable(report)}\n`)
   if (!report.budgetsEnforced) {
     out('* Budgets are set for PostgreSQL: on the embedded database they are shown, not enforced.')
+  }
+  const cpuBudgets = formatCpuBudgets(report)
+  if (cpuBudgets.length > 0) {
+    out(
+      "CPU per request, server + database, against what each ratio budget allows (the paired ceiling's " +
+        "CPU ÷ the ratio; the load generator's share left out):",
+    )
+    for (const line of cpuBudgets) out(line)
   }
   const mailRuns = report.runs.filter((run) => run.mail)
   if (mailRuns.length > 0) {

@@ -46,6 +46,13 @@ export interface Row {
   /** Median over the rounds of this round's p99 / the ceiling's p99 in the same round. */
   p99Factor?: number
   budget?: { text: string; met: boolean }
+  /**
+   * The ratio budget as CPU per request (medians over the rounds): what the scenario spent, server and
+   * database together, and what its ratio allows — the paired ceiling's CPU over the budget's ratio. The
+   * machine is CPU-bound, so this names the cut a missed budget needs (docs/performance.md); the load
+   * generator's share of the cores is left out, so it is an estimate.
+   */
+  cpuBudget?: { spentUs: number; allowedUs: number }
   note?: string
   serverPeakRssMb?: number
 }
@@ -129,6 +136,11 @@ function pairedRuns(
   return pairs
 }
 
+/** A window's CPU per request: the serving process's and, on a server database, PostgreSQL's. */
+function totalCpuUs(run: RunRecord): number {
+  return run.cpuUsPerRequest + (run.dbCpuUsPerRequest ?? 0)
+}
+
 function budgetText(budget: Budget): string {
   const parts = [`≥ ${Math.round(budget.minRatio * 100)}%`]
   if (budget.maxP99Factor !== undefined) parts.push(`p99 ≤ ${budget.maxP99Factor}×`)
@@ -162,6 +174,10 @@ export function buildReport(input: {
       const { minRatio, maxP99Factor } = scenario.budget
       const met = row.ratio >= minRatio && (maxP99Factor === undefined || row.p99Factor <= maxP99Factor)
       row.budget = { text: budgetText(scenario.budget), met }
+      row.cpuBudget = {
+        spentUs: median(pairs.map(([s]) => totalCpuUs(s))),
+        allowedUs: median(pairs.map(([, c]) => totalCpuUs(c) / minRatio)),
+      }
       if (!met && input.budgetsEnforced) {
         problems.push(`${row.label}: budget missed (${row.budget.text} of the ${scenario.ceiling} ceiling)`)
       }
@@ -261,4 +277,18 @@ export function formatTable(report: Report): string {
     line.map((cell, i) => (numeric.has(i) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  ')
   const rule = widths.map((w) => '-'.repeat(w)).join('  ')
   return [render(header), rule, ...lines.map(render), rule, render(rssLine)].join('\n')
+}
+
+/** One line per budgeted scenario: the CPU per request it spent, against what its ratio budget allows. */
+export function formatCpuBudgets(report: Report): string[] {
+  return report.rows.flatMap((row) =>
+    row.cpuBudget
+      ? [
+          `  ${row.label}: ${int(row.cpuBudget.spentUs)} µs spent, ${int(row.cpuBudget.allowedUs)} allowed` +
+            (row.cpuBudget.spentUs > row.cpuBudget.allowedUs
+              ? ` (${Math.round(100 * (1 - row.cpuBudget.allowedUs / row.cpuBudget.spentUs))} % to cut)`
+              : ''),
+        ]
+      : [],
+  )
 }
