@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { ROLE_IDS } from '../src/access/permissions.js'
 import type { Config } from '../src/config.js'
 import type { Database } from '../src/db/schema.js'
-import { claimDueRows, type LeasedRow } from '../src/outbox/outbox.repository.js'
+import { claimDueRows, INVITATION_EMAIL, type LeasedRow } from '../src/outbox/outbox.repository.js'
 import { OutboxWorker, type OutboxWorkerOptions } from '../src/outbox/outbox-worker.js'
 import { createTenantAsAdmin, insertUser, REGION_ID, uniqueName } from './helpers/fixtures.js'
 import { freePort, invitationLinkIn, startSmtpServer, type TestSmtpServer } from './helpers/smtp.js'
@@ -296,7 +296,7 @@ describe('claiming', () => {
       .values({
         id: stray,
         tenant_id: tenant.id,
-        kind: 'invitation_email',
+        kind: INVITATION_EMAIL,
         payload: JSON.stringify({ to: 'stray@example.test' }),
         next_attempt_at: past,
         created: past,
@@ -375,7 +375,7 @@ describe('claiming', () => {
       {
         id: late!.id,
         tenantId: tenant.id,
-        kind: 'invitation_email',
+        kind: INVITATION_EMAIL,
         payload: {},
         now: t.clock.now(),
         lease: late!.lease,
@@ -437,7 +437,7 @@ describe('claiming', () => {
         Array.from({ length: 200 }, () => ({
           id: crypto.randomUUID(),
           tenantId: null,
-          kind: 'invitation_email',
+          kind: INVITATION_EMAIL,
           payload: {},
           now,
           lease,

@@ -4,6 +4,17 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
 
+/** Runs `use` on a connection of its own to `url`, and closes it whatever happens. */
+export async function withClient<T>(url: string, use: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    return await use(client)
+  } finally {
+    await client.end()
+  }
+}
+
 /**
  * The throw-away database a run works on: a fresh database on the PostgreSQL server named by
  * BENCH_DATABASE_URL (created here, dropped at the end), or a fresh data folder for the embedded one.
@@ -39,15 +50,10 @@ export async function createBenchDatabase(serverUrl: string | undefined): Promis
 
   const stamp = new Date().toISOString().replace(/\D/g, '').slice(0, 14)
   const name = `tenantry_bench_${stamp}_${randomBytes(3).toString('hex')}`
-  const admin = new pg.Client({ connectionString: serverUrl })
-  await admin.connect()
-  let version: string
-  try {
+  const version = await withClient(serverUrl, async (admin) => {
     await admin.query(`create database ${name}`)
-    version = (await admin.query<{ server_version: string }>('show server_version')).rows[0]!.server_version
-  } finally {
-    await admin.end()
-  }
+    return (await admin.query<{ server_version: string }>('show server_version')).rows[0]!.server_version
+  })
   const url = new URL(serverUrl)
   url.pathname = `/${name}`
   return {
@@ -58,12 +64,9 @@ export async function createBenchDatabase(serverUrl: string | undefined): Promis
     ceiling: { url: url.toString() },
     describe: `PostgreSQL ${version} (database ${name})`,
     drop: async () => {
-      const client = new pg.Client({ connectionString: serverUrl })
-      await client.connect()
       try {
-        await client.query(`drop database if exists ${name} with (force)`)
+        await withClient(serverUrl, (admin) => admin.query(`drop database if exists ${name} with (force)`))
       } finally {
-        await client.end()
         removeRoot()
       }
     },

@@ -1,4 +1,4 @@
-import pg from 'pg'
+import { withClient } from './database.js'
 import { drive } from './load.js'
 import type { BenchOptions } from './options.js'
 import { cpuBetween, cpuSeconds, databaseCpuSnapshot, type RssSampler, type Service } from './processes.js'
@@ -96,18 +96,14 @@ function progressLine(record: RunRecord, workload: Workload, rounds: number): st
  * delivery that lags leaves its cost out of the window's figures.
  */
 async function mailDelivery(url: string, kind: string, from: Date, to: Date): Promise<MailDelivery> {
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  try {
-    const { rows } = await client.query<{ queued: string; sent: string }>(
+  const { rows } = await withClient(url, (client) =>
+    client.query<{ queued: string; sent: string }>(
       `select count(*) as queued, count(*) filter (where status = 'sent' and sent_at <= $3) as sent
          from outbox where kind = $1 and created >= $2 and created < $3`,
       [kind, from, to],
-    )
-    return { queued: Number(rows[0]!.queued), sentByWindowEnd: Number(rows[0]!.sent) }
-  } finally {
-    await client.end()
-  }
+    ),
+  )
+  return { queued: Number(rows[0]!.queued), sentByWindowEnd: Number(rows[0]!.sent) }
 }
 
 export function mailShare(mail: MailDelivery): string {

@@ -1,4 +1,5 @@
 import { REGIONS, ROLE_IDS } from '../../src/access/permissions.js'
+import { INVITATION_EMAIL } from '../../src/outbox/outbox.repository.js'
 import type { RequestFactory } from './load.js'
 import { BENCH_EMAIL_DOMAIN, inviteeEmail, loginEmail } from './seed.js'
 
@@ -156,7 +157,7 @@ export function tenantryScenarios(
       target: 'server',
       ceiling: 'insert',
       budget: { minRatio: 0.5 },
-      mailKind: 'invitation_email',
+      mailKind: INVITATION_EMAIL,
       next: () => ({
         method: 'POST',
         path: `/v1/tenants/${arrangement.tenantId}/users`,
