@@ -83,6 +83,7 @@ export async function createMembership(
     email,
     tenantId,
     roleId: role.id,
+    roleName: role.name,
     status,
     noPassword: input.noPassword ?? null,
     defaultIdentityProvider: input.defaultIdentityProvider?.toLowerCase() ?? null,
