@@ -1,10 +1,15 @@
-import { Kysely, PostgresDialect } from 'kysely'
+import { Kysely, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../src/access/permissions.js'
 import type { Config } from '../src/config.js'
 import type { Database } from '../src/db/schema.js'
-import { claimDueRows, INVITATION_EMAIL, type LeasedRow } from '../src/outbox/outbox.repository.js'
+import {
+  claimDueRows,
+  INVITATION_EMAIL,
+  type LeasedRow,
+  leasedRowsQuery,
+} from '../src/outbox/outbox.repository.js'
 import { OutboxWorker, type OutboxWorkerOptions } from '../src/outbox/outbox-worker.js'
 import { createTenantAsAdmin, insertUser, REGION_ID, uniqueName } from './helpers/fixtures.js'
 import { freePort, invitationLinkIn, startSmtpServer, type TestSmtpServer } from './helpers/smtp.js'
@@ -324,6 +329,35 @@ describe('claiming', () => {
     } finally {
       await stopWorker(worker)
       await t.database.handle.db.deleteFrom('outbox').where('id', '=', stray).execute()
+    }
+  })
+
+  it('reads its handed-over rows by primary key alone, never walking the due index', async () => {
+    // The usual state of a busy outbox: most rows sent (their due-index entries stay until a vacuum),
+    // some queued, statistics up to date. Asked for `status = 'queued'`, the planner ANDs the primary key
+    // with the due index and reads every entry of it for a batch of a few rows.
+    const db = t.database.handle.db
+    const marker = `plan-${crypto.randomUUID()}`
+    await sql`
+      insert into outbox (id, tenant_id, kind, payload, status, next_attempt_at, created)
+      select gen_random_uuid(), ${tenant.id}::uuid, ${INVITATION_EMAIL},
+             jsonb_build_object('to', ${marker}::text), case when g % 40 = 0 then 'queued' else 'sent' end,
+             now() + interval '1 hour', now()
+      from generate_series(1, 4000) g`.execute(db)
+    try {
+      await sql`analyze outbox`.execute(db)
+      const { rows } = await sql<{ id: string }>`
+        select id from outbox where payload->>'to' = ${marker} and status = 'queued' limit 18`.execute(db)
+      expect(rows).toHaveLength(18)
+      const plan = await leasedRowsQuery(
+        db,
+        rows.map((row) => row.id),
+      ).explain()
+      const text = plan.map((line) => Object.values(line).join(' ')).join('\n')
+      expect(text).toContain('outbox_pkey')
+      expect(text).not.toContain('outbox_due_idx')
+    } finally {
+      await sql`delete from outbox where payload->>'to' = ${marker}`.execute(db)
     }
   })
 
