@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { API_KEY_STATUSES, MEMBERSHIP_STATUSES, OUTBOX_STATUSES, USER_STATUSES } from '../src/db/schema.js'
 import { PROTOCOLS } from '../src/modules/sso/identity-providers.schemas.js'
 import { CLIENT_LOG_LEVELS, IDENTITY_PROVIDER_STATES } from '../src/modules/tenants/tenants.schemas.js'
 import { createTestDatabase, type TestDatabase } from './helpers/test-database.js'
@@ -42,10 +43,20 @@ describe('closed lists in the schema', () => {
     ['log_level', CLIENT_LOG_LEVELS],
     ['password_sign_in', IDENTITY_PROVIDER_STATES],
     ['sso_protocol', PROTOCOLS],
-    ['membership_status', ['pending', 'invited', 'accepted', 'disabled']],
-    ['outbox_status', ['queued', 'sent', 'failed']],
+    ['membership_status', MEMBERSHIP_STATUSES],
+    ['outbox_status', OUTBOX_STATUSES],
+    ['api_key_status', API_KEY_STATUSES],
+    // 'erased' is written by erasure only, never set by a client (db/schema.ts UserStatus).
+    ['user_status', [...USER_STATUSES, 'erased']],
     ['actor_type', ['user', 'apiKey', 'system']],
   ] as const)('%s holds exactly the values the service writes', async (domain, values) => {
+    const { rows } = await sql<{ definition: string }>`
+      select pg_get_constraintdef(c.oid) as definition from pg_constraint c
+      join pg_type t on t.oid = c.contypid where t.typname = ${domain}
+    `.execute(database.handle.db)
+    expect(rows).toHaveLength(1)
+    const allowed = [...rows[0]!.definition.matchAll(/'([^']*)'/g)].map((match) => match[1])
+    expect(allowed.sort()).toEqual([...values].sort())
     for (const value of values) {
       expect(await refusal(sql`select ${value}::text::${sql.raw(domain)}`)).toBeUndefined()
     }

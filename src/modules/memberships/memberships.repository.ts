@@ -92,41 +92,38 @@ const MEMBERSHIP_COLUMNS = sql.raw(
 /**
  * The columns of a new membership that the database decides: the user's id (looked up by e-mail), what
  * membershipValues derives from it, and the columns left to their defaults. The invitation's statement
- * returns only these; the rest of the record is what the request decided (newMembershipRecord). Every
- * column returned is work for both ends — PostgreSQL builds the row for each node of the plan that passes
- * it on, and pg parses each value — and the full row cost ~9 % of the statement (docs/performance.md).
+ * returns only these; the rest of the record is what the request decided (requestColumns). Every column
+ * returned is work for both ends — PostgreSQL builds the row for each node of the plan that passes it on,
+ * and pg parses each value — and the full row cost ~9 % of the statement (docs/performance.md).
  */
-const DECIDED_COLUMNS =
-  'user_id, state, extension, extensions, active_extension, supervisor_id, capacity_rule_id, ' +
-  'session_started, session_reason, client_log_level, invitation_expiry_announced'
-type DecidedColumns = Pick<
-  MembershipRow,
-  | 'user_id'
-  | 'state'
-  | 'extension'
-  | 'extensions'
-  | 'active_extension'
-  | 'supervisor_id'
-  | 'capacity_rule_id'
-  | 'session_started'
-  | 'session_reason'
-  | 'client_log_level'
-  | 'invitation_expiry_announced'
+const DECIDED_COLUMNS = [
+  'user_id',
+  'state',
+  'extension',
+  'extensions',
+  'active_extension',
+  'supervisor_id',
+  'capacity_rule_id',
+  'session_started',
+  'session_reason',
+  'client_log_level',
+  'invitation_expiry_announced',
+] as const satisfies readonly (keyof MembershipRow)[]
+type DecidedColumns = Pick<MembershipRow, (typeof DECIDED_COLUMNS)[number]>
+
+/** The invitee's columns in a membership's record. */
+type InviteeColumns = Pick<
+  MembershipRecordRow,
+  'email' | 'first_name' | 'last_name' | 'external_id' | 'platform_status'
 >
 
-/** The stored membership, from what the request decided and what the database did (DECIDED_COLUMNS). */
-function newMembershipRecord(
-  m: NewMembershipByEmail,
-  decided: DecidedColumns,
-  invitee: Pick<
-    MembershipRecordRow,
-    'email' | 'first_name' | 'last_name' | 'external_id' | 'platform_status'
-  >,
-  emailStatus: OutboxStatus | null,
-): MembershipRecordRow {
+/**
+ * The columns of a new membership that the request decides, by column: the one mapping from a
+ * NewMembershipRow to the row, which membershipValues and membershipParameters place in the statement and
+ * newMembershipRecord puts in the record the insert answers with.
+ */
+function requestColumns(m: NewMembershipRow) {
   return {
-    ...decided,
-    ...invitee,
     tenant_id: m.tenantId,
     role_id: m.roleId,
     status: m.status,
@@ -140,9 +137,16 @@ function newMembershipRecord(
     created_by: m.actorId,
     updated: m.now,
     updated_by: m.actorId,
-    role_name: m.roleName,
-    email_status: emailStatus,
-  }
+  } satisfies Partial<MembershipRow>
+}
+
+/** The stored membership: what the request decided, and what the statement answered. */
+function newMembershipRecord(
+  m: NewMembershipByEmail,
+  answered: DecidedColumns & InviteeColumns,
+  emailStatus: OutboxStatus | null,
+): MembershipRecordRow {
+  return { ...answered, ...requestColumns(m), role_name: m.roleName, email_status: emailStatus }
 }
 
 /**
@@ -162,11 +166,12 @@ function membershipValues(m: NewMembershipRow, userId: RawBuilder<unknown>): Raw
     : defaultFirst
       ? defaultExtension
       : sql`${JSON.stringify(given[0] ?? null)}::jsonb`
-  return sql`${m.tenantId}::uuid, ${userId}, ${m.roleId}::uuid, ${m.status}::text, ${m.noPassword}::boolean,
-    ${m.defaultIdentityProvider}::uuid, ${m.invitation?.expiresAt ?? null}::timestamptz,
-    ${m.invitation?.tokenHash ?? null}::text, ${m.invitation?.invitedBy ?? null}::uuid,
-    ${extension}, ${extensions}, ${active}, ${m.workStationId}::text,
-    ${m.now}::timestamptz, ${m.actorId}::uuid, ${m.now}::timestamptz, ${m.actorId}::uuid`
+  const c = requestColumns(m)
+  return sql`${c.tenant_id}::uuid, ${userId}, ${c.role_id}::uuid, ${c.status}::text, ${c.no_password}::boolean,
+    ${c.default_identity_provider}::uuid, ${c.invitation_expiry_date}::timestamptz,
+    ${c.invitation_token_hash}::text, ${c.invited_by}::uuid,
+    ${extension}, ${extensions}, ${active}, ${c.work_station_id}::text,
+    ${c.created}::timestamptz, ${c.created_by}::uuid, ${c.updated}::timestamptz, ${c.updated_by}::uuid`
 }
 
 /**
@@ -183,24 +188,25 @@ function membershipParameters(m: NewMembershipRow, userId: readonly unknown[]): 
     : defaultFirst
       ? defaultExtension
       : [JSON.stringify(given[0] ?? null)]
+  const c = requestColumns(m)
   return [
-    m.tenantId,
+    c.tenant_id,
     ...userId,
-    m.roleId,
-    m.status,
-    m.noPassword,
-    m.defaultIdentityProvider,
-    m.invitation?.expiresAt ?? null,
-    m.invitation?.tokenHash ?? null,
-    m.invitation?.invitedBy ?? null,
+    c.role_id,
+    c.status,
+    c.no_password,
+    c.default_identity_provider,
+    c.invitation_expiry_date,
+    c.invitation_token_hash,
+    c.invited_by,
     ...extension,
     ...extensions,
     ...active,
-    m.workStationId,
-    m.now,
-    m.actorId,
-    m.now,
-    m.actorId,
+    c.work_station_id,
+    c.created,
+    c.created_by,
+    c.updated,
+    c.updated_by,
   ]
 }
 
@@ -246,7 +252,7 @@ export async function insertMembershipByEmail(
       select ${membershipValues(m, sql`invitee.id`)}
       from invitee
       ${mailCount ? sql`where (select count from mail_count) <= ${mailCount.limit}::int` : sql``}
-      returning ${sql.raw(DECIDED_COLUMNS)})${queueMail},
+      returning ${sql.raw(DECIDED_COLUMNS.join(', '))})${queueMail},
     ${auditEventCtes(event, eventSource, form)}
     ${
       mailCount
@@ -273,19 +279,9 @@ export async function insertMembershipByEmail(
   const { rows } = await withConstraintErrors(() => executeAudited(db, statement))
   const row = rows[0]
   if (!row) return {}
-  const {
-    mail_count,
-    mail_reset_at,
-    email,
-    first_name,
-    last_name,
-    external_id,
-    platform_status,
-    ...decided
-  } = row
-  const invitee = { email, first_name, last_name, external_id, platform_status }
+  const { mail_count, mail_reset_at, ...answered } = row
   return {
-    ...(decided.user_id ? { stored: newMembershipRecord(m, decided, invitee, mail ? 'queued' : null) } : {}),
+    ...(answered.user_id ? { stored: newMembershipRecord(m, answered, mail ? 'queued' : null) } : {}),
     ...(mail_count !== undefined && mail_reset_at !== undefined
       ? { mailCount: counterWindow({ count: mail_count, reset_at: mail_reset_at }) }
       : {}),
@@ -296,11 +292,7 @@ export async function insertMembershipByEmail(
  * What the invitation's statement answers: the columns the database decided, the invitee and, when it
  * counted, the mail count.
  */
-type InvitedRow = DecidedColumns &
-  Pick<MembershipRecordRow, 'email' | 'first_name' | 'last_name' | 'external_id' | 'platform_status'> & {
-    mail_count?: number
-    mail_reset_at?: Date
-  }
+type InvitedRow = DecidedColumns & InviteeColumns & { mail_count?: number; mail_reset_at?: Date }
 
 /** Whether the invitation's statement text is reused (for the test that holds it to that). */
 export function isReusedInvitationShape(): boolean {
