@@ -14,7 +14,7 @@ import { arrange, call, isMissingRoute } from './lib/arrange.js'
 import { createBenchDatabase } from './lib/database.js'
 import { parseOptions } from './lib/options.js'
 import { RssSampler } from './lib/processes.js'
-import { buildReport, formatCpuBudgets, formatTable, type Report } from './lib/report.js'
+import { buildReport, formatCpuBudgets, formatReferences, formatTable, type Report } from './lib/report.js'
 import { mailShare, ROUND_ORDER, runRounds } from './lib/rounds.js'
 import { ceilingWorkloads, Pool, type Scenario, tenantryScenarios, type Workload } from './lib/scenarios.js'
 import { seedDatabase } from './lib/seed.js'
@@ -70,11 +70,17 @@ async function main(): Promise<number> {
       if (problem) problems.push(problem)
       else scenarios.push(scenario)
     }
-    const ceilings = ceilingWorkloads(arrangement)
+    const ceilings = ceilingWorkloads(arrangement, pools)
     const workloads = new Map<string, Workload>(
       [...scenarios, ...Object.values(ceilings)].map((w) => [w.id, w] as const),
     )
-    const neededCeilings = new Set(scenarios.map((s) => ceilings[s.ceiling].id))
+    // A reference ceiling works on Tenantry's tables, which only a server database shares with it.
+    const neededCeilings = new Set(
+      scenarios.flatMap((s) => [
+        ceilings[s.ceiling].id,
+        ...(s.reference && database.kind === 'postgres' ? [ceilings[s.reference].id] : []),
+      ]),
+    )
     const order = ROUND_ORDER.filter(
       (id) => workloads.has(id) && (!id.startsWith('ceiling-') || neededCeilings.has(id)),
     )
@@ -167,6 +173,14 @@ function print(report: Report, rounds: number, measureSeconds: number, connectio
   out(`${formatTable(report)}\n`)
   if (!report.budgetsEnforced) {
     out('* Budgets are set for PostgreSQL: on the embedded database they are shown, not enforced.')
+  }
+  const references = formatReferences(report)
+  if (references.length > 0) {
+    out(
+      "Against the ceiling of the same work with none of Tenantry's code (req/s ratio, and that ceiling's own " +
+        "ratio to the budget ceiling; medians of the rounds' pairs):",
+    )
+    for (const line of references) out(line)
   }
   const cpuBudgets = formatCpuBudgets(report)
   if (cpuBudgets.length > 0) {

@@ -5,13 +5,16 @@
  *   GET  /bare          constant JSON
  *   POST /insert        one INSERT … RETURNING of a tenant-sized row (same columns and indexes as tenants)
  *   GET  /select/:id    one SELECT by primary key of such a row
+ *   POST /invitation    an invitation's required writes and mail, on Tenantry's tables (ceiling-invitation.ts;
+ *                       PostgreSQL only)
  * The database is the server's (CEILING_DATABASE_URL, through `pg`, the same pool size as the server) or,
  * for the embedded case, a PGlite of its own in CEILING_DATA_DIR, in this process.
  */
 import Fastify, { type FastifyBaseLogger } from 'fastify'
 import pg from 'pg'
 import { uuidv7 } from 'uuidv7'
-import { createLogger } from '../../src/logger.js'
+import { createLogger, fixedShapeLines } from '../../src/logger.js'
+import { invitationCeiling } from './ceiling-invitation.js'
 
 type Query = (text: string, params?: unknown[]) => Promise<Record<string, unknown>[]>
 
@@ -49,11 +52,26 @@ const INSERT = `
   values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
   returning *`
 
-async function openQuery(): Promise<{ query: Query; close(): Promise<void> }> {
+interface CeilingDatabase {
+  query: Query
+  /** On a PostgreSQL server: the pool, and a pool of two for the invitation ceiling's mail (as the server's worker has). */
+  pools?: { requests: pg.Pool; mail: pg.Pool }
+  close(): Promise<void>
+}
+
+async function openQuery(): Promise<CeilingDatabase> {
   const url = process.env.CEILING_DATABASE_URL
   if (url) {
     const pool = new pg.Pool({ connectionString: url, max: 10 })
-    return { query: async (text, params) => (await pool.query(text, params)).rows, close: () => pool.end() }
+    const mail = new pg.Pool({ connectionString: url, max: 2 })
+    return {
+      query: async (text, params) => (await pool.query(text, params)).rows,
+      pools: { requests: pool, mail },
+      close: async () => {
+        await pool.end()
+        await mail.end()
+      },
+    }
   }
   const dataDir = process.env.CEILING_DATA_DIR
   if (!dataDir) throw new Error('set CEILING_DATABASE_URL or CEILING_DATA_DIR')
@@ -66,7 +84,7 @@ async function openQuery(): Promise<{ query: Query; close(): Promise<void> }> {
 }
 
 async function main(): Promise<void> {
-  const { query, close } = await openQuery()
+  const { query, pools, close } = await openQuery()
   await query(TABLE)
   for (const index of INDEXES) await query(index)
 
@@ -108,9 +126,14 @@ async function main(): Promise<void> {
     return row ? { result: row } : reply.code(404).send({ error: 'not found' })
   })
 
+  const stopInvitations = pools
+    ? invitationCeiling(app, pools.requests, pools.mail, fixedShapeLines(logger))
+    : undefined
+
   await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' })
   const shutdown = async () => {
     await app.close()
+    await stopInvitations?.()
     await close()
     process.exit(0)
   }

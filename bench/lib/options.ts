@@ -38,7 +38,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       'server-entry': { type: 'string', default: 'dist/src/main.js' },
       'server-env': { type: 'string', multiple: true },
       profile: { type: 'string' },
-      invitees: { type: 'string', default: '60000' },
+      invitees: { type: 'string', default: '120000' },
       logins: { type: 'string', default: '5000' },
     },
   })

@@ -53,6 +53,11 @@ export interface Row {
    * generator's share of the cores is left out, so it is an estimate.
    */
   cpuBudget?: { spentUs: number; allowedUs: number }
+  /**
+   * Beside the budget, the scenario's reference ceiling (Scenario.reference): the scenario's req/s over
+   * it, and its own req/s over the budget's ceiling — how much of a missed budget is the work's own.
+   */
+  reference?: { ceiling: CeilingId; ratio: number; referenceRatio: number }
   note?: string
   serverPeakRssMb?: number
 }
@@ -170,6 +175,18 @@ export function buildReport(input: {
     row.ratio = median(pairs.map(([s, c]) => s.result.reqPerSec / c.result.reqPerSec))
     row.p99Factor = median(pairs.map(([s, c]) => s.result.p99Ms / c.result.p99Ms))
     if (scenario.note) row.note = scenario.note
+    const reference = scenario.reference && input.ceilings[scenario.reference]
+    if (scenario.reference && reference) {
+      const own = pairedRuns(input.records, scenario.id, reference.id)
+      const its = pairedRuns(input.records, reference.id, input.ceilings[scenario.ceiling].id)
+      if (own.length > 0 && its.length > 0) {
+        row.reference = {
+          ceiling: scenario.reference,
+          ratio: median(own.map(([s, c]) => s.result.reqPerSec / c.result.reqPerSec)),
+          referenceRatio: median(its.map(([r, c]) => r.result.reqPerSec / c.result.reqPerSec)),
+        }
+      }
+    }
     if (scenario.budget) {
       const { minRatio, maxP99Factor } = scenario.budget
       const met = row.ratio >= minRatio && (maxP99Factor === undefined || row.p99Factor <= maxP99Factor)
@@ -277,6 +294,19 @@ export function formatTable(report: Report): string {
     line.map((cell, i) => (numeric.has(i) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  ')
   const rule = widths.map((w) => '-'.repeat(w)).join('  ')
   return [render(header), rule, ...lines.map(render), rule, render(rssLine)].join('\n')
+}
+
+/** One line per scenario with a reference ceiling measured: how far it is from it, and it from the budget's ceiling. */
+export function formatReferences(report: Report): string[] {
+  const pct = (ratio: number) => `${Math.round(ratio * 100)} %`
+  return report.rows.flatMap((row) =>
+    row.reference && row.ceiling
+      ? [
+          `  ${row.label}: ${pct(row.reference.ratio)} of the ${row.reference.ceiling} ceiling, ` +
+            `which itself runs at ${pct(row.reference.referenceRatio)} of the ${row.ceiling} ceiling`,
+        ]
+      : [],
+  )
 }
 
 /** One line per budgeted scenario: the CPU per request it spent, against what its ratio budget allows. */

@@ -3,7 +3,7 @@ import { drive } from './load.js'
 import type { BenchOptions } from './options.js'
 import { cpuBetween, cpuSeconds, databaseCpuSnapshot, type RssSampler, type Service } from './processes.js'
 import type { MailDelivery, RunRecord } from './report.js'
-import type { Scenario, Workload } from './scenarios.js'
+import type { Workload } from './scenarios.js'
 
 /**
  * One round: each scenario next to its ceiling, the insert ceiling amid the four writes that share it.
@@ -18,6 +18,7 @@ export const ROUND_ORDER = [
   'create-user',
   'ceiling-insert',
   'invite-user',
+  'ceiling-invitation',
   'create-integration',
 ]
 
@@ -58,7 +59,7 @@ export async function runRounds(input: RoundsInput): Promise<RunRecord[]> {
         },
       })
       const cpuUsPerRequest = ((cpuSeconds(pid) - cpuAtStart) * 1e6) / result.requests
-      const { mailKind } = workload as Partial<Scenario>
+      const { mailKind } = workload
       const mail =
         mailKind && input.databaseUrl
           ? await mailDelivery(input.databaseUrl, mailKind, windowStart, new Date())

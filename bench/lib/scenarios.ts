@@ -3,7 +3,7 @@ import { INVITATION_EMAIL } from '../../src/outbox/outbox.repository.js'
 import type { RequestFactory } from './load.js'
 import { BENCH_EMAIL_DOMAIN, inviteeEmail, loginEmail } from './seed.js'
 
-export type CeilingId = 'bare' | 'insert' | 'select'
+export type CeilingId = 'bare' | 'insert' | 'select' | 'invitation'
 
 /** A budget, as ratios to the scenario's ceiling measured in the same run (issue 7). */
 export interface Budget {
@@ -18,6 +18,11 @@ export interface Workload {
   label: string
   target: 'server' | 'ceiling'
   next: RequestFactory
+  /**
+   * The outbox kind of the mail each request queues: the report says how much of a window's mail was
+   * sent by the window's end — delivery that falls behind is work left out of the window's figures.
+   */
+  mailKind?: string
 }
 
 export interface Scenario extends Workload {
@@ -27,10 +32,10 @@ export interface Scenario extends Workload {
   /** Said in the report when it has no budget. */
   note?: string
   /**
-   * The outbox kind of the mail each request queues: the report says how much of a window's mail was
-   * sent by the window's end — delivery that falls behind is work left out of the window's figures.
+   * A ceiling doing this scenario's own required work with none of Tenantry's code (PostgreSQL only),
+   * reported beside the budget: how much of the gap to `ceiling` is Tenantry's, and how much the work's.
    */
-  mailKind?: string
+  reference?: CeilingId
 }
 
 /** What the arrangement produced: who calls, and where. */
@@ -61,7 +66,10 @@ export class Pool {
   }
 }
 
-export function ceilingWorkloads(arrangement: Arrangement): Record<CeilingId, Workload> {
+export function ceilingWorkloads(
+  arrangement: Arrangement,
+  pools: ScenarioPools,
+): Record<CeilingId, Workload> {
   let n = 0
   return {
     bare: {
@@ -88,6 +96,18 @@ export function ceilingWorkloads(arrangement: Arrangement): Record<CeilingId, Wo
       label: 'ceiling: 1 SELECT by key',
       target: 'ceiling',
       next: () => ({ method: 'GET', path: `/select/${arrangement.ceilingRowId}` }),
+    },
+    invitation: {
+      id: 'ceiling-invitation',
+      label: "ceiling: an invitation's writes and mail",
+      target: 'ceiling',
+      mailKind: INVITATION_EMAIL,
+      // Invitees from the invite scenario's pool: each seeded user is invited once, by one or the other.
+      next: () => ({
+        method: 'POST',
+        path: '/invitation',
+        body: { email: inviteeEmail(pools.invitees.take()), tenantId: arrangement.tenantId },
+      }),
     },
   }
 }
@@ -157,6 +177,7 @@ export function tenantryScenarios(
       target: 'server',
       ceiling: 'insert',
       budget: { minRatio: 0.5 },
+      reference: 'invitation',
       mailKind: INVITATION_EMAIL,
       next: () => ({
         method: 'POST',
