@@ -174,22 +174,22 @@ function print(report: Report, rounds: number, measureSeconds: number, connectio
   if (!report.budgetsEnforced) {
     out('* Budgets are set for PostgreSQL: on the embedded database they are shown, not enforced.')
   }
-  const references = formatReferences(report)
-  if (references.length > 0) {
-    out(
-      "Against the ceiling of the same work with none of Tenantry's code (req/s ratio, and that ceiling's own " +
-        "ratio to the budget ceiling; medians of the rounds' pairs):",
-    )
-    for (const line of references) out(line)
+  // A heading and its indented lines, when there are any.
+  const section = (heading: string, lines: string[]) => {
+    if (lines.length === 0) return
+    out(heading)
+    for (const line of lines) out(line)
   }
-  const cpuBudgets = formatCpuBudgets(report)
-  if (cpuBudgets.length > 0) {
-    out(
-      "CPU per request, server + database, against what each ratio budget allows (the paired ceiling's " +
-        "CPU ÷ the ratio; the load generator's share left out):",
-    )
-    for (const line of cpuBudgets) out(line)
-  }
+  section(
+    "Against the ceiling of the same work with none of Tenantry's code (req/s ratio, and that ceiling's own " +
+      "ratio to the budget ceiling; medians of the rounds' pairs):",
+    formatReferences(report),
+  )
+  section(
+    "CPU per request, server + database, against what each ratio budget allows (the paired ceiling's " +
+      "CPU ÷ the ratio; the load generator's share left out):",
+    formatCpuBudgets(report),
+  )
   const mailRuns = report.runs.filter((run) => run.mail)
   if (mailRuns.length > 0) {
     const shares = mailRuns.map((run) => `${run.workload} ${mailShare(run.mail!)}`).join(', ')
