@@ -19,6 +19,7 @@ import type { Logger } from 'pino'
 import { uuidv7 } from 'uuidv7'
 import { ROLE_IDS } from '../../src/access/permissions.js'
 import { INVITATION_MAILS_PER_HOUR } from '../../src/modules/memberships/invitation-limits.js'
+import { INVITATION_EMAIL } from '../../src/outbox/outbox.repository.js'
 
 const MARK_BATCH = 100
 const COALESCE_MS = 20
@@ -41,7 +42,7 @@ const INVITATION = `
     returning user_id, state, extension, extensions),
   mail as (
     insert into outbox (id, tenant_id, kind, payload, attempts, next_attempt_at, locked_until, created)
-    select $10, $4, 'invitation_email', $11::jsonb || jsonb_build_object('userId', user_id), 1, $9, $12, $9
+    select $10, $4, '${INVITATION_EMAIL}', $11::jsonb || jsonb_build_object('userId', user_id), 1, $9, $12, $9
     from membership),
   event as (
     insert into audit_events (id, occurred, actor_type, actor_id, action, tenant_id, target_type, target_id,

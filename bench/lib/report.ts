@@ -175,7 +175,7 @@ export function buildReport(input: {
     row.ratio = median(pairs.map(([s, c]) => s.result.reqPerSec / c.result.reqPerSec))
     row.p99Factor = median(pairs.map(([s, c]) => s.result.p99Ms / c.result.p99Ms))
     if (scenario.note) row.note = scenario.note
-    const reference = scenario.reference && input.ceilings[scenario.reference]
+    const reference = scenario.reference ? input.ceilings[scenario.reference] : undefined
     if (scenario.reference && reference) {
       const own = pairedRuns(input.records, scenario.id, reference.id)
       const its = pairedRuns(input.records, reference.id, input.ceilings[scenario.ceiling].id)
