@@ -1,6 +1,12 @@
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { API_KEY_STATUSES, MEMBERSHIP_STATUSES, OUTBOX_STATUSES, USER_STATUSES } from '../src/db/schema.js'
+import {
+  API_KEY_STATUSES,
+  AUDIT_ACTOR_TYPES,
+  MEMBERSHIP_STATUSES,
+  OUTBOX_STATUSES,
+  USER_STATUSES,
+} from '../src/db/schema.js'
 import { PROTOCOLS } from '../src/modules/sso/identity-providers.schemas.js'
 import { CLIENT_LOG_LEVELS, IDENTITY_PROVIDER_STATES } from '../src/modules/tenants/tenants.schemas.js'
 import { createTestDatabase, type TestDatabase } from './helpers/test-database.js'
@@ -48,7 +54,7 @@ describe('closed lists in the schema', () => {
     ['api_key_status', API_KEY_STATUSES],
     // 'erased' is written by erasure only, never set by a client (db/schema.ts UserStatus).
     ['user_status', [...USER_STATUSES, 'erased']],
-    ['actor_type', ['user', 'apiKey', 'system']],
+    ['actor_type', AUDIT_ACTOR_TYPES],
   ] as const)('%s holds exactly the values the service writes', async (domain, values) => {
     const { rows } = await sql<{ definition: string }>`
       select pg_get_constraintdef(c.oid) as definition from pg_constraint c

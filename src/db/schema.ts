@@ -18,6 +18,8 @@ export const MEMBERSHIP_STATUSES = ['pending', 'invited', 'accepted', 'disabled'
 /** An outbox row's delivery; a membership's `invitationEmailStatus` is its latest mail's. */
 export const OUTBOX_STATUSES = ['queued', 'sent', 'failed'] as const
 export const API_KEY_STATUSES = ['enabled', 'disabled'] as const
+/** Who made an audit event's change. */
+export const AUDIT_ACTOR_TYPES = ['user', 'apiKey', 'system'] as const
 
 export interface PlatformTable {
   id: string
@@ -234,7 +236,7 @@ export interface IdempotencyKeysTable {
   created: Timestamp
 }
 
-export type AuditActorType = 'user' | 'apiKey' | 'system'
+export type AuditActorType = (typeof AUDIT_ACTOR_TYPES)[number]
 
 export interface AuditEventsTable {
   id: string

@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox'
+import { AUDIT_ACTOR_TYPES } from '../../db/schema.js'
 import { LIMITS, Nullable, Timestamp, Uuid } from '../../http/schemas.js'
 
 /** An audit event as the API shows it (API.md §13). */
@@ -6,7 +7,7 @@ export const AuditEventSchema = Type.Object({
   id: Uuid(),
   occurred: Timestamp(),
   actor: Type.Object({
-    type: Type.String({ description: 'user | apiKey | system' }),
+    type: Type.String({ description: AUDIT_ACTOR_TYPES.join(' | ') }),
     id: Nullable(Uuid()),
   }),
   action: Type.String({ description: 'e.g. tenant.created, membership.status_changed' }),
