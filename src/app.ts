@@ -15,6 +15,7 @@ import type { AppState, Platform, ServiceContext } from './context.js'
 import type { Keys } from './crypto/keys.js'
 import { TokenSigner } from './crypto/tokens.js'
 import type { Database } from './db/schema.js'
+import { StatementBatchers } from './db/statement-batcher.js'
 import { ERROR_REASONS } from './errors.js'
 import { DatabaseCounterStore } from './http/counter-store.js'
 import { registerErrorHandling } from './http/error-handler.js'
@@ -120,6 +121,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     invitationLimiters: createInvitationLimiters(deps.clock, counters),
     passwordResetLimiters: createPasswordResetLimiters(deps.clock, counters),
     outboxSignal: new OutboxSignal(),
+    statementBatchers: new StatementBatchers(),
   }
   const ctx: ServiceContext = { ...deps, access, counters, ...state }
   const authenticator = new Authenticator(

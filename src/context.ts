@@ -7,6 +7,7 @@ import type { Clock } from './clock.js'
 import type { Config } from './config.js'
 import type { Keys } from './crypto/keys.js'
 import type { Database } from './db/schema.js'
+import type { StatementBatchers } from './db/statement-batcher.js'
 import type { CounterStore, FailureLimiter } from './http/rate-limit.js'
 import type { OutboxSignal } from './outbox/outbox-signal.js'
 
@@ -36,6 +37,8 @@ export interface ServiceContext {
   passwordResetLimiters: { byEmail: FailureLimiter; byAddress: FailureLimiter }
   /** Hands this application's outbox worker the mail its writes queue, and wakes it (outbox-signal.ts). */
   outboxSignal: OutboxSignal
+  /** Writes that share a statement when they arrive together, by kind (db/statement-batcher.ts). */
+  statementBatchers: StatementBatchers
   /** Rate-limit and lock-out counters: shared through a server database, in memory when embedded. */
   counters: CounterStore
 }
@@ -46,5 +49,5 @@ export interface ServiceContext {
  */
 export type AppState = Pick<
   ServiceContext,
-  'roleCatalog' | 'invitationLimiters' | 'passwordResetLimiters' | 'outboxSignal'
+  'roleCatalog' | 'invitationLimiters' | 'passwordResetLimiters' | 'outboxSignal' | 'statementBatchers'
 >

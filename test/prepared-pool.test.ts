@@ -1,7 +1,8 @@
-import { sql } from 'kysely'
+import { CompiledQuery, sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openDatabase } from '../src/db/database.js'
 import { MAX_NAMED, MAX_NAMED_PARAMETERS, StatementNames } from '../src/db/prepared-pool.js'
+import { statementTexts } from '../src/db/statement-texts.js'
 import { createTestDatabase, onServerDatabase, type TestDatabase } from './helpers/test-database.js'
 
 describe('statement names', () => {
@@ -21,6 +22,17 @@ describe('statement names', () => {
     const manyRows = `insert into users (id) values ${Array.from({ length: 65 }, (_, i) => `($${i + 1})`).join(', ')}`
     expect(names.nameFor(manyRows, MAX_NAMED_PARAMETERS + 1)).toBeUndefined()
     expect(names.size).toBe(0)
+  })
+
+  it('names a reused shape’s text whatever its size: the shapes bound how many there are', () => {
+    const names = new StatementNames()
+    const parameters = Array.from({ length: MAX_NAMED_PARAMETERS + 1 }, (_, i) => i)
+    const text = `select ${parameters.map((i) => `$${i + 1}::int`).join(', ')} /* ${'x'.repeat(20_000)} */`
+    expect(names.nameFor(text, parameters.length)).toBeUndefined()
+    const key = `test shape\u0000${crypto.randomUUID()}`
+    const compiled = statementTexts.compile(key, parameters, () => CompiledQuery.raw(text, parameters))
+    expect(compiled.sql).toBe(text)
+    expect(names.nameFor(text, parameters.length)).toMatch(/^tenantry_\d+$/)
   })
 
   it('stops naming new texts once it holds MAX_NAMED, and keeps the names it gave', () => {

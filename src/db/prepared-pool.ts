@@ -1,5 +1,6 @@
 import type { PostgresCursor, PostgresPool, PostgresPoolClient } from 'kysely'
 import type pg from 'pg'
+import { statementTexts } from './statement-texts.js'
 
 /**
  * A `pg` pool whose statements are sent as named prepared statements. PostgreSQL parses and plans an
@@ -8,8 +9,9 @@ import type pg from 'pg'
  *
  * Kysely renders the same SQL text for the same query shape, so the set of texts is small. What keeps it
  * bounded: statements with many parameters (multi-row inserts, whose text varies with the row count) stay
- * unnamed, and past MAX_NAMED distinct texts new ones stay unnamed too — each connection holds every
- * statement it has prepared until it closes.
+ * unnamed — unless the text is a reused shape's (statement-texts.ts), whose number its shapes bound, such
+ * as several invitations in one statement — and past MAX_NAMED distinct texts new ones stay unnamed too —
+ * each connection holds every statement it has prepared until it closes.
  *
  * Behind a connection pooler in transaction mode (PgBouncer before 1.21) named statements cannot work;
  * `prepare: false` turns this off.
@@ -25,7 +27,8 @@ export class StatementNames {
   nameFor(sql: string, parameterCount: number): string | undefined {
     const known = this.#names.get(sql)
     if (known !== undefined) return known
-    if (parameterCount > MAX_NAMED_PARAMETERS || sql.length > MAX_NAMED_LENGTH) return undefined
+    const bounded = statementTexts.holds(sql)
+    if (!bounded && (parameterCount > MAX_NAMED_PARAMETERS || sql.length > MAX_NAMED_LENGTH)) return undefined
     if (this.#names.size >= MAX_NAMED || !isPlannable(sql)) return undefined
     const name = `tenantry_${this.#names.size + 1}`
     this.#names.set(sql, name)

@@ -14,6 +14,7 @@ import { CompiledQuery } from 'kysely'
  */
 export class StatementTexts {
   readonly #texts = new Map<string, string>()
+  readonly #reused = new Set<string>()
 
   /**
    * The statement of shape `key` with `parameters`: its reused text, or — the first time, or for a shape
@@ -23,8 +24,19 @@ export class StatementTexts {
     const text = this.#texts.get(key)
     if (text !== undefined) return CompiledQuery.raw(text, parameters) as CompiledQuery<Row>
     const compiled = build()
-    if (sameParameters(compiled.parameters, parameters)) this.#texts.set(key, compiled.sql)
+    if (sameParameters(compiled.parameters, parameters)) {
+      this.#texts.set(key, compiled.sql)
+      this.#reused.add(compiled.sql)
+    }
     return compiled
+  }
+
+  /**
+   * Whether `text` is a reused shape's: their number is bounded by their shapes, so the prepared-statement
+   * pool names them whatever their length (db/prepared-pool.ts).
+   */
+  holds(text: string): boolean {
+    return this.#reused.has(text)
   }
 
   /** Whether some shape whose key starts with `prefix` is reused (for the tests that hold paths to it). */

@@ -35,6 +35,13 @@ export const bulkRows = new Counter({
   registers: [processMetrics],
 })
 
+export const invitationBatchSize = new Histogram({
+  name: 'tenantry_invitation_statement_size',
+  help: 'Invitations written by one statement (concurrent invitations share one; 1 when unhurried)',
+  buckets: [1, 2, 4, 8, 16],
+  registers: [processMetrics],
+})
+
 /** Routes whose requests are logged at debug and kept out of the request metrics' noise. */
 export const PROBE_ROUTES = new Set(['/healthz', '/readyz', '/metrics'])
 

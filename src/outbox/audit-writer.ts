@@ -137,14 +137,21 @@ export type AuditForm = 'fan-out' | 'guarded'
  *
  * Every value is a scalar parameter, so PostgreSQL keeps one generic plan per statement text instead of
  * re-planning each execution (checked with pg_prepared_statements in test/audit-statement.test.ts).
+ * `suffix` names the CTEs of one copy of a write in a statement that holds several (db/statement-batcher.ts).
  */
-export function auditEventCtes(event: AuditEvent, source: EventSource, form: AuditForm): RawBuilder<unknown> {
+export function auditEventCtes(
+  event: AuditEvent,
+  source: EventSource,
+  form: AuditForm,
+  suffix = '',
+): RawBuilder<unknown> {
   const relation = sql.raw(source.relation)
+  const auditEvent = sql.raw(`audit_event${suffix}`)
   const targetId = source.targetIdColumn
     ? sql`source.${sql.ref(source.targetIdColumn)}`
     : sql`${event.targetId}::uuid`
   const insertEvent = sql`
-    audit_event as (
+    ${auditEvent} as (
       insert into audit_events (${EVENT_COLUMNS})
       select ${event.id}::uuid, ${event.occurred}::timestamptz, ${event.actorType}::text, ${event.actorId}::uuid,
              ${event.action}::text, ${event.tenantId}::uuid, ${event.targetType}::text, ${targetId},
@@ -155,9 +162,9 @@ export function auditEventCtes(event: AuditEvent, source: EventSource, form: Aud
   if (form === 'guarded') return insertEvent
   const ancestors = source.ancestorIds
     ? sql`${source.ancestorIds}::uuid[]`
-    : sql`(select t.parent_ids from tenants t where t.id = audit_event.tenant_id)`
+    : sql`(select t.parent_ids from tenants t where t.id = ${auditEvent}.tenant_id)`
   return sql`${insertEvent},
-    webhook_delivery as (${webhookFanOut(sql`(select audit_event.*, ${ancestors} as ancestor_ids from audit_event)`)})`
+    ${sql.raw(`webhook_delivery${suffix}`)} as (${webhookFanOut(sql`(select ${auditEvent}.*, ${ancestors} as ancestor_ids from ${auditEvent})`)})`
 }
 
 /** The tables whose creates write their event in the insert's own statement. */

@@ -215,84 +215,133 @@ function membershipShape(m: NewMembershipRow): string {
   return `${m.extensions.defaultFirst ? 'd' : ''}${m.activateFirstExtension ? 'a' : ''}`
 }
 
+/** One invitation's write: the membership, its event and, for an `invited` one, its mail and its count. */
+export interface InvitationWrite {
+  membership: NewMembershipByEmail
+  event: AuditEvent
+  mail?: NewOutboxRow
+  /** The invitee's mail limit, counted in the database (invitation-limits.ts). */
+  mailCount?: CountInStatement
+}
+
+/** What an invitation's statement answered for one write: the stored record (none: no such user). */
+export interface InvitationOutcome {
+  stored?: MembershipRecordRow
+  mailCount?: CounterWindow
+}
+
+/**
+ * Which text a write needs: writes of one shape can share a statement (invitation-writes.ts). The text
+ * depends on the optional parts only, never on the values.
+ */
+export function invitationShape(write: InvitationWrite): string {
+  return `${write.mailCount ? 'c' : ''}${write.mail ? 'm' : ''}\u0000${membershipShape(write.membership)}`
+}
+
 /**
  * Inserts the membership of the user with `m.email`, its audit event (target: the user's id) and, for an
  * invitation, its e-mail's outbox row (its payload completed with the user's id) — one statement: one
- * round trip, atomic without a transaction, and the user look-up in it. Returns the stored record, or
+ * round trip, atomic without a transaction, and the user look-up in it. Answers the stored record, or
  * none when no user has the e-mail (nothing is written). A second membership of the same user in a
  * tenant is 409 already_member.
  *
  * With `mailCount` (the invitee's mail limit, counted in the database) the statement also counts the
- * e-mail and writes nothing past the limit; it returns the count, for the caller to judge.
+ * e-mail and writes nothing past the limit; it answers the count, for the caller to judge.
+ *
+ * Several writes of one shape (invitationShape) go in one statement, one copy of the write each, its CTEs
+ * named by its place (`invitee_1`, `membership_1` …): the statement is one transaction, so they commit
+ * together or not at all (invitation-writes.ts runs each again alone when a batch fails). The answer has
+ * one outcome per write, in their order.
  *
  * Hand-written SQL rather than Kysely's builder: it is the hot path of every invitation. Its text is one
- * of a few (form × optional parts), built once each and then reused with the request's parameters, so
- * neither this process nor PostgreSQL (named prepared statements) does that work again.
+ * of a few (form × optional parts × number of copies), built once each and then reused with the
+ * request's parameters, so neither this process nor PostgreSQL (named prepared statements) does that
+ * work again.
  */
-export async function insertMembershipByEmail(
+export async function insertMembershipsByEmail(
   db: Executor,
-  m: NewMembershipByEmail,
-  event: AuditEvent,
-  mail?: NewOutboxRow,
-  mailCount?: CountInStatement,
-): Promise<{ stored?: MembershipRecordRow; mailCount?: CounterWindow }> {
-  const eventSource = { relation: 'membership', targetIdColumn: 'user_id' }
+  writes: readonly InvitationWrite[],
+): Promise<InvitationOutcome[]> {
+  const first = writes[0]
+  if (!first) return []
+  const eventSource = (k: number) => ({ relation: copyName('membership', k), targetIdColumn: 'user_id' })
   const build = (form: AuditForm) => {
-    const queueMail = mail
-      ? sql`, mail as (${insertOutboxRowFrom(mail, 'membership', sql`jsonb_build_object('userId', membership.user_id)`)})`
-      : sql``
-    const record = sql`membership.*, invitee.email, invitee.first_name, invitee.last_name, invitee.external_id,
-      invitee.status as platform_status`
-    return sql<InvitedRow>`
-    with ${mailCount ? sql`mail_count as (${mailCount.statement()}),` : sql``}
-    invitee as (
-      select id, email, first_name, last_name, external_id, status from users where email = ${m.email}::text),
-    membership as (
-      insert into tenant_users (${MEMBERSHIP_COLUMNS})
-      select ${membershipValues(m, sql`invitee.id`)}
-      from invitee
-      ${mailCount ? sql`where (select count from mail_count) <= ${mailCount.limit}::int` : sql``}
-      returning ${sql.raw(DECIDED_COLUMNS.join(', '))})${queueMail},
-    ${auditEventCtes(event, eventSource, form)}
-    ${
-      mailCount
+    const copies = writes.map(({ membership: m, event, mail, mailCount }, k) => {
+      const [invitee, membership, count] = ['invitee', 'membership', 'mail_count'].map((name) =>
+        sql.raw(copyName(name, k)),
+      ) as [RawBuilder<unknown>, RawBuilder<unknown>, RawBuilder<unknown>]
+      const queueMail = mail
+        ? sql`, ${sql.raw(copyName('mail', k))} as (${insertOutboxRowFrom(mail, copyName('membership', k), sql`jsonb_build_object('userId', ${membership}.user_id)`)})`
+        : sql``
+      return sql`
+      ${mailCount ? sql`${count} as (${mailCount.statement()}),` : sql``}
+      ${invitee} as (
+        select id, email, first_name, last_name, external_id, status from users where email = ${m.email}::text),
+      ${membership} as (
+        insert into tenant_users (${MEMBERSHIP_COLUMNS})
+        select ${membershipValues(m, sql`${invitee}.id`)}
+        from ${invitee}
+        ${mailCount ? sql`where (select count from ${count}) <= ${mailCount.limit}::int` : sql``}
+        returning ${sql.raw(DECIDED_COLUMNS.join(', '))})${queueMail},
+      ${auditEventCtes(event, eventSource(k), form, copySuffix(k))}`
+    })
+    const answers = writes.map(({ mailCount }, k) => {
+      const [invitee, membership, count] = ['invitee', 'membership', 'mail_count'].map((name) =>
+        sql.raw(copyName(name, k)),
+      ) as [RawBuilder<unknown>, RawBuilder<unknown>, RawBuilder<unknown>]
+      const record = sql`${sql.lit(k)}::int as copy, ${membership}.*, ${invitee}.email, ${invitee}.first_name,
+        ${invitee}.last_name, ${invitee}.external_id, ${invitee}.status as platform_status`
+      return mailCount
         ? // The count comes back even when nothing was written.
-          sql`select ${record}, mail_count.count as mail_count, mail_count.reset_at as mail_reset_at
-            from mail_count left join (membership cross join invitee) on true`
-        : sql`select ${record} from membership cross join invitee`
-    }`.compile(db)
+          sql`select ${record}, ${count}.count as mail_count, ${count}.reset_at as mail_reset_at
+            from ${count} left join (${membership} cross join ${invitee}) on true`
+        : sql`select ${record} from ${membership} cross join ${invitee}`
+    })
+    return sql<InvitedRow>`with ${sql.join(copies)} ${sql.join(answers, sql` union all `)}`.compile(db)
   }
-  // The text depends on the optional parts only: built once per shape, then reused (db/statement-texts.ts).
   const statement = (form: AuditForm) =>
     statementTexts.compile(
-      `invitation\u0000${form}\u0000${mailCount ? 'c' : ''}${mail ? 'm' : ''}\u0000${membershipShape(m)}`,
-      [
+      `invitation\u0000${form}\u0000${invitationShape(first)}\u0000${writes.length}`,
+      writes.flatMap(({ membership: m, event, mail, mailCount }, k) => [
         ...(mailCount?.parameters ?? []),
         m.email,
         ...membershipParameters(m, []),
         ...(mailCount ? [mailCount.limit] : []),
         ...(mail ? outboxRowParameters(mail) : []),
-        ...auditParameters(event, eventSource, form),
-      ],
+        ...auditParameters(event, eventSource(k), form),
+      ]),
       () => build(form),
     )
   const { rows } = await withConstraintErrors(() => executeAudited(db, statement))
-  const row = rows[0]
-  if (!row) return {}
-  const { mail_count, mail_reset_at, ...answered } = row
-  return {
-    ...(answered.user_id ? { stored: newMembershipRecord(m, answered, mail ? 'queued' : null) } : {}),
-    ...(mail_count !== undefined && mail_reset_at !== undefined
-      ? { mailCount: counterWindow({ count: mail_count, reset_at: mail_reset_at }) }
-      : {}),
-  }
+  const byCopy = new Map(rows.map((row) => [row.copy, row]))
+  return writes.map(({ membership: m, mail }, k) => {
+    const row = byCopy.get(k)
+    if (!row) return {}
+    const { copy: _copy, mail_count, mail_reset_at, ...answered } = row
+    return {
+      ...(answered.user_id ? { stored: newMembershipRecord(m, answered, mail ? 'queued' : null) } : {}),
+      ...(mail_count !== undefined && mail_reset_at !== undefined
+        ? { mailCount: counterWindow({ count: mail_count, reset_at: mail_reset_at }) }
+        : {}),
+    }
+  })
+}
+
+/** The first copy's CTEs keep their plain names (`membership`); the others are numbered by place. */
+function copySuffix(k: number): string {
+  return k === 0 ? '' : `_${k}`
+}
+
+function copyName(name: string, k: number): string {
+  return `${name}${copySuffix(k)}`
 }
 
 /**
- * What the invitation's statement answers: the columns the database decided, the invitee and, when it
- * counted, the mail count.
+ * What the invitation's statement answers for each copy: which copy, the columns the database decided,
+ * the invitee and, when it counted, the mail count.
  */
-type InvitedRow = DecidedColumns & InviteeColumns & { mail_count?: number; mail_reset_at?: Date }
+type InvitedRow = DecidedColumns &
+  InviteeColumns & { copy: number; mail_count?: number; mail_reset_at?: Date }
 
 /** Whether the invitation's statement text is reused (for the test that holds it to that). */
 export function isReusedInvitationShape(): boolean {

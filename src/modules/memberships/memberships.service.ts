@@ -15,11 +15,13 @@ import { findUserByEmail, insertUserRows } from '../users/users.repository.js'
 import { givenExtensions } from './extensions.js'
 import { invitationLimits } from './invitation-limits.js'
 import { type IssuedInvitation, inviterName, issueInvitation } from './invitation-token.js'
+import { invitationWrites } from './invitation-writes.js'
 import { membershipCreatedRecord } from './membership-audit.js'
 import { membershipNotFound, toMembership } from './membership-record.js'
 import {
   findMembership,
-  insertMembershipByEmail,
+  type InvitationWrite,
+  insertMembershipsByEmail,
   listMembershipRows,
   type NewMembershipByEmail,
 } from './memberships.repository.js'
@@ -105,13 +107,21 @@ export async function createMembership(
     actor,
     membershipCreatedRecord({ tenantId, userId: null, roleId: role.id, status }),
   )
+  const write: InvitationWrite = {
+    membership,
+    event: membershipEvent,
+    ...(mail ? { mail } : {}),
+    ...(mailCount ? { mailCount } : {}),
+  }
+  // Outside a transaction, invitations that arrive together are written together (invitation-writes.ts).
   const { stored, mailCount: counted } = userEvent
     ? await ctx.db.transaction().execute(async (tx) => {
         await insertUserRows(tx, [newUser])
         await writeAuditEvents(tx, [userEvent])
-        return insertMembershipByEmail(tx, membership, membershipEvent, mail, mailCount)
+        const [outcome] = await insertMembershipsByEmail(tx, [write])
+        return outcome ?? {}
       })
-    : await insertMembershipByEmail(ctx.db, membership, membershipEvent, mail, mailCount)
+    : await invitationWrites(ctx).run(write)
   if (counted) invitationLimits(ctx).refuseMailBeyondLimit(counted)
   if (!stored) {
     throw new AppError('user_not_found', `No platform user has the e-mail "${email}"`, {
