@@ -1,4 +1,4 @@
-import type { PostgresCursor, PostgresPool, PostgresPoolClient } from 'kysely'
+import { type PostgresCursor, type PostgresPool, type PostgresPoolClient, sql } from 'kysely'
 import type pg from 'pg'
 import { statementTexts } from './statement-texts.js'
 
@@ -17,6 +17,16 @@ import { statementTexts } from './statement-texts.js'
  * `prepare: false` turns this off.
  */
 export const MAX_NAMED = 500
+/**
+ * Marks a statement that must be planned each time it runs, so stays unnamed: one whose best plan depends
+ * on how big a table is now, on a table that starts empty and grows fast (the outbox). A named statement
+ * keeps the plan PostgreSQL chose after its first runs until the table's statistics change — never, while
+ * autovacuum is off or behind — so a read by primary key planned on an empty outbox went on scanning the
+ * whole table at every batch (docs/performance.md, "Invitations written together"). Planning such a
+ * statement costs a fraction of a millisecond, once per batch of rows.
+ */
+export const PLANNED_EACH_RUN = sql.raw('/* planned each run */')
+const PLANNED_EACH_RUN_MARK = '/* planned each run */'
 export const MAX_NAMED_PARAMETERS = 64
 const MAX_NAMED_LENGTH = 16_384
 
@@ -24,14 +34,16 @@ export class StatementNames {
   readonly #names = new Map<string, string>()
 
   /** The name of this text's prepared statement, or undefined when it is sent unnamed. */
-  nameFor(sql: string, parameterCount: number): string | undefined {
-    const known = this.#names.get(sql)
+  nameFor(text: string, parameterCount: number): string | undefined {
+    const known = this.#names.get(text)
     if (known !== undefined) return known
-    const bounded = statementTexts.holds(sql)
-    if (!bounded && (parameterCount > MAX_NAMED_PARAMETERS || sql.length > MAX_NAMED_LENGTH)) return undefined
-    if (this.#names.size >= MAX_NAMED || !isPlannable(sql)) return undefined
+    if (text.includes(PLANNED_EACH_RUN_MARK)) return undefined
+    const bounded = statementTexts.holds(text)
+    if (!bounded && (parameterCount > MAX_NAMED_PARAMETERS || text.length > MAX_NAMED_LENGTH))
+      return undefined
+    if (this.#names.size >= MAX_NAMED || !isPlannable(text)) return undefined
     const name = `tenantry_${this.#names.size + 1}`
-    this.#names.set(sql, name)
+    this.#names.set(text, name)
     return name
   }
 

@@ -1,4 +1,5 @@
 import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely'
+import { PLANNED_EACH_RUN } from '../db/prepared-pool.js'
 import type { Database, OutboxRow } from '../db/schema.js'
 
 /**
@@ -92,7 +93,7 @@ export async function deleteQueuedInvitationMail(
  * out), oldest first, found through the due index — leasing them until `lockUntil` in one short
  * statement (its own transaction) that locks them with SKIP LOCKED: rows another worker is claiming are
  * skipped, not waited for. The attempt is counted at claim time, so a worker that dies mid-send still
- * uses up an attempt.
+ * uses up an attempt. Planned each run (PLANNED_EACH_RUN): a plan kept from a small outbox scans it all.
  */
 export async function claimDueRows(
   db: Executor,
@@ -124,6 +125,7 @@ export async function claimDueRows(
         .skipLocked(),
     )
     .returningAll()
+    .modifyEnd(PLANNED_EACH_RUN)
     .execute()
 }
 
@@ -147,7 +149,11 @@ export async function leasedRows(db: Executor, handedOver: readonly LeasedRow[])
  * the last vacuum (docs/performance.md: 390,000 → 114,000 instructions a mail, read and mark).
  */
 export function leasedRowsQuery(db: Executor, ids: readonly string[]) {
-  return db.selectFrom('outbox').selectAll().where(sql<boolean>`id = any (${ids}::uuid[])`)
+  return db
+    .selectFrom('outbox')
+    .selectAll()
+    .where(sql<boolean>`id = any (${ids}::uuid[])`)
+    .modifyEnd(PLANNED_EACH_RUN)
 }
 
 /**
@@ -181,8 +187,9 @@ export async function markSent(db: Executor, ids: readonly string[], now: Date):
       last_error: null,
       payload: sql`payload - 'envelope'`,
     })
-    // One array parameter: one statement text (and prepared plan) whatever the batch's size.
+    // One array parameter: one statement text whatever the batch's size, planned each run.
     .where(sql<boolean>`id = any (${ids}::uuid[])`)
+    .modifyEnd(PLANNED_EACH_RUN)
     .execute()
 }
 
