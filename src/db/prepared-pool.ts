@@ -25,8 +25,8 @@ export const MAX_NAMED = 500
  * whole table at every batch (docs/performance.md, "Invitations written together"). Planning such a
  * statement costs a fraction of a millisecond, once per batch of rows.
  */
-export const PLANNED_EACH_RUN = sql.raw('/* planned each run */')
 const PLANNED_EACH_RUN_MARK = '/* planned each run */'
+export const PLANNED_EACH_RUN = sql.raw(PLANNED_EACH_RUN_MARK)
 export const MAX_NAMED_PARAMETERS = 64
 const MAX_NAMED_LENGTH = 16_384
 

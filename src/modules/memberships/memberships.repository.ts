@@ -267,9 +267,7 @@ export async function insertMembershipsByEmail(
   const eventSource = (k: number) => ({ relation: copyName('membership', k), targetIdColumn: 'user_id' })
   const build = (form: AuditForm) => {
     const copies = writes.map(({ membership: m, event, mail, mailCount }, k) => {
-      const [invitee, membership, count] = ['invitee', 'membership', 'mail_count'].map((name) =>
-        sql.raw(copyName(name, k)),
-      ) as [RawBuilder<unknown>, RawBuilder<unknown>, RawBuilder<unknown>]
+      const { invitee, membership, count } = copyRelations(k)
       const queueMail = mail
         ? sql`, ${sql.raw(copyName('mail', k))} as (${insertOutboxRowFrom(mail, copyName('membership', k), sql`jsonb_build_object('userId', ${membership}.user_id)`)})`
         : sql``
@@ -286,9 +284,7 @@ export async function insertMembershipsByEmail(
       ${auditEventCtes(event, eventSource(k), form, copySuffix(k))}`
     })
     const answers = writes.map(({ mailCount }, k) => {
-      const [invitee, membership, count] = ['invitee', 'membership', 'mail_count'].map((name) =>
-        sql.raw(copyName(name, k)),
-      ) as [RawBuilder<unknown>, RawBuilder<unknown>, RawBuilder<unknown>]
+      const { invitee, membership, count } = copyRelations(k)
       const record = sql`${sql.lit(k)}::int as copy, ${membership}.*, ${invitee}.email, ${invitee}.first_name,
         ${invitee}.last_name, ${invitee}.external_id, ${invitee}.status as platform_status`
       return mailCount
@@ -334,6 +330,15 @@ function copySuffix(k: number): string {
 
 function copyName(name: string, k: number): string {
   return `${name}${copySuffix(k)}`
+}
+
+/** The CTEs of copy `k` that its answer reads as well as its writes. */
+function copyRelations(k: number) {
+  return {
+    invitee: sql.raw(copyName('invitee', k)),
+    membership: sql.raw(copyName('membership', k)),
+    count: sql.raw(copyName('mail_count', k)),
+  }
 }
 
 /**
