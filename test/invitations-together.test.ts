@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { invitationBatchSize } from '../src/http/metrics.js'
+import { batchFigures, whileLocked } from './helpers/batching.js'
 import { type FixtureUser, freshTenant, insertUser, uniqueEmail } from './helpers/fixtures.js'
 import { membershipRequests } from './helpers/memberships.js'
 import { createTestApp, type TestApp } from './helpers/test-app.js'
@@ -33,10 +33,8 @@ const { invite, outboxRows } = membershipRequests(
 
 /** How many invitation statements ran, and how many invitations they wrote, so far in this process. */
 async function statementFigures(): Promise<{ statements: number; invitations: number }> {
-  const { values } = await invitationBatchSize.get()
-  const value = (suffix: string) =>
-    values.find((v) => v.metricName === `tenantry_invitation_statement_size_${suffix}`)?.value ?? 0
-  return { statements: value('count'), invitations: value('sum') }
+  const { statements, writes } = await batchFigures('invitation')
+  return { statements, invitations: writes }
 }
 
 async function users(count: number): Promise<FixtureUser[]> {
@@ -52,13 +50,11 @@ async function whileTenantsAreLocked<T>(
   requests: () => Promise<T>,
   tenantIds: readonly string[] = [tenant.id],
 ): Promise<T> {
-  let running: Promise<T> | undefined
-  await t.database.handle.db.transaction().execute(async (tx) => {
-    await sql`select id from tenants where id = any (${tenantIds}::uuid[]) for update`.execute(tx)
-    running = requests()
-    await new Promise((resolve) => setTimeout(resolve, 500))
-  })
-  return running as Promise<T>
+  return whileLocked(
+    t,
+    sql`select id from tenants where id = any (${tenantIds}::uuid[]) for update`,
+    requests,
+  )
 }
 
 /** The tenant's events of new memberships (created, or invited with a mail): target id → how many. */

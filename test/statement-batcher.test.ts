@@ -87,6 +87,21 @@ describe('statement batcher', () => {
     expect(await Promise.all(results)).toHaveLength(6)
   })
 
+  it('holds a write back while a statement with its conflict key runs, and sends the others past it', async () => {
+    const { batcher, statements, finishRunning } = harness({ maxInFlight: 3 })
+    const results = [
+      batcher.run({ id: 1, key: 'x' }),
+      batcher.run({ id: 2, key: 'x' }),
+      batcher.run({ id: 3 }),
+    ]
+    // 2 would only wait for 1's row locks (and fail 1's statement were it first): it waits for 1 to end.
+    expect(statements.map((s) => ids(s.writes))).toEqual([[1], [3]])
+    await finishRunning()
+    expect(statements.map((s) => ids(s.writes))).toEqual([[2]])
+    await finishRunning()
+    expect(await Promise.all(results)).toEqual(['done 1', 'done 2', 'done 3'])
+  })
+
   it('runs each write of a failed statement again alone: only the failing one fails', async () => {
     const { batcher, statements, sizes, finishRunning } = harness()
     const first = batcher.run({ id: 1 })

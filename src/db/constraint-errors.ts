@@ -5,7 +5,8 @@ import { AppError } from '../errors.js'
  * text. Callers may pass context (the offending value) to make the message specific; without it the
  * generic message still names the field.
  */
-type Context = Record<string, string | undefined>
+export type ConstraintContext = Record<string, string | undefined>
+type Context = ConstraintContext
 
 const CONSTRAINT_ERRORS: Record<string, (ctx: Context) => AppError> = {
   tenants_name_key_key: (ctx) =>

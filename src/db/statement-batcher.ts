@@ -8,8 +8,8 @@
  * - A write goes out at once while fewer than `maxInFlight` statements of this kind are running, so an
  *   unhurried request waits for nothing; under load, the writes that queued meanwhile go together.
  * - Only writes of the same shape (`shapeOf`) share a statement, and no two that `conflictKey` says
- *   would touch the same rows (they wait for the next statement), so a batch fails only where one of its
- *   writes would fail alone.
+ *   would touch the same rows share one or run at once (the later waits for the earlier's statement to
+ *   end), so a batch fails only where one of its writes would fail alone.
  * - One statement is one transaction: when a batch fails, each of its writes runs again on its own, so
  *   every request gets its own answer — its own error — and a failed write takes no other with it.
  */
@@ -24,6 +24,14 @@ export interface BatcherOptions<Item> {
   onBatch?: (size: number) => void
 }
 
+/**
+ * The batching of the service's writes: at most 16 writes in one statement — past that a batch's share
+ * of the fixed cost is small, while its text (one copy per write, prepared per connection) keeps growing —
+ * and at most 4 statements of one kind at once, so that they leave most of the pool (10 connections by
+ * default) to the other requests; the writes that arrive meanwhile wait for the next statement.
+ */
+export const BATCHING = { maxBatch: 16, maxInFlight: 4 } as const
+
 interface Waiting<Item, Result> {
   item: Item
   resolve(result: Result): void
@@ -33,6 +41,8 @@ interface Waiting<Item, Result> {
 export class StatementBatcher<Item, Result> {
   readonly #queues = new Map<string, Waiting<Item, Result>[]>()
   #inFlight = 0
+  /** The conflict keys of the writes in running statements. */
+  readonly #runningKeys = new Set<string>()
 
   /** `write(items)` answers one result per item, in their order, from one statement. */
   constructor(
@@ -55,29 +65,44 @@ export class StatementBatcher<Item, Result> {
 
   #flush(): void {
     while (this.#inFlight < this.options.maxInFlight) {
-      // The shape that waited longest goes first; one with writes left over goes to the back.
-      const next = this.#queues.entries().next()
-      if (next.done) return
-      const [shape, queue] = next.value
-      const batch = this.#take(queue)
-      this.#queues.delete(shape)
-      if (queue.length > 0) this.#queues.set(shape, queue)
-      this.#inFlight += 1
-      void this.#runBatch(batch).finally(() => {
-        this.#inFlight -= 1
-        this.#flush()
-      })
+      const started = this.#startOne()
+      if (!started) return
     }
   }
 
-  /** Up to maxBatch waiting writes, oldest first, no two with one conflict key. */
+  /** Starts the next statement: from the shape that waited longest and has a write free to go. */
+  #startOne(): boolean {
+    for (const [shape, queue] of this.#queues) {
+      const batch = this.#take(queue)
+      if (batch.length === 0) continue
+      // A shape with writes left over goes to the back.
+      this.#queues.delete(shape)
+      if (queue.length > 0) this.#queues.set(shape, queue)
+      const keys = batch.map((waiting) => this.options.conflictKey(waiting.item))
+      for (const key of keys) this.#runningKeys.add(key)
+      this.#inFlight += 1
+      void this.#runBatch(batch).finally(() => {
+        this.#inFlight -= 1
+        for (const key of keys) this.#runningKeys.delete(key)
+        this.#flush()
+      })
+      return true
+    }
+    return false
+  }
+
+  /**
+   * Up to maxBatch waiting writes, oldest first, no two with one conflict key and none whose key is in a
+   * running statement: it would wait for that statement's row locks anyway, and were it to win the race,
+   * the other statement — perhaps a batch of many — would fail and run again write by write.
+   */
   #take(queue: Waiting<Item, Result>[]): Waiting<Item, Result>[] {
     const batch: Waiting<Item, Result>[] = []
     const keys = new Set<string>()
     for (let i = 0; i < queue.length && batch.length < this.options.maxBatch; ) {
       const waiting = queue[i] as Waiting<Item, Result>
       const key = this.options.conflictKey(waiting.item)
-      if (keys.has(key)) {
+      if (keys.has(key) || this.#runningKeys.has(key)) {
         i += 1
         continue
       }
@@ -122,4 +147,16 @@ export class StatementBatchers {
     }
     return batcher
   }
+}
+
+/**
+ * The name of a CTE of copy `k` in a statement that holds one copy of a write per request: the first
+ * copy's keep their plain names (`change`), the others are numbered by place (`change_1` …).
+ */
+export function copyName(name: string, k: number): string {
+  return `${name}${copySuffix(k)}`
+}
+
+export function copySuffix(k: number): string {
+  return k === 0 ? '' : `_${k}`
 }

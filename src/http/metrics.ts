@@ -35,9 +35,11 @@ export const bulkRows = new Counter({
   registers: [processMetrics],
 })
 
-export const invitationBatchSize = new Histogram({
-  name: 'tenantry_invitation_statement_size',
-  help: 'Invitations written by one statement (concurrent invitations share one; 1 when unhurried)',
+/** Writes per statement of the writes that share one when they arrive together (db/statement-batcher.ts). */
+export const batchedStatementSize = new Histogram({
+  name: 'tenantry_batched_statement_size',
+  help: 'Writes in one statement, by kind of write (concurrent writes share one; 1 when unhurried)',
+  labelNames: ['write'] as const,
   buckets: [1, 2, 4, 8, 16],
   registers: [processMetrics],
 })

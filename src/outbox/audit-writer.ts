@@ -15,6 +15,7 @@ import type { Actor } from '../access/actor.js'
 import type { Clock } from '../clock.js'
 import { newId } from '../crypto/uuid7.js'
 import type { AuditActorType, AuditEventsTable, Database } from '../db/schema.js'
+import { copyName, copySuffix } from '../db/statement-batcher.js'
 import { statementTexts } from '../db/statement-texts.js'
 import { currentRequest } from '../http/request-context.js'
 import { WEBHOOK_KIND } from './outbox.repository.js'
@@ -170,43 +171,91 @@ export function auditEventCtes(
 /** The tables whose creates write their event in the insert's own statement. */
 export type AuditedTable = 'tenants' | 'users' | 'integrations'
 
+/** One new row of an audited insert, and its event. */
+export interface AuditedRow {
+  row: Readonly<Record<string, unknown>>
+  event: AuditEvent
+  source?: Omit<EventSource, 'relation'>
+}
+
 /**
- * A new row and its audit event in one statement (a data-modifying WITH): one round trip and no
- * transaction, where BEGIN, insert, event, COMMIT were four (docs/performance.md). The statement answers
- * the inserted row's `returning` columns. Run it with executeAudited.
- *
- * Its text depends only on the table, the row's columns and the form, so it is built once per shape and
- * reused (db/statement-texts.ts): the row's values in column order, then the event's (auditParameters).
+ * Which text a row needs: rows of one shape can share a statement (db/statement-batcher.ts). The text
+ * depends on the columns that have a value and on the event's optional parts, never on the values.
  */
-export function auditedInsert<Row>(
+export function auditedRowShape({ row, source = {} }: AuditedRow): string {
+  // Kysely leaves out the columns whose value is undefined.
+  const columns = Object.keys(row).filter((column) => row[column] !== undefined)
+  return [source.targetIdColumn ?? '', source.ancestorIds ? 'a' : '', ...columns].join('\u0000')
+}
+
+/**
+ * New rows and their audit events in one statement (a data-modifying WITH): one round trip and no
+ * transaction, where BEGIN, insert, event, COMMIT were four (docs/performance.md). Every row must have
+ * the first one's shape (auditedRowShape). With one row the statement answers the inserted row's
+ * `returning` columns; with several, each copy of the insert and its event has CTEs of its own
+ * (`change`, `change_1` … as copySuffix names them) and the answer adds `copy`, the row's place. Run it
+ * with executeAudited.
+ *
+ * Its text depends only on the table, the shape, the number of rows and the form, so it is built once per
+ * shape and reused (db/statement-texts.ts): per row, its values in column order, then its event's
+ * (auditParameters).
+ */
+export function auditedInserts<Row>(
   db: Kysely<Database>,
   table: AuditedTable,
-  row: Readonly<Record<string, unknown>>,
   returning: 'id' | '*',
-  event: AuditEvent,
-  source: Omit<EventSource, 'relation'> = {},
-): (form: AuditForm) => CompiledQuery<Row> {
+  rows: readonly AuditedRow[],
+): (form: AuditForm) => CompiledQuery<Row & { copy?: number }> {
   return (form) => {
-    // Kysely leaves out the columns whose value is undefined.
-    const columns = Object.keys(row).filter((column) => row[column] !== undefined)
-    const shape = [
-      table,
-      returning,
-      form,
-      source.targetIdColumn ?? '',
-      source.ancestorIds ? 'a' : '',
-      ...columns,
-    ]
-    const parameters = [...columns.map((column) => row[column]), ...auditParameters(event, source, form)]
-    return statementTexts.compile<Row>(`${INSERT_SHAPE}${shape.join('\u0000')}`, parameters, () => {
-      const insert = db.insertInto(table).values(row as never)
-      const change = returning === '*' ? insert.returningAll() : insert.returning('id')
-      return sql<Row>`
-        with change as (${change}),
-        ${auditEventCtes(event, { ...source, relation: 'change' }, form)}
-        select * from change`.compile(db)
+    const first = rows[0]
+    if (!first) throw new Error('auditedInserts needs a row')
+    const shape = auditedRowShape(first)
+    const columns = Object.keys(first.row).filter((column) => first.row[column] !== undefined)
+    const parameters = rows.flatMap(({ row, event, source = {} }) => [
+      ...columns.map((column) => row[column]),
+      ...auditParameters(event, source, form),
+    ])
+    const key = `${INSERT_SHAPE}${table}\u0000${returning}\u0000${form}\u0000${rows.length}\u0000${shape}`
+    return statementTexts.compile<Row & { copy?: number }>(key, parameters, () => {
+      const copies = rows.map(({ row, event, source = {} }, k) => {
+        const insert = db.insertInto(table).values(row as never)
+        const change = returning === '*' ? insert.returningAll() : insert.returning('id')
+        const relation = copyName('change', k)
+        return sql`${sql.raw(relation)} as (${change}),
+        ${auditEventCtes(event, { ...source, relation }, form, copySuffix(k))}`
+      })
+      const answers =
+        rows.length === 1
+          ? sql`select * from change`
+          : sql.join(
+              rows.map(
+                (_, k) => sql`select ${sql.lit(k)}::int as copy, * from ${sql.raw(copyName('change', k))}`,
+              ),
+              sql` union all `,
+            )
+      return sql<Row & { copy?: number }>`with ${sql.join(copies)} ${answers}`.compile(db)
     })
   }
+}
+
+/**
+ * Runs auditedInserts' statement (executeAudited) and answers each row's `returning` columns, in the
+ * rows' order. The statement is one transaction: every row is written, or none.
+ */
+export async function executeAuditedInserts<Row>(
+  db: Kysely<Database>,
+  table: AuditedTable,
+  returning: 'id' | '*',
+  rows: readonly AuditedRow[],
+): Promise<Row[]> {
+  const { rows: answered } = await executeAudited(db, auditedInserts<Row>(db, table, returning, rows))
+  if (rows.length === 1) return answered as Row[]
+  const byCopy = new Map(answered.map(({ copy, ...row }) => [copy, row as Row]))
+  return rows.map((_, k) => {
+    const row = byCopy.get(k)
+    if (!row) throw new Error(`INSERT … RETURNING gave no row for copy ${k}`)
+    return row
+  })
 }
 
 /** The prefix of auditedInsert's shapes among the reused statement texts. */

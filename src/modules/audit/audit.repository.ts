@@ -9,7 +9,6 @@ export {
   auditActorColumns,
   auditEvent,
   auditEventCtes,
-  auditedInsert,
   auditParameters,
   type Changes,
   changesBetween,

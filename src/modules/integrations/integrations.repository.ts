@@ -2,18 +2,21 @@ import type { Insertable, Kysely, Updateable } from 'kysely'
 import { withConstraintErrors } from '../../db/constraint-errors.js'
 import type { Database, IntegrationRow, IntegrationsTable } from '../../db/schema.js'
 import { updateTenantOwnedRow } from '../../http/request-context.js'
-import { type AuditEvent, auditedInsert, executeAudited } from '../audit/audit.repository.js'
+import type { AuditEvent } from '../audit/audit.repository.js'
+import { type AuditedWriter, insertAudited } from '../audit/audited-insert-writes.js'
 
 /** SQL for integrations. Each function takes the executor (db or transaction) first, then the tenant. */
 
 /** A taken id is integration_exists, a taken name integration_name_taken. */
 export async function insertIntegration(
-  db: Kysely<Database>,
+  writer: AuditedWriter,
   row: Insertable<IntegrationsTable>,
   event: AuditEvent,
 ): Promise<void> {
-  const statement = auditedInsert(db, 'integrations', row, 'id', event)
-  await withConstraintErrors(() => executeAudited(db, statement), { name: row.name })
+  // The name's key is unique in its tenant; ids are usually made here, and a client's own id that is
+  // taken fails its batch and is then refused alone.
+  const write = { row, event, uniqueKey: `${row.tenant_id}\u0000${row.name_key}` }
+  await insertAudited(writer, 'integrations', 'id', write, { name: row.name })
 }
 
 export async function findIntegration(

@@ -97,7 +97,7 @@ export async function createIntegration(
   }
   try {
     await insertIntegration(
-      ctx.db,
+      ctx,
       { ...row, properties: JSON.stringify(row.properties) },
       auditEvent(ctx.clock, actor, {
         action: 'integration.created',

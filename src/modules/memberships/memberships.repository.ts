@@ -8,6 +8,7 @@ import type {
   MembershipsTable,
   OutboxStatus,
 } from '../../db/schema.js'
+import { copyName, copySuffix } from '../../db/statement-batcher.js'
 import { statementTexts } from '../../db/statement-texts.js'
 import { type CounterWindow, type CountInStatement, counterWindow } from '../../http/rate-limit.js'
 import { ifMatchUpdated } from '../../http/request-context.js'
@@ -321,15 +322,6 @@ export async function insertMembershipsByEmail(
         : {}),
     }
   })
-}
-
-/** The first copy's CTEs keep their plain names (`membership`); the others are numbered by place. */
-function copySuffix(k: number): string {
-  return k === 0 ? '' : `_${k}`
-}
-
-function copyName(name: string, k: number): string {
-  return `${name}${copySuffix(k)}`
 }
 
 /** The CTEs of copy `k` that its answer reads as well as its writes. */

@@ -3,7 +3,8 @@ import { withConstraintErrors } from '../../db/constraint-errors.js'
 import { nextUpdated } from '../../db/row-version.js'
 import type { Database, NewTenantRow, TenantRow, TenantUpdate } from '../../db/schema.js'
 import { ifMatchUpdated } from '../../http/request-context.js'
-import { type AuditEvent, auditedInsert, executeAudited } from '../audit/audit.repository.js'
+import type { AuditEvent } from '../audit/audit.repository.js'
+import { type AuditedWriter, insertAudited } from '../audit/audited-insert-writes.js'
 
 /** SQL for tenants. Each function takes the executor (db or transaction) first. */
 
@@ -38,14 +39,20 @@ function selectTenants(db: Kysely<Database>, childrenOf?: string) {
 
 /** A taken name is tenant_name_taken; an unknown region or administrator a validation_failed naming it. */
 export async function insertTenant(
-  db: Kysely<Database>,
+  writer: AuditedWriter,
   row: NewTenantRow,
   event: AuditEvent,
 ): Promise<void> {
   // The event's tenant is the new one, which the statement's own snapshot cannot see: its ancestors come
   // from the row.
-  const statement = auditedInsert(db, 'tenants', row, 'id', event, { ancestorIds: row.parent_ids ?? [] })
-  await withConstraintErrors(() => executeAudited(db, statement), { name: row.name })
+  const source = { ancestorIds: row.parent_ids ?? [] }
+  await insertAudited(
+    writer,
+    'tenants',
+    'id',
+    { row, event, source, uniqueKey: row.name_key },
+    { name: row.name },
+  )
 }
 
 /**

@@ -85,7 +85,7 @@ export async function createTenant(
     updated_by: actor.principalId,
   }
   await insertTenant(
-    ctx.db,
+    ctx,
     row,
     auditEvent(ctx.clock, actor, {
       action: 'tenant.created',

@@ -3,7 +3,8 @@ import { withConstraintErrors } from '../../db/constraint-errors.js'
 import { nextUpdated } from '../../db/row-version.js'
 import type { Database, NewUserRow, UserRow, UsersTable } from '../../db/schema.js'
 import { ifMatchChecked, ifMatchUpdated } from '../../http/request-context.js'
-import { type AuditEvent, auditedInsert, executeAudited } from '../audit/audit.repository.js'
+import type { AuditEvent } from '../audit/audit.repository.js'
+import { type AuditedWriter, insertAudited } from '../audit/audited-insert-writes.js'
 
 /** SQL for platform users. Each function takes the executor (db or transaction) first. */
 
@@ -20,12 +21,10 @@ export async function insertUserRows(db: Executor, rows: NewUserRow[]): Promise<
   return withConstraintErrors(() => db.insertInto('users').values(rows).returningAll().execute(), { email })
 }
 
-/** One user and its `user.created` event, in one statement (auditedInsert); the stored row. */
-export async function insertUser(db: Executor, row: NewUserRow, event: AuditEvent): Promise<UserRow> {
-  const statement = auditedInsert<UserRow>(db, 'users', row, '*', event)
-  const { rows } = await withConstraintErrors(() => executeAudited(db, statement), { email: row.email })
-  if (!rows[0]) throw new Error('INSERT … RETURNING gave no row')
-  return rows[0]
+/** One user and its `user.created` event, in one statement (insertAudited); the stored row. */
+export function insertUser(writer: AuditedWriter, row: NewUserRow, event: AuditEvent): Promise<UserRow> {
+  const write = { row, event, uniqueKey: row.email.toLowerCase() }
+  return insertAudited<UserRow>(writer, 'users', '*', write, { email: row.email })
 }
 
 /** A user row as reads return it: with the delivery state of its live password-reset link's mail. */

@@ -39,7 +39,7 @@ export async function createUser(ctx: ServiceContext, actor: Actor, input: Creat
     now: ctx.clock.now(),
   })
   if (row instanceof AppError) throw row
-  const stored = await insertUser(ctx.db, row, auditEvent(ctx.clock, actor, userCreatedRecord(row)))
+  const stored = await insertUser(ctx, row, auditEvent(ctx.clock, actor, userCreatedRecord(row)))
   return toUser(stored)
 }
 
