@@ -1,9 +1,17 @@
 import { randomUUID } from 'node:crypto'
-import { type Kysely, sql } from 'kysely'
+import { CompiledQuery, type Kysely, sql } from 'kysely'
 import { describe, expect, it } from 'vitest'
+import { newId } from '../src/crypto/uuid7.js'
 import { openDatabase } from '../src/db/database.js'
 import type { Database } from '../src/db/schema.js'
-import { claimDueRows, leasedRowsQuery, markSent } from '../src/outbox/outbox.repository.js'
+import {
+  claimDueRows,
+  claimDueRowsQuery,
+  INVITATION_EMAIL,
+  insertOutboxRows,
+  leasedRowsQuery,
+  markSent,
+} from '../src/outbox/outbox.repository.js'
 import { createTestDatabase, onServerDatabase } from './helpers/test-database.js'
 
 /**
@@ -42,6 +50,46 @@ describe.skipIf(!onServerDatabase)('the outbox worker’s statements as the outb
       expect(await outboxSequentialScans(db)).toBe(before)
     } finally {
       await handle.close()
+      await database.drop()
+    }
+  })
+})
+
+describe('the claim beside mail handed over to its worker', () => {
+  it('walks only the due rows, not the rows written leased to this process and not sent yet', async () => {
+    const database = await createTestDatabase()
+    const db = database.handle.db
+    try {
+      const now = new Date()
+      const lease = new Date(now.getTime() + 60_000)
+      const mail = (leased: boolean) => ({
+        id: newId(),
+        tenantId: null,
+        kind: INVITATION_EMAIL,
+        payload: { to: 'someone@example.test' },
+        now,
+        ...(leased ? { lease } : {}),
+      })
+      // Under load most queued mail is handed over: 500 such rows, and 3 that are due.
+      await insertOutboxRows(
+        db,
+        Array.from({ length: 500 }, () => mail(true)),
+      )
+      await insertOutboxRows(db, [mail(false), mail(false), mail(false)])
+      const query = claimDueRowsQuery(db, now, lease, 100).compile()
+      const { rows } = await db.executeQuery<{ 'QUERY PLAN': unknown }>(
+        CompiledQuery.raw(`explain (analyze, format json) ${query.sql}`, [...query.parameters]),
+      )
+      const plan = JSON.stringify(rows[0]?.['QUERY PLAN'])
+      // The claim took the 3 due rows, and read no leased one to leave it: a leased row is due only when
+      // its lease runs out.
+      const scans = [...plan.matchAll(/"Index Name":"outbox_due_idx"[^}]*?"Actual Rows":(\d+)/g)]
+      expect(scans.length).toBeGreaterThan(0)
+      for (const [, actualRows] of scans) expect(Number(actualRows)).toBeLessThanOrEqual(3)
+      expect(plan).not.toMatch(/"Rows Removed by Filter":[1-9]/)
+      // When the leases run out, the claim takes every row (the 3 it leased until then among them).
+      expect(await claimDueRows(db, lease, new Date(lease.getTime() + 60_000), 1000)).toHaveLength(503)
+    } finally {
       await database.drop()
     }
   })

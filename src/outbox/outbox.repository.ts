@@ -54,18 +54,24 @@ const NEW_ROW_COLUMNS = Object.keys(NEW_ROW_TYPES) as NewRowColumn[]
 const COLUMN_LIST = sql.raw(NEW_ROW_COLUMNS.join(', '))
 const typeOf = (column: NewRowColumn) => sql.raw(NEW_ROW_TYPES[column])
 
-/** The one builder of a new row's values: due at once; with a lease, claimed by its first attempt. */
+/**
+ * The one builder of a new row's values: due at once; with a lease, claimed by its first attempt and due
+ * when the lease runs out — the moment a claim could take it anyway. So the claim's walk of the due index
+ * (next_attempt_at <= now) stops before the rows handed over and not sent yet, instead of reading each
+ * one to find it leased.
+ */
 function outboxValues(row: NewOutboxRow): Record<NewRowColumn, string | null> {
   const now = row.now.toISOString()
+  const lease = row.lease?.toISOString() ?? null
   return {
     id: row.id,
     tenant_id: row.tenantId,
     kind: row.kind,
     payload: JSON.stringify(row.payload),
-    next_attempt_at: now,
+    next_attempt_at: lease ?? now,
     created: now,
     attempts: row.lease ? '1' : '0',
-    locked_until: row.lease?.toISOString() ?? null,
+    locked_until: lease,
   }
 }
 
@@ -101,6 +107,11 @@ export async function claimDueRows(
   lockUntil: Date,
   limit: number,
 ): Promise<OutboxRow[]> {
+  return claimDueRowsQuery(db, now, lockUntil, limit).execute()
+}
+
+/** The statement behind claimDueRows (exported for the test that reads its plan). */
+export function claimDueRowsQuery(db: Executor, now: Date, lockUntil: Date, limit: number) {
   return db
     .updateTable('outbox')
     .set({ locked_until: lockUntil, attempts: sql`attempts + 1` })
@@ -126,7 +137,6 @@ export async function claimDueRows(
     )
     .returningAll()
     .modifyEnd(PLANNED_EACH_RUN)
-    .execute()
 }
 
 /**
@@ -167,7 +177,8 @@ export async function releaseLeases(db: Executor, handedOver: readonly LeasedRow
   const leases = handedOver.map((row) => row.lease.toISOString())
   await db
     .updateTable('outbox')
-    .set({ locked_until: null, attempts: sql`attempts - 1` })
+    // Due since it was written (outboxValues made it due when its lease runs out).
+    .set({ locked_until: null, attempts: sql`attempts - 1`, next_attempt_at: sql`created` })
     .where(
       sql<boolean>`(id, locked_until) in (select * from unnest(${ids}::uuid[], ${leases}::timestamptz[]))`,
     )
