@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { resolve } from 'node:path'
-import { PGlite } from '@electric-sql/pglite'
+import type { PGlite } from '@electric-sql/pglite'
 import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import lockfile from 'proper-lockfile'
@@ -84,6 +84,8 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     unlock = await lockDataFolder(options.dataDir)
   }
   try {
+    // Loaded only here: a process on a server database never holds the embedded one's code (~6 MB).
+    const { PGlite } = await import('@electric-sql/pglite')
     const pglite = await PGlite.create({
       ...(memory ? {} : { dataDir: `${options.dataDir}/pgdata` }),
       ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
