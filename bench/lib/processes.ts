@@ -41,11 +41,12 @@ export interface ServiceOptions {
  * - `--max-old-space-size=512`: with Node's default sizing (~4 GB on this machine) V8 lets the old
  *   generation grow to about 4× the live heap (~35 MB) before a full collection, so a 1,000,000-row bulk
  *   load peaked ~140 MB above the warmed-up server; with 512 MB it stays ~25–32 MB above, at the same speed
- *   (~65 MB with the semi-spaces below);
- * - `--max-semi-space-size=32`: a young generation big enough that a request's garbage dies young instead
- *   of being promoted; ~10 % less server CPU per invitation and per created tenant.
+ *   (~65 MB with 32 MB semi-spaces);
+ * - `--max-semi-space-size=16`: a young generation big enough that a request's garbage dies young instead
+ *   of being promoted (twice Node's default here). 32 once saved ~10 % of server CPU per write; since
+ *   writes share statements it saves none measurably and costs ~30–40 MB of RSS (docs/performance.md).
  */
-export const PRODUCTION_NODE_FLAGS = ['--max-old-space-size=512', '--max-semi-space-size=32']
+export const PRODUCTION_NODE_FLAGS = ['--max-old-space-size=512', '--max-semi-space-size=16']
 
 /** Starts `node <args>` with the given environment and waits until `readyPath` answers 200. */
 export async function startService(options: ServiceOptions): Promise<Service> {
