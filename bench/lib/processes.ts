@@ -43,8 +43,9 @@ export interface ServiceOptions {
  *   load peaked ~140 MB above the warmed-up server; with 512 MB it stays ~25–32 MB above, at the same speed
  *   (~65 MB with 32 MB semi-spaces);
  * - `--max-semi-space-size=16`: a young generation big enough that a request's garbage dies young instead
- *   of being promoted (V8 would size a smaller one from the 512 MB old generation). 32 once saved ~10 % of server CPU per write; since
- *   writes share statements it saves none measurably and costs ~30–40 MB of RSS (docs/performance.md).
+ *   of being promoted (V8 would size a smaller one from the 512 MB old generation). 32 once saved ~10 %
+ *   of server CPU per write; since writes share statements it saves none measurably and costs ~30–40 MB
+ *   of RSS (docs/performance.md).
  */
 export const PRODUCTION_NODE_FLAGS = ['--max-old-space-size=512', '--max-semi-space-size=16']
 
