@@ -200,7 +200,7 @@ describe('creates written together', () => {
     const name = uniqueName('Integration')
     const before = await batchFigures('integrations')
     const [fillers, twins] = await whileLocked(t, tableLock('integrations'), async () => {
-      // Eight others first: four take the running statements and four queue, and the twins queue behind
+      // Eight others first: they take the running statements and the rest queue, and the twins queue behind
       // them. Were the twins in one statement, it would fail and its writes run again alone.
       const filling = Promise.all(Array.from({ length: 8 }, () => createIntegration()))
       await new Promise((resolve) => setTimeout(resolve, 100))
