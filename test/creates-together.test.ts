@@ -4,7 +4,7 @@ import { ROLE_IDS } from '../src/access/permissions.js'
 import { newId } from '../src/crypto/uuid7.js'
 import { auditEvent } from '../src/modules/audit/audit.repository.js'
 import { insertTenant } from '../src/modules/tenants/tenants.repository.js'
-import { batchFigures, tableLock, whileLocked } from './helpers/batching.js'
+import { batchFigures, createsInOneBurst, tableLock, whileLocked } from './helpers/batching.js'
 import { freshTenant, REGION_ID, uniqueEmail, uniqueName } from './helpers/fixtures.js'
 import { createTestApp, type TestApp } from './helpers/test-app.js'
 
@@ -72,17 +72,15 @@ const once = (ids: readonly string[]) => new Map(ids.map((id) => [id, 1]))
 describe('creates written together', () => {
   it('writes concurrent tenant creates in fewer statements, each answered with its own tenant and event', async () => {
     const names = Array.from({ length: 30 }, () => uniqueName())
-    const before = await batchFigures('tenants')
-    const responses = await whileLocked(t, tableLock('tenants'), () =>
+    const { responses, statements, writes } = await createsInOneBurst(t, 'tenants', () =>
       Promise.all(names.map((name) => createTenant({ name }))),
     )
-    const after = await batchFigures('tenants')
     expect(responses.map((r) => r.status)).toEqual(names.map(() => 201))
     expect(responses.map((r) => r.body.result.name)).toEqual(names)
     expect(responses.every((r) => r.body.result.parentId === parent.id)).toBe(true)
     // All 30 went through the batcher, some of them sharing a statement, and none ran twice.
-    expect(after.writes - before.writes).toBe(30)
-    expect(after.statements - before.statements).toBeLessThan(30)
+    expect(writes).toBe(30)
+    expect(statements).toBeLessThan(30)
     // Each stored as answered, with exactly one event of its own.
     const ids = responses.map((r) => r.body.result.id as string)
     for (const [i, id] of ids.entries()) {
@@ -100,11 +98,9 @@ describe('creates written together', () => {
     bodies[3] = { name: taken }
     bodies[6] = { name: uniqueName(), regionId: '00000000-0000-4000-8000-000000000000' }
     bodies[9] = { name: uniqueName(), adminUserId: '00000000-0000-4000-8000-000000000001' }
-    const before = await batchFigures('tenants')
-    const responses = await whileLocked(t, tableLock('tenants'), () =>
+    const { responses, statements, writes } = await createsInOneBurst(t, 'tenants', () =>
       Promise.all(bodies.map((body) => createTenant(body))),
     )
-    const after = await batchFigures('tenants')
     expect(responses[3]?.status).toBe(409)
     expect(responses[3]?.body.error).toMatchObject({
       reason: 'tenant_name_taken',
@@ -122,7 +118,7 @@ describe('creates written together', () => {
     expect(children).toHaveLength(10)
     const ids = created.map((r) => r.body.result.id as string)
     expect(await eventsOf('tenant.created', ids)).toEqual(once(ids))
-    expect(after.writes - before.writes).toBeGreaterThan(bodies.length)
+    expect(writes).toBeGreaterThan(bodies.length)
   })
 
   it('queues every batched create its own webhook delivery while an endpoint is active', async () => {
@@ -131,14 +127,12 @@ describe('creates written together', () => {
       body: { url: 'https://hooks.example.com/in', events: ['tenant.created'], includeSubTenants: true },
     })
     expect(hook.status).toBe(201)
-    const before = await batchFigures('tenants')
-    const responses = await whileLocked(t, tableLock('tenants'), () =>
+    const { responses, statements, writes } = await createsInOneBurst(t, 'tenants', () =>
       Promise.all(Array.from({ length: 20 }, () => createTenant())),
     )
-    const after = await batchFigures('tenants')
     expect(responses.map((r) => r.status)).toEqual(responses.map(() => 201))
-    expect(after.writes - before.writes).toBe(20)
-    expect(after.statements - before.statements).toBeLessThan(20)
+    expect(writes).toBe(20)
+    expect(statements).toBeLessThan(20)
     const events = await t.database.handle.db
       .selectFrom('audit_events')
       .select(['id', 'target_id'])
@@ -166,16 +160,14 @@ describe('creates written together', () => {
     // The caller's permissions and the role catalogue are read once beforehand, as under load.
     expect((await createUser()).status).toBe(201)
     const emails = Array.from({ length: 16 }, () => uniqueEmail())
-    const before = await batchFigures('users')
-    const responses = await whileLocked(t, tableLock('users'), () =>
+    const { responses, statements, writes } = await createsInOneBurst(t, 'users', () =>
       Promise.all(emails.map((email) => createUser({ email }))),
     )
-    const after = await batchFigures('users')
     expect(responses.map((r) => r.status)).toEqual(emails.map(() => 201))
     expect(responses.map((r) => r.body.result.email)).toEqual(emails)
     expect(new Set(responses.map((r) => r.body.result.aliasPlatformUserId)).size).toBe(16)
-    expect(after.writes - before.writes).toBe(16)
-    expect(after.statements - before.statements).toBeLessThan(16)
+    expect(writes).toBe(16)
+    expect(statements).toBeLessThan(16)
     const ids = responses.map((r) => r.body.result.id as string)
     expect(await eventsOf('user.created', ids)).toEqual(once(ids))
   })
@@ -198,8 +190,11 @@ describe('creates written together', () => {
 
   it('never puts two integrations of one name in a statement: one is created, the other refused, no batch fails', async () => {
     const name = uniqueName('Integration')
-    const before = await batchFigures('integrations')
-    const [fillers, twins] = await whileLocked(t, tableLock('integrations'), async () => {
+    const {
+      responses: [fillers, twins],
+      statements,
+      writes,
+    } = await createsInOneBurst(t, 'integrations', async () => {
       // Eight others first: they take the running statements and the rest queue, and the twins queue behind
       // them. Were the twins in one statement, it would fail and its writes run again alone.
       const filling = Promise.all(Array.from({ length: 8 }, () => createIntegration()))
@@ -207,12 +202,11 @@ describe('creates written together', () => {
       const both = Promise.all([createIntegration({ name }), createIntegration({ name })])
       return Promise.all([filling, both])
     })
-    const after = await batchFigures('integrations')
     expect(fillers.map((r) => r.status)).toEqual(fillers.map(() => 201))
     expect(twins.map((r) => r.status).sort()).toEqual([201, 409])
     expect(twins.find((r) => r.status === 409)?.body.error.reason).toBe('integration_name_taken')
-    expect(after.writes - before.writes).toBe(10)
-    expect(after.statements - before.statements).toBeLessThan(10)
+    expect(writes).toBe(10)
+    expect(statements).toBeLessThan(10)
   })
 
   it('writes a create inside a transaction without the batcher (the bootstrap and import paths)', async () => {

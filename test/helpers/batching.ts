@@ -37,3 +37,18 @@ export async function whileLocked<T>(
 export function tableLock(table: 'tenants' | 'users' | 'integrations') {
   return sql`lock table ${sql.table(table)} in share mode`
 }
+
+/**
+ * Runs `requests` while inserts into `table` are held back (whileLocked, tableLock), and counts the
+ * statements of that table's batched creates they took, and the writes those held.
+ */
+export async function createsInOneBurst<T>(
+  t: TestApp,
+  table: 'tenants' | 'users' | 'integrations',
+  requests: () => Promise<T>,
+): Promise<{ responses: T; statements: number; writes: number }> {
+  const before = await batchFigures(table)
+  const responses = await whileLocked(t, tableLock(table), requests)
+  const after = await batchFigures(table)
+  return { responses, statements: after.statements - before.statements, writes: after.writes - before.writes }
+}
