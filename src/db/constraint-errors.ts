@@ -6,9 +6,8 @@ import { AppError } from '../errors.js'
  * generic message still names the field.
  */
 export type ConstraintContext = Record<string, string | undefined>
-type Context = ConstraintContext
 
-const CONSTRAINT_ERRORS: Record<string, (ctx: Context) => AppError> = {
+const CONSTRAINT_ERRORS: Record<string, (ctx: ConstraintContext) => AppError> = {
   tenants_name_key_key: (ctx) =>
     new AppError(
       'tenant_name_taken',
@@ -64,14 +63,17 @@ const UNIQUE_VIOLATION = '23505'
 const FOREIGN_KEY_VIOLATION = '23503'
 
 /** The domain error for a database constraint violation, or undefined when it is not one we know. */
-function constraintError(error: unknown, ctx: Context = {}): AppError | undefined {
+function constraintError(error: unknown, ctx: ConstraintContext = {}): AppError | undefined {
   const { code, constraint } = (error ?? {}) as PgError
   if ((code !== UNIQUE_VIOLATION && code !== FOREIGN_KEY_VIOLATION) || !constraint) return undefined
   return CONSTRAINT_ERRORS[constraint]?.(ctx)
 }
 
 /** Runs a write and turns a known constraint violation into its domain error. */
-export async function withConstraintErrors<T>(work: () => Promise<T>, ctx: Context = {}): Promise<T> {
+export async function withConstraintErrors<T>(
+  work: () => Promise<T>,
+  ctx: ConstraintContext = {},
+): Promise<T> {
   try {
     return await work()
   } catch (error) {

@@ -28,9 +28,9 @@ export interface BatcherOptions<Item> {
  * The batching of the service's writes: at most 16 writes in one statement — past that a batch's share
  * of the fixed cost is small, while its text (one copy per write, prepared per connection) keeps growing —
  * and at most 2 statements of one kind at once: the writes that arrive meanwhile wait for the next
- * statement, so under load batches are fuller (invite-only runs: PostgreSQL CPU per invitation 369–412 µs
- * with 2 against 451–585 with 4), and each kind leaves most of the pool (10 connections by default) to
- * the other requests.
+ * statement, so under load batches are fuller and cheaper per write than with more at once
+ * (docs/performance.md, "Session of 2026-11-23 (eighth)"), and each kind leaves most of the pool
+ * (10 connections by default) to the other requests.
  */
 export const BATCHING = { maxBatch: 16, maxInFlight: 2 } as const
 

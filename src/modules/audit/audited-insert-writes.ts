@@ -24,7 +24,7 @@ export interface AuditedInsert extends AuditedRow {
 /**
  * Writes a new row and its audit event (auditedInserts) and answers its `returning` columns. Outside a
  * transaction, rows of one table that arrive together share a statement (db/statement-batcher.ts;
- * docs/performance.md, "Creates written together"), each still answered alone: a batch that fails runs
+ * docs/performance.md, "Session of 2026-11-23 (eighth)"), each still answered alone: a batch that fails runs
  * each of its rows again on its own, so a refused row — a taken name, an unknown region — is refused
  * alone, and its constraint error reaches this caller as the domain error `context` completes.
  */
