@@ -10,7 +10,7 @@ import { createTestDatabase, onServerDatabase } from './helpers/test-database.js
 
 /**
  * The create paths write their change and its audit event in one statement (audit-writer's
- * auditedInsert/auditEventCtes). On a server database each such statement must keep one generic plan:
+ * auditedInserts/auditEventCtes). On a server database each such statement must keep one generic plan:
  * a statement PostgreSQL re-plans on every execution costs about half a millisecond of database CPU per
  * write (docs/performance.md). pg_prepared_statements counts the plans of the one connection's statements.
  */
@@ -79,7 +79,7 @@ describe.skipIf(!onServerDatabase)('a change and its audit event in one statemen
         expect(Number(statement?.generic_plans), table).toBeGreaterThanOrEqual(runs - 5)
       }
 
-      // The creates' statement texts were built once and reused (auditedInsert's check of its parameter
+      // The creates' statement texts were built once and reused (auditedInserts' check of its parameter
       // order against Kysely's passed for each).
       for (const table of ['tenants', 'users', 'integrations'] as const) {
         expect(isReusedInsertShape(table), table).toBe(true)

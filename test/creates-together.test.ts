@@ -2,7 +2,7 @@ import { sql } from 'kysely'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../src/access/permissions.js'
 import { newId } from '../src/crypto/uuid7.js'
-import { auditEvent } from '../src/modules/audit/audit.repository.js'
+import { auditEvent, isReusedInsertShape } from '../src/modules/audit/audit.repository.js'
 import { insertTenant } from '../src/modules/tenants/tenants.repository.js'
 import { batchFigures, createsInOneBurst, tableLock, whileLocked } from './helpers/batching.js'
 import { freshTenant, REGION_ID, uniqueEmail, uniqueName } from './helpers/fixtures.js'
@@ -81,6 +81,9 @@ describe('creates written together', () => {
     // All 30 went through the batcher, some of them sharing a statement, and none ran twice.
     expect(writes).toBe(30)
     expect(statements).toBeLessThan(30)
+    // A statement of several copies is built once per shape and size and then reused, like a single one:
+    // its parameter list matched Kysely's (db/statement-texts.ts).
+    expect(isReusedInsertShape('tenants', 'several')).toBe(true)
     // Each stored as answered, with exactly one event of its own.
     const ids = responses.map((r) => r.body.result.id as string)
     for (const [i, id] of ids.entries()) {

@@ -31,12 +31,6 @@ const { invite, outboxRows } = membershipRequests(
   () => token,
 )
 
-/** How many invitation statements ran, and how many invitations they wrote, so far in this process. */
-async function statementFigures(): Promise<{ statements: number; invitations: number }> {
-  const { statements, writes } = await batchFigures('invitation')
-  return { statements, invitations: writes }
-}
-
 async function users(count: number): Promise<FixtureUser[]> {
   return Promise.all(Array.from({ length: count }, () => insertUser(t.database.handle.db)))
 }
@@ -73,18 +67,18 @@ async function createdEvents(tenantId: string): Promise<Map<string, number>> {
 describe('invitations written together', () => {
   it('writes concurrent invitations in fewer statements, each with its own membership, event and mail', async () => {
     const invitees = await users(40)
-    const before = await statementFigures()
+    const before = await batchFigures('invitation')
     const responses = await whileTenantsAreLocked(() =>
       Promise.all(invitees.map((user) => invite(tenant.id, { email: user.email, status: 'invited' }))),
     )
-    const after = await statementFigures()
+    const after = await batchFigures('invitation')
     expect(responses.map((r) => r.status)).toEqual(invitees.map(() => 201))
     // Each answer is its own invitee's membership.
     expect(responses.map((r) => r.body.result.userId)).toEqual(invitees.map((user) => user.id))
     expect(responses.every((r) => r.body.result.status === 'invited')).toBe(true)
     expect(responses.every((r) => r.body.result.invitationEmailStatus === 'queued')).toBe(true)
     // All 40 went through the statement batcher, some of them sharing a statement.
-    expect(after.invitations - before.invitations).toBe(40)
+    expect(after.writes - before.writes).toBe(40)
     expect(after.statements - before.statements).toBeLessThan(40)
     // One event per invitee, targeting its user; one mail per invitee, to its address, for its user.
     const events = await createdEvents(tenant.id)
@@ -113,7 +107,7 @@ describe('invitations written together', () => {
       { tenant, token },
       ...others.map((each) => ({ tenant: each.tenant, token: each.admin.token })),
     ]
-    const before = await statementFigures()
+    const before = await batchFigures('invitation')
     const [responses] = await whileTenantsAreLocked(
       async () => {
         // The others first: they take the running statements, and the person's four queue behind them.
@@ -130,7 +124,7 @@ describe('invitations written together', () => {
       },
       tenants.map((each) => each.tenant.id),
     )
-    const after = await statementFigures()
+    const after = await batchFigures('invitation')
     expect(responses.map((r) => r.status)).toEqual([201, 201, 201, 201])
     for (const each of tenants) {
       expect(
@@ -138,7 +132,7 @@ describe('invitations written together', () => {
       ).toHaveLength(1)
     }
     // No statement failed and ran again: the four were kept apart.
-    expect(after.invitations - before.invitations).toBe(12)
+    expect(after.writes - before.writes).toBe(12)
   })
 })
 
@@ -153,11 +147,11 @@ async function burstWithRefusals(): Promise<{ retried: boolean }> {
   const nobody = uniqueEmail('nobody')
   const emails = invitees.map((user) => user.email)
   emails.splice(8, 0, nobody)
-  const before = await statementFigures()
+  const before = await batchFigures('invitation')
   const responses = await whileTenantsAreLocked(() =>
     Promise.all(emails.map((email) => invite(tenant.id, { email, status: 'invited' }))),
   )
-  const after = await statementFigures()
+  const after = await batchFigures('invitation')
   const statusOf = (email: string) => responses[emails.indexOf(email)]
   expect(statusOf(member.email)?.status).toBe(409)
   expect(statusOf(member.email)?.body.error.reason).toBe('already_member')
@@ -178,5 +172,5 @@ async function burstWithRefusals(): Promise<{ retried: boolean }> {
   )
   const stored = await t.request('GET', `/v1/tenants/${tenant.id}/users/${member.id}`, { token })
   expect(stored.body.result.status).toBe('pending')
-  return { retried: after.invitations - before.invitations > emails.length }
+  return { retried: after.writes - before.writes > emails.length }
 }

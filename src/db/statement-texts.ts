@@ -39,9 +39,13 @@ export class StatementTexts {
     return this.#reused.has(text)
   }
 
-  /** Whether some shape whose key starts with `prefix` is reused (for the tests that hold paths to it). */
-  reuses(prefix: string): boolean {
-    for (const key of this.#texts.keys()) if (key.startsWith(prefix)) return true
+  /**
+   * Whether some shape whose key starts with `prefix` (and whose rest passes `rest`) is reused, for the
+   * tests that hold paths to it.
+   */
+  reuses(prefix: string, rest: (suffix: string) => boolean = () => true): boolean {
+    for (const key of this.#texts.keys())
+      if (key.startsWith(prefix) && rest(key.slice(prefix.length))) return true
     return false
   }
 }

@@ -133,7 +133,7 @@ export type AuditForm = 'fan-out' | 'guarded'
 /**
  * The CTEs that write an event together with the change of the statement they join: `audit_event`,
  * written exactly when the change's relation has a row, and — in the `fan-out` form — `webhook_delivery`,
- * its fan-out. For a statement that already is a WITH (an invitation); a new row uses auditedInsert. Run
+ * its fan-out. For a statement that already is a WITH (an invitation); a new row uses auditedInserts. Run
  * the statement with executeAudited, which picks the form.
  *
  * Every value is a scalar parameter, so PostgreSQL keeps one generic plan per statement text instead of
@@ -183,9 +183,12 @@ export interface AuditedRow {
  * depends on the columns that have a value and on the event's optional parts, never on the values.
  */
 export function auditedRowShape({ row, source = {} }: AuditedRow): string {
-  // Kysely leaves out the columns whose value is undefined.
-  const columns = Object.keys(row).filter((column) => row[column] !== undefined)
-  return [source.targetIdColumn ?? '', source.ancestorIds ? 'a' : '', ...columns].join('\u0000')
+  return [source.targetIdColumn ?? '', source.ancestorIds ? 'a' : '', ...valuedColumns(row)].join('\u0000')
+}
+
+/** The row's columns that have a value: Kysely leaves out the columns whose value is undefined. */
+function valuedColumns(row: AuditedRow['row']): string[] {
+  return Object.keys(row).filter((column) => row[column] !== undefined)
 }
 
 /**
@@ -210,12 +213,12 @@ export function auditedInserts<Row>(
     const first = rows[0]
     if (!first) throw new Error('auditedInserts needs a row')
     const shape = auditedRowShape(first)
-    const columns = Object.keys(first.row).filter((column) => first.row[column] !== undefined)
+    const columns = valuedColumns(first.row)
     const parameters = rows.flatMap(({ row, event, source = {} }) => [
       ...columns.map((column) => row[column]),
       ...auditParameters(event, source, form),
     ])
-    const key = `${INSERT_SHAPE}${table}\u0000${returning}\u0000${form}\u0000${rows.length}\u0000${shape}`
+    const key = `${INSERT_SHAPE}${table}\u0000${rows.length}\u0000${returning}\u0000${form}\u0000${shape}`
     return statementTexts.compile<Row & { copy?: number }>(key, parameters, () => {
       const copies = rows.map(({ row, event, source = {} }, k) => {
         const insert = db.insertInto(table).values(row as never)
@@ -258,12 +261,15 @@ export async function executeAuditedInserts<Row>(
   })
 }
 
-/** The prefix of auditedInsert's shapes among the reused statement texts. */
+/** The prefix of auditedInserts' shapes among the reused statement texts. */
 const INSERT_SHAPE = 'audited insert\u0000'
 
 /** Whether a shape's text is reused (for the test that holds every create path to it). */
-export function isReusedInsertShape(table: AuditedTable): boolean {
-  return statementTexts.reuses(`${INSERT_SHAPE}${table}\u0000`)
+export function isReusedInsertShape(table: AuditedTable, copies: 'one' | 'several' = 'one'): boolean {
+  return statementTexts.reuses(`${INSERT_SHAPE}${table}\u0000`, (rest) => {
+    const count = Number(rest.slice(0, rest.indexOf('\u0000')))
+    return copies === 'one' ? count === 1 : count > 1
+  })
 }
 
 /** The event's parameters in the order auditEventCtes places them. */
@@ -302,7 +308,7 @@ const FAN_OUT_FOR_MS = 60_000
 let metActiveWebhookAt = Number.NEGATIVE_INFINITY
 
 /**
- * Runs a statement that writes an audit event (auditedInsert, or one built with auditEventCtes). While
+ * Runs a statement that writes an audit event (auditedInserts, or one built with auditEventCtes). While
  * no webhook endpoint is active — the usual case — it runs the `guarded` form, without the fan-out; when
  * the guard meets an active endpoint the statement wrote nothing, and it runs again in the `fan-out`
  * form, which this process then keeps for a minute. In a transaction a refused statement would abort the
@@ -327,7 +333,7 @@ export async function executeAudited<Row>(
 /**
  * Writes audit events with the executor the change itself runs on — the transaction of the change — so
  * an event exists exactly when its change committed. For paths whose change is several statements (or
- * several events); a create writes its event in its own statement (auditedInsert).
+ * several events); a create writes its event in its own statement (auditedInserts).
  *
  * One insert, whatever the number of events (unnest); then, when any endpoint is active, the webhook
  * fan-out.
