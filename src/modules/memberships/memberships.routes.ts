@@ -5,6 +5,7 @@ import type { RouteModule } from '../../http/typed-app.js'
 import { unauthorized } from '../auth/authenticator.js'
 import { lookUpResetToken } from '../users/password-reset.service.js'
 import { acceptInvitation } from './acceptance.service.js'
+import { asksOnlyAcceptance } from './membership-changes.js'
 import { removeMembership, updateMembership } from './membership-update.js'
 import {
   CreateMembershipBody,
@@ -126,7 +127,8 @@ export const membershipRoutes: RouteModule = async (app, ctx) => {
       const { tenantId, userId } = request.params
       const body: UpdateMembershipInput = request.body ?? {}
       if (request.invitation) {
-        if (body.status !== 'accepted' || Object.keys(body).length !== 1) {
+        // Judged on what the body changes (API.md §10): the record sent back whole with "accepted" is fine.
+        if (!(await asksOnlyAcceptance(ctx.db, tenantId, userId, body))) {
           throw unauthorized('An invitation token can only accept its invitation: send {"status":"accepted"}')
         }
         // A password-reset token is no credential here (API.md §10).

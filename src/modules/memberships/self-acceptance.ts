@@ -4,6 +4,7 @@ import { AppError } from '../../errors.js'
 import { preconditionFailed } from '../../http/etag.js'
 import { deleteQueuedInvitationMail } from '../../outbox/outbox.repository.js'
 import { recordAudit } from '../audit/audit.repository.js'
+import { changedMembershipFields } from './membership-changes.js'
 import { membershipNotFound } from './membership-record.js'
 import { isExpired } from './membership-status.js'
 import { findMembership, updateMembershipRow } from './memberships.repository.js'
@@ -24,11 +25,13 @@ export async function acceptOwnInvitation(
   input: UpdateMembershipInput,
 ): Promise<Membership | undefined> {
   if (actor.kind !== 'user' || actor.userId !== userId.toLowerCase()) return undefined
-  const fields = Object.keys(input).filter((key) => input[key as keyof UpdateMembershipInput] !== undefined)
-  if (input.status !== 'accepted' || fields.length !== 1) return undefined
+  if (input.status !== 'accepted') return undefined
   const current = await findMembership(ctx.db, tenantId.toLowerCase(), actor.userId)
   if (!current) throw membershipNotFound()
   if (current.status !== 'invited') return undefined
+  // Fields repeating the stored membership are not changes (API.md §10); anything else that differs
+  // takes the ordinary rules.
+  if (changedMembershipFields(current, input).some((key) => key !== 'status')) return undefined
   const now = ctx.clock.now()
   if (isExpired(current.invitation_expiry_date, now)) {
     throw new AppError(

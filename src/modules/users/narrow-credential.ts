@@ -15,6 +15,7 @@ import {
   resetTokenRefused,
   selfActor,
 } from './password-reset.service.js'
+import { changedUserFields } from './user-changes.js'
 import { findUserById, updateNamesAndFirstPassword } from './users.repository.js'
 import type { UpdateUserInput, User } from './users.schemas.js'
 import { toUser } from './users.service.js'
@@ -84,7 +85,11 @@ export async function updateUserWithToken(
   input: UpdateUserInput,
 ): Promise<User> {
   if (userId.toLowerCase() !== userOf(credential)) throw outsideScope(credential)
-  const fields = Object.keys(input).filter((key) => input[key as keyof UpdateUserInput] !== undefined)
+  const user = credential.kind === 'reset' ? credential.user : await findUserById(ctx.db, userOf(credential))
+  if (!user) throw outsideScope(credential)
+  // Judged on what the body changes (API.md §10): the older admin UI sends the whole profile back, with
+  // `externalId: null` for an empty one, beside the names and password this token may set.
+  const fields = changedUserFields(user, input)
   const allowed = credential.kind === 'reset' ? RESET_FIELDS : INVITATION_FIELDS
   if (fields.some((field) => !allowed.has(field))) throw outsideScope(credential)
 
@@ -94,8 +99,6 @@ export async function updateUserWithToken(
     return toUser(await resetPasswordWithToken(ctx, credential.token, input.password, userId))
   }
 
-  const user = await findUserById(ctx.db, credential.invitation.user_id)
-  if (!user) throw outsideScope(credential)
   // The invitation token never replaces a password: a user who has one uses its login or a reset.
   if (input.password !== undefined && user.password_hash !== null) throw outsideScope(credential)
   const passwordHash = input.password === undefined ? undefined : await hashPassword(input.password)

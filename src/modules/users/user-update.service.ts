@@ -10,8 +10,10 @@ import { preconditionFailed } from '../../http/etag.js'
 import { recordAudit } from '../audit/audit.repository.js'
 import { findMembership } from '../memberships/memberships.repository.js'
 import { loadRoleCatalog } from '../roles/roles.service.js'
+import { checkAnAdministratorRemains, checkNotLockingOutSelf } from './lockout-guard.js'
 import { adminName, issuePasswordReset } from './password-reset.service.js'
 import { userUpdateRecords } from './user-audit.js'
+import { changedUserFields } from './user-changes.js'
 import { checkAdditionalRoles, checkPlatformRole, checkTelephone, type RoleCatalog } from './user-rules.js'
 import { canManageUser, canReadUser, isSelf, platformPermissionsOf } from './user-visibility.js'
 import { findUserById, updateUser } from './users.repository.js'
@@ -20,35 +22,6 @@ import { toUser, userNotFound, withResetMailStatus } from './users.service.js'
 
 /** Fields a user may change on itself without MANAGE_ALL_USERS (API.md §4.3). */
 const SELF_SERVICE_FIELDS = new Set(['firstName', 'lastName', 'password', 'currentPassword', 'defaultTenant'])
-
-/** Whether the body repeats the stored value of `key` (null and "" are the same for the text fields). */
-function unchanged(target: UserRow, input: UpdateUserInput, key: string): boolean {
-  switch (key) {
-    case 'firstName':
-      return (input.firstName ?? '') === target.first_name
-    case 'lastName':
-      return (input.lastName ?? '') === target.last_name
-    case 'externalId':
-      return (input.externalId ?? '') === target.external_id
-    case 'personalTelephone':
-      return (input.personalTelephone || null) === target.personal_telephone
-    case 'defaultTenant':
-      return (input.defaultTenant?.toLowerCase() ?? null) === target.default_tenant
-    case 'roleId':
-      return input.roleId?.toLowerCase() === target.role_id
-    case 'status':
-      return input.status === target.status
-    case 'additionalRoleIds':
-      return (
-        JSON.stringify((input.additionalRoleIds ?? []).map((id) => id.toLowerCase()).sort()) ===
-        JSON.stringify([...target.additional_role_ids].sort())
-      )
-    case 'resetPassword':
-      return input.resetPassword === false
-    default:
-      return false
-  }
-}
 
 /**
  * A user's own default tenant must be one where its membership is accepted (API.md §10); an administrator
@@ -89,9 +62,7 @@ export async function updateUserById(
   if (!target) throw userNotFound()
 
   // Clients send whole records back: a field repeating its current value is not a change (API.md §10).
-  const fields = Object.keys(input).filter(
-    (key) => input[key as keyof UpdateUserInput] !== undefined && !unchanged(target, input, key),
-  )
+  const fields = changedUserFields(target, input)
   const managing = !self || fields.some((field) => !SELF_SERVICE_FIELDS.has(field))
   const roles = await loadRoleCatalog(ctx)
   if (managing) await assertMayManage(ctx, actor, target, roles)
@@ -127,10 +98,18 @@ export async function updateUserById(
     changes.password_hash = await hashPassword(input.password)
   }
 
+  const standing = {
+    status: changes.status ?? target.status,
+    role_id: changes.role_id ?? target.role_id,
+    additional_role_ids: changes.additional_role_ids ?? target.additional_role_ids,
+  }
+  checkNotLockingOutSelf(actor, target, standing, roles)
+
   const now = ctx.clock.now()
   if (changes.password_hash !== undefined) changes.password_changed_at = now
   const updated = await ctx.db.transaction().execute(async (tx) => {
     const before = await findUserById(tx, userId)
+    if (before) await checkAnAdministratorRemains(tx, before, standing)
     const after = await updateUser(tx, userId, { ...changes, updated: now, updated_by: actor.principalId })
     if (!before || !after || after === 'stale') return after
     await recordAudit(tx, ctx.clock, actor, userUpdateRecords(before, after))
