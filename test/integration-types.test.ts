@@ -212,14 +212,32 @@ describe('incomplete while inactive', () => {
     expect(blank.body.error.attribute.active).toContain('properties.password')
   })
 
-  it('refuses an incomplete active create with attribute.active, in both spellings', async () => {
-    const brief = await t.request('POST', `/v1/tenants/${tenantId}/integrations/${randomUUID()}`, {
+  it('refuses an incomplete activation with attribute.active on every path and in every spelling', async () => {
+    const id = randomUUID()
+    const base = `/v1/tenants/${tenantId}/integrations`
+    const incomplete = { type: 'serenova-voice', active: true, properties: { apiKey: 'k' } }
+    const refusals = [
+      await t.request('POST', `${base}/${id}`, { token, body: { attributes: incomplete } }),
+      await t.request('POST', base, { token, body: { attributes: incomplete } }),
+      await t.request('POST', base, { token, body: incomplete }),
+    ]
+    const draft = await t.request('POST', base, {
       token,
-      body: { attributes: { type: 'serenova-voice', active: true, properties: { apiKey: 'k' } } },
+      body: { ...incomplete, name: 'Serenova draft', active: false },
     })
-    expect(brief.status).toBe(400)
-    expect(brief.body.error.attribute['attributes.active']).toContain('accountSid or accountId')
-    const flat = await t.request('POST', `/v1/tenants/${tenantId}/integrations`, {
+    expect(draft.status).toBe(201)
+    const url = `${base}/${draft.body.result.id}`
+    refusals.push(
+      await t.request('PUT', url, { token, body: { active: true } }),
+      await t.request('PUT', url, { token, body: { attributes: { active: true } } }),
+    )
+    for (const refusal of refusals) {
+      expect(refusal.status).toBe(400)
+      // One shape whatever the spelling: the existing UI reads error.attribute.active (API.md §10).
+      expect(Object.keys(refusal.body.error.attribute)).toEqual(['active'])
+      expect(refusal.body.error.attribute.active).toContain('accountSid or accountId')
+    }
+    const flat = await t.request('POST', base, {
       token,
       body: { type: 'lambda', active: true, properties: {} },
     })

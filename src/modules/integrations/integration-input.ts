@@ -21,6 +21,12 @@ import type { CreateIntegrationBody, UpdateIntegrationBody } from './integration
  * and the flat fields) end here, and every problem is reported under the path the client used, e.g.
  * `attributes.properties.foo` or `properties.foo`, all in one 400. Nothing is stored before this passes.
  */
+/**
+ * Where an activation refused for missing properties is reported: `attribute.active`, whether the body
+ * was flat or wrapped in `attributes` (API.md §10 "Incomplete while inactive"; the UI reads this key).
+ */
+export const ACTIVATION_ATTRIBUTE = 'active'
+
 export interface NewIntegrationInput {
   type: IntegrationType
   name: string
@@ -63,8 +69,9 @@ export function readCreateBody(body: CreateIntegrationBody | undefined): NewInte
   const complete = completeProperties(type, given)
   const active = source.active === undefined ? false : toBoolean(source.active)
   // Incomplete while inactive (API.md §10): only an active integration needs its required properties.
+  // The refusal is `attribute.active` in every spelling of the body (the existing UI reads that key).
   const missing = active ? missingForActivation(type, complete, given) : []
-  if (missing.length > 0) problems[`${prefix}active`] = activationProblem(missing, path)
+  if (missing.length > 0) problems[ACTIVATION_ATTRIBUTE] = activationProblem(missing, path)
   if (Object.keys(problems).length > 0) throw invalidFields(problems)
 
   return {
@@ -92,7 +99,7 @@ export function readUpdateBody(
   const problems: Attribute = {}
   const changes: IntegrationChanges & { propertiesPath: string; activePath: string } = {
     propertiesPath,
-    activePath: `${prefix}active`,
+    activePath: ACTIVATION_ATTRIBUTE,
   }
   if (source.name !== undefined) changes.name = displayName(source.name)
   if (source.description !== undefined) changes.description = source.description
