@@ -4,6 +4,7 @@ import type { ServiceContext } from '../../context.js'
 import { AppError } from '../../errors.js'
 import { recordAudit } from '../audit/audit.repository.js'
 import { loadRoleCatalog } from '../roles/roles.service.js'
+import { checkAnAdministratorRemains } from './lockout-guard.js'
 import {
   deleteApiKeysCreatedBy,
   eraseUserRow,
@@ -29,7 +30,7 @@ export async function eraseUser(ctx: ServiceContext, actor: Actor, userId: strin
     )
   }
   const id = userId.toLowerCase()
-  if (actor.userId === id) throw new AppError('permission_denied', 'Users cannot erase themselves')
+  if (actor.userId === id) throw new AppError('self_lockout', 'Users cannot erase themselves')
   const roles = await loadRoleCatalog(ctx)
   const now = ctx.clock.now()
   await ctx.db.transaction().execute(async (tx) => {
@@ -44,6 +45,7 @@ export async function eraseUser(ctx: ServiceContext, actor: Actor, userId: strin
         )
       }
     }
+    await checkAnAdministratorRemains(tx, user, 'erased')
     const tenants = await removeMemberships(tx, id)
     const keys = await deleteApiKeysCreatedBy(tx, id)
     await scrubPersonalData(tx, id, {
