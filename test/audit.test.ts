@@ -330,7 +330,8 @@ describe('erasure (API.md §14)', () => {
     ).toBe(201)
     const userToken = await t.tokenFor(email, 'a long enough password')
 
-    expect((await t.request('DELETE', `/v1/users/${adminId}`, { token: admin })).status).toBe(403)
+    // Nobody erases themselves (issue 29 item 5: 409 self_lockout, like disabling or demoting oneself).
+    expect((await t.request('DELETE', `/v1/users/${adminId}`, { token: admin })).status).toBe(409)
     const agent = await memberWithToken(t, tenant.id, ROLE_IDS.administrator)
     expect((await t.request('DELETE', `/v1/users/${id}`, { token: agent.token })).status).toBe(403)
 
