@@ -24,6 +24,7 @@ import { registerIdempotency } from './http/idempotency.js'
 import { registerJsonParser } from './http/json-body.js'
 import { type PoolStats, registerMetricsAndRequestLog } from './http/metrics.js'
 import { AUTHENTICATED, documentRoute, SECURITY_SCHEMES, withoutValidatorKeywords } from './http/openapi.js'
+import { clientErrorHandler } from './http/protocol-edges.js'
 import { MemoryCounterStore } from './http/rate-limit.js'
 import { registerRequestContext } from './http/request-context.js'
 import { ErrorBodySchema } from './http/schemas.js'
@@ -107,6 +108,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     // One line per request, written by the metrics hook when the response is done (health probes at debug).
     logController: new LogController({ disableRequestLogging: true }),
     forceCloseConnections: 'idle',
+    // What Node's HTTP parser refuses (431, 400, 408) is answered in the error envelope too.
+    clientErrorHandler,
     // A path parameter longer than maxParamLength makes the router answer 414 before any route runs; a pasted
     // invitation link with junk after the token must get the invitation's own 404 instead.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },

@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { connectionError } from '../db/connection-errors.js'
 import { AppError, type ErrorReason, errorBody } from '../errors.js'
 import { drainRequestBody } from './drain.js'
+import { collectRouteMethods } from './protocol-edges.js'
 
 /** Fastify's own failures (body parsing, limits), mapped into the closed list of reasons. */
 const FASTIFY_CODES: Record<string, { reason: ErrorReason; message: string }> = {
@@ -35,7 +36,10 @@ function toAppError(error: FastifyError | Error): AppError | undefined {
   return undefined
 }
 
-/** Every failure answers in the error envelope; a 5xx never shows its internal message. */
+/**
+ * Every failure answers in the error envelope; a 5xx never shows its internal message. A path that
+ * exists, asked with a method it does not answer, is 405 with `Allow`. Register before any route.
+ */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler(async (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     // An oversized body: read the rest (bounded) before answering, so the client reads the 413.
@@ -62,7 +66,17 @@ export function registerErrorHandling(app: FastifyInstance): void {
     return reply.code(500).send(errorBody(internal, request.id))
   })
 
+  const methodsOf = collectRouteMethods(app)
   app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? ''
+    const allowed = methodsOf(path)
+    if (allowed.length > 0) {
+      const wrongMethod = new AppError(
+        'method_not_allowed',
+        `${request.method} is not allowed on ${path}; it answers ${allowed.join(', ')}`,
+      )
+      return reply.code(405).header('allow', allowed.join(', ')).send(errorBody(wrongMethod, request.id))
+    }
     const notFound = new AppError(
       'not_found',
       `Route ${request.method} ${request.url.split('?')[0]} not found`,
