@@ -8,6 +8,7 @@ import type { Config } from './config.js'
 import type { Keys } from './crypto/keys.js'
 import type { Database } from './db/schema.js'
 import type { StatementBatchers } from './db/statement-batcher.js'
+import type { OutboundLookup } from './http/outbound.js'
 import type { CounterStore, FailureLimiter } from './http/rate-limit.js'
 import type { OutboxSignal } from './outbox/outbox-signal.js'
 
@@ -41,6 +42,11 @@ export interface ServiceContext {
   statementBatchers: StatementBatchers
   /** Rate-limit and lock-out counters: shared through a server database, in memory when embedded. */
   counters: CounterStore
+  /**
+   * How the outbound rule resolves a name (http/outbound.ts); dns.lookup when absent. Tests hand in a
+   * resolver to map a name to a loopback or private address.
+   */
+  outboundLookup?: OutboundLookup
 }
 
 /**

@@ -5,7 +5,12 @@ import { newId } from '../../crypto/uuid7.js'
 import type { IdentityProviderRow } from '../../db/schema.js'
 import { AppError, invalidField } from '../../errors.js'
 import { preconditionFailed } from '../../http/etag.js'
-import { createOutboundFetch, OutboundRefusedError, outboundPolicy } from '../../http/outbound.js'
+import {
+  checkOutboundAddress,
+  createOutboundFetch,
+  OutboundRefusedError,
+  outboundPolicy,
+} from '../../http/outbound.js'
 import { changesBetween, MASKED, recordAudit } from '../audit/audit.repository.js'
 import { requireTenantPermission } from '../tenants/tenant-access.js'
 import {
@@ -83,7 +88,10 @@ async function loadSamlMetadata(
   if (source.url) {
     let xml: string
     try {
-      const response = await createOutboundFetch(outboundPolicy(ctx.config))(source.url)
+      const policy = outboundPolicy(ctx.config, ctx.outboundLookup)
+      // Where the URL points is judged before anything is fetched (API.md §13); connecting checks again.
+      await checkOutboundAddress(source.url, policy)
+      const response = await createOutboundFetch(policy)(source.url)
       if (!response.ok) throw new MetadataError(`answered HTTP ${response.status}`)
       xml = await response.text()
       await parseIdpMetadata(xml)
@@ -121,8 +129,9 @@ async function checkIssuer(
   clientId: string,
   secret: string,
 ): Promise<void> {
-  const policy = outboundPolicy(ctx.config)
+  const policy = outboundPolicy(ctx.config, ctx.outboundLookup)
   try {
+    await checkOutboundAddress(issuer, policy)
     await discoverOidc({ issuer, clientId, clientSecret: secret }, createOutboundFetch(policy), policy)
   } catch (error) {
     const refused =

@@ -7,7 +7,7 @@ import { newId } from '../../crypto/uuid7.js'
 import type { WebhookRow, WebhooksTable } from '../../db/schema.js'
 import { AppError, invalidField } from '../../errors.js'
 import { preconditionFailed } from '../../http/etag.js'
-import { checkOutboundUrl, OutboundRefusedError, outboundPolicy } from '../../http/outbound.js'
+import { checkOutboundAddress, OutboundRefusedError, outboundPolicy } from '../../http/outbound.js'
 import { type Page, readPage } from '../../http/pagination.js'
 import { webhookSecretAssociatedData } from '../../outbox/webhook-signature.js'
 import { type Changes, changesBetween, MASKED, recordAudit } from '../audit/audit.repository.js'
@@ -35,10 +35,10 @@ function webhookNotFound(): AppError {
   return new AppError('webhook_not_found', 'Webhook not found')
 }
 
-/** The URL under the outbound rule as far as it can be checked when saved; connect time checks again. */
-function checkUrl(ctx: ServiceContext, url: string): string {
+/** The URL under the outbound rule as far as it can be checked when saved (its host resolved); connect time checks again. */
+async function checkUrl(ctx: ServiceContext, url: string): Promise<string> {
   try {
-    return checkOutboundUrl(url, outboundPolicy(ctx.config)).href
+    return (await checkOutboundAddress(url, outboundPolicy(ctx.config, ctx.outboundLookup))).href
   } catch (error) {
     if (error instanceof OutboundRefusedError) throw invalidField('url', error.message)
     throw error
@@ -60,7 +60,7 @@ export async function createWebhook(
   input: CreateWebhookInput,
 ): Promise<NewWebhook> {
   const { tenant } = await requireTenantPermission(ctx, actor, tenantId, MANAGE)
-  const url = checkUrl(ctx, input.url)
+  const url = await checkUrl(ctx, input.url)
   const id = newId()
   const secret = `whsec_${randomBytes(24).toString('base64')}`
   const now = ctx.clock.now()
@@ -133,7 +133,7 @@ export async function updateWebhookById(
     updated: ctx.clock.now(),
     updated_by: actor.principalId,
   }
-  if (input.url !== undefined) set.url = checkUrl(ctx, input.url)
+  if (input.url !== undefined) set.url = await checkUrl(ctx, input.url)
   if (input.events !== undefined) set.events = [...new Set(input.events)]
   if (input.includeSubTenants !== undefined) set.include_sub_tenants = input.includeSubTenants
   if (input.active !== undefined) {
