@@ -23,7 +23,13 @@ import { registerEtags } from './http/etag.js'
 import { registerIdempotency } from './http/idempotency.js'
 import { registerJsonParser } from './http/json-body.js'
 import { type PoolStats, registerMetricsAndRequestLog } from './http/metrics.js'
-import { AUTHENTICATED, documentRoute, SECURITY_SCHEMES, withoutValidatorKeywords } from './http/openapi.js'
+import {
+  AUTHENTICATED,
+  documentRoute,
+  SECURITY_SCHEMES,
+  withOpenRequestBodies,
+  withoutValidatorKeywords,
+} from './http/openapi.js'
 import { clientErrorHandler } from './http/protocol-edges.js'
 import { MemoryCounterStore } from './http/rate-limit.js'
 import { registerRequestContext } from './http/request-context.js'
@@ -195,7 +201,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     transform: documentRoute,
     transformObject: (document) =>
       'openapiObject' in document
-        ? withoutValidatorKeywords(documentBulkForms(document.openapiObject))
+        ? withoutValidatorKeywords(withOpenRequestBodies(documentBulkForms(document.openapiObject)))
         : document.swaggerObject,
   })
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } })

@@ -171,6 +171,37 @@ export function documentRoute({
   return { schema: documented, url }
 }
 
+/**
+ * The document with every request body open: unknown body fields are accepted and ignored (API.md §1),
+ * and the validator's `additionalProperties: false` only tells it to drop them — a generated client or
+ * validator must not read it as a refusal. Responses keep their schemas.
+ */
+export function withOpenRequestBodies<T>(document: T): T {
+  const paths = (document as { paths?: Record<string, Record<string, unknown>> }).paths ?? {}
+  for (const operations of Object.values(paths)) {
+    for (const operation of Object.values(operations)) {
+      const content = (operation as { requestBody?: { content?: Record<string, { schema?: unknown }> } })
+        .requestBody?.content
+      for (const media of Object.values(content ?? {})) {
+        if (media.schema !== undefined) media.schema = withoutClosedObjects(media.schema)
+      }
+    }
+  }
+  return document
+}
+
+/** A copy of a schema without `additionalProperties: false` at any depth. */
+function withoutClosedObjects(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutClosedObjects)
+  if (value === null || typeof value !== 'object') return value
+  const copy: Record<string, unknown> = {}
+  for (const [key, child] of Object.entries(value)) {
+    if (key === 'additionalProperties' && child === false) continue
+    copy[key] = DATA.has(key) ? child : withoutClosedObjects(child)
+  }
+  return copy
+}
+
 // Keywords our validator reads (validation.ts) that are not JSON Schema: never published.
 const VALIDATOR_ONLY = new Set(['errorMessage'])
 // Keywords whose values are data (or maps of names), not schemas: copied as they are.

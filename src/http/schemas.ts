@@ -84,13 +84,25 @@ export const Email = (options: { description?: string } = {}) =>
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
 
 /**
+ * Requirements that depend on the body itself (JSON Schema `if`/`then`/`else`), e.g. "type and properties,
+ * unless the attributes wrapper holds them". Their subschemas name fields only (`required`, and
+ * `properties` without additionalProperties), so the validator never drops a field while trying them.
+ */
+export interface Conditions {
+  if?: object
+  then?: object
+  else?: object
+}
+
+/**
  * A request body object. Unknown fields are dropped by the validator (additionalProperties false with
- * removeAdditional), never stored and never an error (API.md §1). `examples` (type-checked against the
- * body) fill the docs page's sample request.
+ * removeAdditional), never stored and never an error (API.md §1); the published document leaves
+ * additionalProperties out of request bodies (openapi.ts), since unknown fields are accepted. `examples`
+ * (type-checked against the body) fill the docs page's sample request.
  */
 export const Body = <T extends TProperties>(
   properties: T,
-  options: { description?: string; examples?: Static<TObject<T>>[] } = {},
+  options: { description?: string; examples?: Static<TObject<T>>[] } & Conditions = {},
 ) => Type.Object(properties, { additionalProperties: false, ...options })
 
 /** The `{"result": …}` envelope of API.md §1. */

@@ -92,6 +92,8 @@ export function compileBodyValidator(schema: object): (data: unknown) => AppErro
 export function validationError(errors: ErrorObject[], httpPart = 'body'): AppError {
   const attribute: Attribute = {}
   for (const error of errors) {
+    // "must match the then/else schema" only sums up the field errors reported beside it.
+    if (error.keyword === 'if') continue
     const field = fieldOf(error)
     if (attribute[field] !== undefined) continue
     attribute[field] = describe(error)

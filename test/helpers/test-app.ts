@@ -6,6 +6,7 @@ import { type Config, loadConfig } from '../../src/config.js'
 import type { ServiceContext } from '../../src/context.js'
 import { resolveKeys } from '../../src/crypto/keys.js'
 import { createLogger } from '../../src/logger.js'
+import { watchBodiesAgainstDocument } from './document-conformance.js'
 import { createTestDatabase, type TestDatabase } from './test-database.js'
 import { TEST_ADMIN, TEST_SECRET_KEY, TEST_TOKEN_SECRET } from './test-env.js'
 
@@ -96,6 +97,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     logger,
     platform,
   })
+  // Every JSON body a test sends is held to the published document (document-conformance.ts).
+  const documentViolations = watchBodiesAgainstDocument(app)
   await app.ready()
 
   const request = async <T>(
@@ -145,6 +148,9 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     close: async () => {
       await app.close()
       if (!options.database) await database.drop()
+      if (documentViolations.length > 0) {
+        throw new Error(`The OpenAPI document disagrees with the service:\n${documentViolations.join('\n')}`)
+      }
     },
   }
 }

@@ -43,7 +43,8 @@ const Attributes = Type.Object(
 /**
  * A create body: the brief's `{"attributes": {…}}` or the same fields flat, as existing clients send them.
  * One object with both spellings optional (a top-level union would not drop unknown fields reliably);
- * the service takes `attributes` when present and otherwise requires the flat fields.
+ * `type` and `properties` are required inside `attributes` when it is sent, and flat otherwise. The service
+ * takes `attributes` when present.
  */
 export const CreateIntegrationBody = Body(
   {
@@ -55,6 +56,8 @@ export const CreateIntegrationBody = Body(
     description: Type.Optional(IntegrationDescription),
   },
   {
+    if: { required: ['attributes'] },
+    else: { required: ['type', 'properties'] },
     examples: [
       {
         attributes: {

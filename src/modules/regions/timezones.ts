@@ -3,7 +3,8 @@
  * backward-compatible links (`US/Eastern`, `Asia/Calcutta`) that existing clients send, which ICU
  * resolves but does not list.
  */
-const IANA_SHAPE = /^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/
+/** The shape of an IANA name; the tenant schemas publish it as the pattern of `timezone`. */
+export const IANA_SHAPE = /^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/
 
 let listed: readonly string[] | undefined
 

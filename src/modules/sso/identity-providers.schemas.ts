@@ -82,6 +82,16 @@ export const CreateIdentityProviderBody = Body(
   {
     description:
       'A SAML provider takes metadataUrl or metadataFile; an OIDC one issuer, clientId, clientSecret',
+    // An OpenID Connect provider cannot work without these three (the service checks the same).
+    if: { properties: { identityProvider: { const: 'oidc' } }, required: ['identityProvider'] },
+    then: {
+      required: ['issuer', 'clientId', 'clientSecret'],
+      properties: {
+        issuer: { type: 'string', minLength: 1 },
+        clientId: { type: 'string', minLength: 1 },
+        clientSecret: { type: 'string', minLength: 1 },
+      },
+    },
   },
 )
 export type CreateIdentityProviderInput = Static<typeof CreateIdentityProviderBody>

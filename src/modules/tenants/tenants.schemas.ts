@@ -10,6 +10,7 @@ import {
   Timestamp,
   Uuid,
 } from '../../http/schemas.js'
+import { IANA_SHAPE } from '../regions/timezones.js'
 
 /** Tenant shapes (SPEC §2.1, API.md §4.2). */
 
@@ -17,7 +18,10 @@ export const IDENTITY_PROVIDER_STATES = ['enabled', 'disabled', 'denied'] as con
 export const CLIENT_LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'fatal'] as const
 
 const Timezone = Type.String({
+  minLength: 1,
   maxLength: 64,
+  pattern: IANA_SHAPE.source,
+  errorMessage: 'must be an IANA time zone such as America/New_York',
   description: 'IANA time zone (area/city), e.g. America/New_York; links such as US/Eastern are accepted',
 })
 const ClientLogLevel = Nullable(Type.Enum(CLIENT_LOG_LEVELS, { type: 'string' }))

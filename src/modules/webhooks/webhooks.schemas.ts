@@ -12,7 +12,13 @@ const EventPattern = Type.String({
 const Url = Type.String({
   minLength: 1,
   maxLength: 2048,
-  description: 'https only (API.md §13 outbound rule)',
+  format: 'uri',
+  pattern: '^[Hh][Tt][Tt][Pp][Ss]?://',
+  errorMessage: 'must be an https URL',
+  description:
+    'https only (http where TENANTRY_OUTBOUND_ALLOW_HTTP is set); never a host that is or resolves to a ' +
+    'loopback, private, link-local or metadata address (API.md §13 outbound rule, checked when saved and ' +
+    'on every delivery)',
 })
 
 const webhookFields = {
