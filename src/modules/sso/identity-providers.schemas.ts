@@ -84,6 +84,7 @@ export const CreateIdentityProviderBody = Body(
       'A SAML provider takes metadataUrl or metadataFile; an OIDC one issuer, clientId, clientSecret',
     // An OpenID Connect provider cannot work without these three (the service checks the same).
     if: { properties: { identityProvider: { const: 'oidc' } }, required: ['identityProvider'] },
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keyword, never awaited
     then: {
       required: ['issuer', 'clientId', 'clientSecret'],
       properties: {

@@ -37,7 +37,9 @@ describe('request bodies in the document', () => {
     const document = t.app.swagger() as { paths: Record<string, Record<string, { requestBody?: unknown }>> }
     const closed = Object.entries(document.paths).flatMap(([path, operations]) =>
       Object.entries(operations)
-        .filter(([, operation]) => JSON.stringify(operation.requestBody ?? {}).includes('"additionalProperties":false'))
+        .filter(([, operation]) =>
+          JSON.stringify(operation.requestBody ?? {}).includes('"additionalProperties":false'),
+        )
         .map(([method]) => `${method} ${path}`),
     )
     expect(closed).toEqual([])
@@ -60,7 +62,10 @@ describe('request bodies in the document', () => {
       [{ attributes: { type: 'rest', properties } }, true],
     ]
     for (const [body, allowed] of cases) {
-      for (const url of ['/v1/tenants/:tenantId/integrations', '/v1/tenants/:tenantId/integrations/:integrationId']) {
+      for (const url of [
+        '/v1/tenants/:tenantId/integrations',
+        '/v1/tenants/:tenantId/integrations/:integrationId',
+      ]) {
         expect(documentAllows('POST', url, body), `${url} ${JSON.stringify(body)}`).toBe(allowed)
       }
       const answer = await t.request('POST', `/v1/tenants/${tenantId}/integrations`, {
@@ -74,7 +79,13 @@ describe('request bodies in the document', () => {
 
   it('publish what the service checks: a time zone, a webhook URL, an OIDC provider’s issuer', async () => {
     const refusals: [string, string, string, unknown, string][] = [
-      ['POST', '/v1/tenants', '/v1/tenants', { name: uniqueName(), regionId: REGION_ID, timezone: '' }, 'timezone'],
+      [
+        'POST',
+        '/v1/tenants',
+        '/v1/tenants',
+        { name: uniqueName(), regionId: REGION_ID, timezone: '' },
+        'timezone',
+      ],
       ['PUT', '/v1/tenants/:tenantId', `/v1/tenants/${tenantId}`, { timezone: 'not a zone!' }, 'timezone'],
       [
         'POST',
@@ -98,9 +109,9 @@ describe('request bodies in the document', () => {
       expect(Object.keys(answer.body.error.attribute), `${method} ${url}`).toContain(field)
     }
     expect(documentAllows('PUT', '/v1/tenants/:tenantId', { timezone: 'US/Eastern' })).toBe(true)
-    expect((await t.request('PUT', `/v1/tenants/${tenantId}`, { token, body: { timezone: 'US/Eastern' } })).status).toBe(
-      200,
-    )
+    expect(
+      (await t.request('PUT', `/v1/tenants/${tenantId}`, { token, body: { timezone: 'US/Eastern' } })).status,
+    ).toBe(200)
   })
 })
 
