@@ -56,8 +56,9 @@ export const CreateIntegrationBody = Body(
     description: Type.Optional(IntegrationDescription),
   },
   {
-    if: { required: ['attributes'] },
-    else: { required: ['type', 'properties'] },
+    // `properties` here only name the fields required (their shapes are above).
+    if: { required: ['attributes'], properties: { attributes: {} } },
+    else: { required: ['type', 'properties'], properties: { type: {}, properties: {} } },
     examples: [
       {
         attributes: {
