@@ -125,7 +125,9 @@ describe('creating with invalid attributes', () => {
       })
       expect(brief.status).toBe(400)
       expect(brief.body.error.reason).toBe('validation_failed')
-      expect(Object.keys(brief.body.error.attribute)).toContain(`attributes.${field}`)
+      // An activation refused for missing properties is `attribute.active` in either spelling (issue 29).
+      const activation = what.startsWith('an active ')
+      expect(Object.keys(brief.body.error.attribute)).toContain(activation ? field : `attributes.${field}`)
 
       const flat = await t.request('POST', `/v1/tenants/${tenantId}/integrations`, { token, body })
       expect(flat.status).toBe(400)
@@ -204,7 +206,7 @@ describe('updating with invalid attributes', () => {
       // An active integration keeps its required properties: the 400 names `active`.
       [{ properties: { interactionFieldId: '' } }, 'active'],
       [{ properties: { workItems: 'yes' } }, 'properties.workItems'],
-      [{ attributes: { properties: { interactionFieldId: '' } } }, 'attributes.active'],
+      [{ attributes: { properties: { interactionFieldId: '' } } }, 'active'],
       [{ active: 'maybe' }, 'active'],
       [{ name: '' }, 'name'],
     ] as const) {

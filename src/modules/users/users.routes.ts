@@ -97,12 +97,20 @@ export const userRoutes: RouteModule = async (app, ctx) => {
         tags,
         operationId: 'updateUser',
         summary: 'Update a platform user (partial)',
-        errors: ['user_not_found', 'permission_denied', 'role_exceeds_caller'],
+        errors: [
+          'user_not_found',
+          'permission_denied',
+          'role_exceeds_caller',
+          'self_lockout',
+          'last_platform_administrator',
+        ],
         description:
           'A user may change its own firstName, lastName, defaultTenant (a tenant where its membership is ' +
           'accepted) and, with currentPassword, password; fields repeating their current value are not ' +
           'changes, and null means empty. Anything else needs MANAGE_ALL_USERS over the user and obeys the ' +
-          'role ceiling; `resetPassword: true` e-mails a password-reset link. With `Authorization: Token ' +
+          'role ceiling; `resetPassword: true` e-mails a password-reset link. Nobody disables or demotes ' +
+          'themselves (409 self_lockout), and the last Platform Administrator who can sign in is neither ' +
+          'disabled nor demoted (409 last_platform_administrator). With `Authorization: Token ' +
           '<password-reset token>`: `{password}` only (the link is spent, earlier access tokens end). With ' +
           '`Token <invitation token>`: firstName, lastName, and password while the user has none. Anything ' +
           'else with either token is 401.',
@@ -127,11 +135,17 @@ export const userRoutes: RouteModule = async (app, ctx) => {
       schema: {
         tags,
         operationId: 'eraseUser',
-        errors: ['user_not_found', 'permission_denied', 'role_exceeds_caller'],
+        errors: [
+          'user_not_found',
+          'permission_denied',
+          'role_exceeds_caller',
+          'self_lockout',
+          'last_platform_administrator',
+        ],
         summary: 'Erase a person (memberships, keys, tokens and personal data removed; the id stays)',
         description:
-          'Needs MANAGE_ALL_USERS in the caller’s platform role; the role ceiling applies and nobody erases ' +
-          'themselves (API.md §14). The e-mail becomes free; the record stays as status "erased" so that ' +
+          'Needs MANAGE_ALL_USERS in the caller’s platform role; the role ceiling applies, nobody erases ' +
+          'themselves (409 self_lockout) and the last Platform Administrator stays (API.md §14). The e-mail becomes free; the record stays as status "erased" so that ' +
           'references and audit events still resolve; personal data inside audit events and queued mail is removed.',
         params: UserParams,
         response: { 204: Type.Null({ description: 'Erased' }) },
