@@ -39,6 +39,9 @@ interface UserPrincipal extends UserActor {
 
 interface ApiKeyPrincipal extends ApiKeyActor {
   status: string
+  scope: string
+  expiresAtMs: number | null
+  secretHash: string
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
@@ -159,7 +162,7 @@ export class Authenticator {
     if (!claims) throw unauthorized('Invalid or expired token')
     if (claims.typ === 'api_key') {
       const key = await this.#apiKey(claims.sub)
-      if (key?.status !== 'enabled') throw unauthorized('This API key is disabled or gone')
+      if (!key || !this.#usableOnV1(key)) throw unauthorized('This API key is disabled or gone')
       return toApiKeyActor(key)
     }
     const user = await this.#user(claims.sub)
@@ -207,7 +210,30 @@ export class Authenticator {
     const row = await findApiKeyCredentials(this.db, keyId)
     if (row?.status !== 'enabled' || !safeEqual(row.secret_hash, sha256(secret))) return undefined
     const key = await this.#apiKey(keyId)
-    return key ? toApiKeyActor(key) : undefined
+    // A SCIM key is refused on /v1 (and cannot get a /v1 token): it is a bearer token for /scim/v2 only.
+    return key && this.#usableOnV1(key) ? toApiKeyActor(key) : undefined
+  }
+
+  #live(key: ApiKeyPrincipal): boolean {
+    return key.status === 'enabled' && (key.expiresAtMs === null || key.expiresAtMs > this.clock.now().getTime())
+  }
+
+  #usableOnV1(key: ApiKeyPrincipal): boolean {
+    return this.#live(key) && key.scope === 'api'
+  }
+
+  /**
+   * A SCIM bearer token `<keyId>.<secret>` (API.md §16) → the key's actor, or undefined for anything
+   * missing, malformed, wrong, expired, disabled or not a `scim` key. The key comes from the same
+   * short-lived cache as every other principal (cleared at once when a key is disabled), and the secret's
+   * check is one SHA-256: no database round trip on the hot path.
+   */
+  async scimKey(token: string): Promise<ApiKeyActor | undefined> {
+    const dot = token.indexOf('.')
+    if (dot !== 36) return undefined
+    const key = await this.#apiKey(token.slice(0, dot).toLowerCase())
+    if (!key || key.scope !== 'scim' || !this.#live(key)) return undefined
+    return safeEqual(key.secretHash, sha256(token.slice(dot + 1))) ? toApiKeyActor(key) : undefined
   }
 
   async #user(userId: string): Promise<UserPrincipal | undefined> {
@@ -244,6 +270,9 @@ export class Authenticator {
         permissions: permissionSet(row.role_permissions),
         createdBy: row.created_by,
         status: row.status,
+        scope: row.scope,
+        expiresAtMs: row.expires_at?.getTime() ?? null,
+        secretHash: row.secret_hash,
       }
     })
     return principal ?? undefined
