@@ -81,7 +81,7 @@ export const USER_ATTRIBUTES: AttributeDef[] = [
   multiComplex(
     'emails',
     'E-mail addresses; the primary (else "work", else the first) is the platform user’s e-mail',
-    [attr('value', 'The e-mail address'), typeAttr(['work', 'home', 'other']), primaryAttr],
+    [attr('value', 'The e-mail address', { required: true }), typeAttr(['work', 'home', 'other']), primaryAttr],
     { required: true },
   ),
   multiComplex('phoneNumbers', 'Telephone numbers', [

@@ -87,21 +87,34 @@ export function applyPatch(
         const target = targetOf(resource, key)
         if (!target) continue
         if (target.extension && !target.def) {
-          if (!item || typeof item !== 'object') continue
-          const schema = findSchema(resource, target.extension)
-          for (const [extKey, extValue] of Object.entries(item as Record<string, unknown>)) {
-            const def = findAttribute(schema?.attributes, extKey)
-            if (def) apply(next, op, { extension: target.extension, def }, extValue)
-          }
+          applyExtension(resource, next, op, target.extension, item)
           continue
         }
         apply(next, op, withSub(target), item)
       }
       continue
     }
-    apply(next, op, parsePath(resource, path), value)
+    const target = parsePath(resource, path)
+    if (target.extension && !target.def) applyExtension(resource, next, op, target.extension, value)
+    else apply(next, op, target, value)
   }
   return next
+}
+
+/** An operation on a whole extension (its URI as the path or key): each attribute of the value in turn. */
+function applyExtension(resource: ResourceDef, next: Patchable, op: Op, extension: string, value: unknown): void {
+  if (op === 'remove') {
+    delete next.stored[extension]
+    return
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) {
+    throw invalidValue(`${extension} takes an object value`)
+  }
+  const schema = findSchema(resource, extension)
+  for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+    const def = findAttribute(schema?.attributes, key)
+    if (def) apply(next, op, { extension, def }, item)
+  }
 }
 
 function withSub(target: ReturnType<typeof targetOf> & object): Target {

@@ -14,10 +14,10 @@ import { createTestApp, FollowingClock, type TestApp } from '../../helpers/test-
 const RUN_SH = resolve(import.meta.dirname, '../../../../shared/tools/scim-compliance/run.sh')
 const CANDIDATES = [RUN_SH, '/work/shared/tools/scim-compliance/run.sh']
 
-function run(cmd: string, args: string[], timeout: number): Promise<{ code: number; out: string }> {
+function run(cmd: string, args: string[], timeout: number): Promise<{ code: number; out: string; err: string }> {
   return new Promise((done) => {
     execFile(cmd, args, { timeout, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, out: `${stdout}${stderr}` })
+      done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, out: stdout, err: stderr })
     })
   })
 }
@@ -45,7 +45,7 @@ it.skipIf(missing !== undefined && process.env.CI !== 'true')(
     const result = await run(script as string, [`${url}${s.base}`, s.token], 540_000)
     const summary = result.out.trim().split('\n').at(-1) ?? ''
     expect(summary, result.out).toMatch(/^\d+ passed, 0 failed/)
-    expect(result.code, result.out).toBe(0)
+    expect(result.code, `${result.out}${result.err}`).toBe(0)
   },
   600_000,
 )
