@@ -8,7 +8,12 @@ export interface ScimTenant {
   keyId: string
   token: string
   base: string
-  scim<T = any>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse<T>>
+  scim<T = any>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<ApiResponse<T>>
 }
 
 export async function createScimKey(
@@ -23,7 +28,10 @@ export async function createScimKey(
   })
 }
 
-export async function scimTenant(t: TestApp, keyRoleId: string = ROLE_IDS.administrator): Promise<ScimTenant> {
+export async function scimTenant(
+  t: TestApp,
+  keyRoleId: string = ROLE_IDS.administrator,
+): Promise<ScimTenant> {
   const tenant = await createTenantAsAdmin(t)
   const key = await createScimKey(t, tenant.id, { roleId: keyRoleId })
   if (key.status !== 201) throw new Error(`scim key create failed: ${JSON.stringify(key.body)}`)

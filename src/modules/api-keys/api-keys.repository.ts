@@ -45,7 +45,11 @@ export async function updateApiKeyStatus(
 }
 
 /** Enabled, unexpired SCIM keys of a tenant, counted under a lock on the tenant's row. */
-export async function countLiveScimKeys(db: Transaction<Database>, tenantId: string, now: Date): Promise<number> {
+export async function countLiveScimKeys(
+  db: Transaction<Database>,
+  tenantId: string,
+  now: Date,
+): Promise<number> {
   await sql`select 1 from tenants where id = ${tenantId} for update`.execute(db)
   const row = await db
     .selectFrom('api_keys')

@@ -1,9 +1,9 @@
+import type { Transaction } from 'kysely'
 import { type Actor, actingUserId } from '../../access/actor.js'
 import type { TenantAccess } from '../../access/effective.js'
 import type { ServiceContext } from '../../context.js'
 import { randomSecret, sha256 } from '../../crypto/tokens.js'
 import { newId } from '../../crypto/uuid7.js'
-import type { Transaction } from 'kysely'
 import type { ApiKeyRow, Database } from '../../db/schema.js'
 import { AppError, invalidField } from '../../errors.js'
 import { preconditionFailed } from '../../http/etag.js'
@@ -112,7 +112,9 @@ export async function createApiKey(
     })
   })
   // A SCIM directory is given one opaque bearer token: the key id and the secret together.
-  return scope === 'scim' ? { ...toApiKey(row), token: scimToken(row.id, secret) } : { ...toApiKey(row), secret }
+  return scope === 'scim'
+    ? { ...toApiKey(row), token: scimToken(row.id, secret) }
+    : { ...toApiKey(row), secret }
 }
 
 export async function listTenantApiKeys(

@@ -29,11 +29,7 @@ export interface AttributeDef {
   referenceTypes?: string[]
 }
 
-const attr = (
-  name: string,
-  description: string,
-  more: Partial<AttributeDef> = {},
-): AttributeDef => ({
+const attr = (name: string, description: string, more: Partial<AttributeDef> = {}): AttributeDef => ({
   name,
   type: 'string',
   multiValued: false,
@@ -81,7 +77,11 @@ export const USER_ATTRIBUTES: AttributeDef[] = [
   multiComplex(
     'emails',
     'E-mail addresses; the primary (else "work", else the first) is the platform user’s e-mail',
-    [attr('value', 'The e-mail address', { required: true }), typeAttr(['work', 'home', 'other']), primaryAttr],
+    [
+      attr('value', 'The e-mail address', { required: true }),
+      typeAttr(['work', 'home', 'other']),
+      primaryAttr,
+    ],
     { required: true },
   ),
   multiComplex('phoneNumbers', 'Telephone numbers', [
@@ -104,7 +104,11 @@ export const USER_ATTRIBUTES: AttributeDef[] = [
     'The provisioning groups the user is a member of (read-only: change them through /Groups)',
     [
       attr('value', 'The group’s id', { mutability: 'readOnly' }),
-      attr('$ref', 'The group’s URI', { type: 'reference', referenceTypes: ['Group'], mutability: 'readOnly' }),
+      attr('$ref', 'The group’s URI', {
+        type: 'reference',
+        referenceTypes: ['Group'],
+        mutability: 'readOnly',
+      }),
       attr('display', 'The group’s displayName', { mutability: 'readOnly' }),
     ],
     { mutability: 'readOnly' },
@@ -182,7 +186,10 @@ export const GROUP_RESOURCE: ResourceDef = {
 }
 
 /** An attribute by name, case-insensitively (SCIM attribute names are case-insensitive). */
-export function findAttribute(list: readonly AttributeDef[] | undefined, name: string): AttributeDef | undefined {
+export function findAttribute(
+  list: readonly AttributeDef[] | undefined,
+  name: string,
+): AttributeDef | undefined {
   if (!list) return undefined
   const lower = name.toLowerCase()
   return list.find((a) => a.name.toLowerCase() === lower)

@@ -56,10 +56,15 @@ export function fromAppError(error: AppError): ScimError {
   const status = error.statusCode
   let scimType: ScimType | undefined
   if (status === 400) scimType = 'invalidValue'
-  else if (status === 409 && error.reason !== 'idempotency_key_reused' && error.reason !== 'invalid_state_transition')
+  else if (
+    status === 409 &&
+    error.reason !== 'idempotency_key_reused' &&
+    error.reason !== 'invalid_state_transition'
+  )
     scimType = 'uniqueness'
   else if (status === 413 && error.reason === 'too_many_items') scimType = 'tooMany'
-  const detail = status >= 500 ? 'An internal error occurred; quote the X-Request-Id when reporting it' : error.message
+  const detail =
+    status >= 500 ? 'An internal error occurred; quote the X-Request-Id when reporting it' : error.message
   return new ScimError(status, detail, scimType, error.headers)
 }
 

@@ -55,7 +55,16 @@ function tokenize(text: string): Token[] {
         if (d === '\\') {
           const e = text[i + 1]
           if (e === undefined) throw invalidFilter('A string in the filter ends with a backslash')
-          const simple: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' }
+          const simple: Record<string, string> = {
+            '"': '"',
+            '\\': '\\',
+            '/': '/',
+            b: '\b',
+            f: '\f',
+            n: '\n',
+            r: '\r',
+            t: '\t',
+          }
           if (e === 'u') {
             const hex = text.slice(i + 2, i + 6)
             if (!/^[0-9a-fA-F]{4}$/.test(hex)) throw invalidFilter('A \\u escape in the filter is malformed')
@@ -96,7 +105,8 @@ function splitPath(path: string): [string, string | undefined] {
   for (const prefix of CORE_PREFIXES) if (rest.startsWith(prefix)) rest = rest.slice(prefix.length)
   if (rest.startsWith('urn:')) throw invalidFilter(`The filter cannot use the attribute "${path}"`)
   const parts = rest.split('.')
-  if (parts.length > 2 || parts.some((p) => p === '')) throw invalidFilter(`"${path}" is not an attribute path`)
+  if (parts.length > 2 || parts.some((p) => p === ''))
+    throw invalidFilter(`"${path}" is not an attribute path`)
   return [parts[0] as string, parts[1]]
 }
 
@@ -159,7 +169,8 @@ class Parser {
       if (depth + 1 > MAX_DEPTH) throw invalidFilter(`The filter nests deeper than ${MAX_DEPTH} levels`)
       this.#pos++
       const valueFilter = this.#conjunction(depth + 1)
-      if (valueFilter.some((c) => c.valueFilter)) throw invalidFilter('A value filter cannot hold another one')
+      if (valueFilter.some((c) => c.valueFilter))
+        throw invalidFilter('A value filter cannot hold another one')
       if (this.#peek()?.kind !== ']') throw invalidFilter('A "[" in the filter is not closed')
       this.#pos++
       const next = this.#peek()
@@ -227,7 +238,9 @@ function reach(subject: Record<string, unknown>, c: Comparison): unknown[] {
   let values: unknown[] = top === undefined || top === null ? [] : Array.isArray(top) ? top : [top]
   if (c.valueFilter) {
     const filter = c.valueFilter
-    values = values.filter((v) => v && typeof v === 'object' && matches(v as Record<string, unknown>, filter, true))
+    values = values.filter(
+      (v) => v && typeof v === 'object' && matches(v as Record<string, unknown>, filter, true),
+    )
   }
   if (c.sub !== undefined) {
     const sub = c.sub

@@ -1,13 +1,6 @@
 import { newId } from '../../crypto/uuid7.js'
 import { recordAudit } from '../audit/audit.repository.js'
 import { getMembershipRecord } from '../memberships/memberships.service.js'
-import { GROUP_RESOURCE } from './scim-attributes.js'
-import { requireScim, type ScimCall } from './scim-context.js'
-import { invalidValue, scimNotFound, uniqueness } from './scim-error.js'
-import { type Filter, matches } from './scim-filter.js'
-import type { Patchable } from './scim-patch.js'
-import { groupVersion, type Resource, toScimGroup } from './scim-resources.js'
-import { applyRoles, planRoles } from './scim-roles.js'
 import {
   bumpScimUserVersion,
   deleteGroup,
@@ -20,6 +13,13 @@ import {
   setGroupMembers,
   updateGroup,
 } from './scim.repository.js'
+import { GROUP_RESOURCE } from './scim-attributes.js'
+import { requireScim, type ScimCall } from './scim-context.js'
+import { invalidValue, scimNotFound, uniqueness } from './scim-error.js'
+import { type Filter, matches } from './scim-filter.js'
+import type { Patchable } from './scim-patch.js'
+import { groupVersion, type Resource, toScimGroup } from './scim-resources.js'
+import { applyRoles, planRoles } from './scim-roles.js'
 import type { Stored } from './scim-values.js'
 
 /**
@@ -28,7 +28,13 @@ import type { Stored } from './scim-values.js'
  * mapping, scim-roles.ts): those changes are planned and checked against the key's ceiling first.
  */
 
-export const GROUP_FILTER_PATHS = new Set(['id', 'displayname', 'externalid', 'members.value', 'members[value]'])
+export const GROUP_FILTER_PATHS = new Set([
+  'id',
+  'displayname',
+  'externalid',
+  'members.value',
+  'members[value]',
+])
 const CASE_EXACT = new Set(['id', 'externalid', 'members.value', 'members[value]'])
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
@@ -115,14 +121,18 @@ export async function createScimGroup(call: ScimCall, input: Patchable): Promise
       })
     })
   } catch (error) {
-    if ((error as { code?: string }).code === '23505') throw uniqueness(`A group named "${displayName}" already exists`)
+    if ((error as { code?: string }).code === '23505')
+      throw uniqueness(`A group named "${displayName}" already exists`)
     throw error
   }
   return getScimGroup(call, row.id)
 }
 
 /** A group's current state as PATCH and PUT start from it. */
-export async function currentGroup(call: ScimCall, id: string): Promise<{ row: ScimGroupRow; patchable: Patchable }> {
+export async function currentGroup(
+  call: ScimCall,
+  id: string,
+): Promise<{ row: ScimGroupRow; patchable: Patchable }> {
   await requireScim(call, true)
   const row = await loadGroup(call, id)
   const members = (await groupMembers(call.ctx.db, call.tenantId, [row.id])).get(row.id) ?? []
@@ -169,7 +179,8 @@ export async function writeScimGroup(call: ScimCall, row: ScimGroupRow, next: Pa
       })
     })
   } catch (error) {
-    if ((error as { code?: string }).code === '23505') throw uniqueness(`A group named "${displayName}" already exists`)
+    if ((error as { code?: string }).code === '23505')
+      throw uniqueness(`A group named "${displayName}" already exists`)
     throw error
   }
   await applyRoles(call, roleChanges)
@@ -200,18 +211,39 @@ export async function findScimGroups(call: ScimCall, filter: Filter | undefined)
   const member = filter?.find((c) => c.attr === 'members' && (c.sub === 'value' || c.valueFilter))
   const memberId = member?.op === 'eq' ? member.value : member?.valueFilter?.find((v) => v.op === 'eq')?.value
   let rows: ScimGroupRow[]
-  if (eq?.attr === 'id') rows = UUID.test(eq.value as string) ? [await findGroup(call.ctx.db, call.tenantId, (eq.value as string).toLowerCase())].filter((r): r is ScimGroupRow => !!r) : []
-  else if (eq?.attr === 'displayname') rows = await findGroupsBy(call.ctx.db, call.tenantId, { displayNameKey: (eq.value as string).toLowerCase() })
-  else if (eq?.attr === 'externalid') rows = await findGroupsBy(call.ctx.db, call.tenantId, { externalId: eq.value as string })
-  else if (typeof memberId === 'string') rows = UUID.test(memberId) ? await findGroupsBy(call.ctx.db, call.tenantId, { memberId: memberId.toLowerCase() }) : []
+  if (eq?.attr === 'id')
+    rows = UUID.test(eq.value as string)
+      ? [await findGroup(call.ctx.db, call.tenantId, (eq.value as string).toLowerCase())].filter(
+          (r): r is ScimGroupRow => !!r,
+        )
+      : []
+  else if (eq?.attr === 'displayname')
+    rows = await findGroupsBy(call.ctx.db, call.tenantId, {
+      displayNameKey: (eq.value as string).toLowerCase(),
+    })
+  else if (eq?.attr === 'externalid')
+    rows = await findGroupsBy(call.ctx.db, call.tenantId, { externalId: eq.value as string })
+  else if (typeof memberId === 'string')
+    rows = UUID.test(memberId)
+      ? await findGroupsBy(call.ctx.db, call.tenantId, { memberId: memberId.toLowerCase() })
+      : []
   else rows = await listGroups(call.ctx.db, call.tenantId)
   rows.sort((a, b) => a.created.getTime() - b.created.getTime() || (a.id < b.id ? -1 : 1))
-  const members = await groupMembers(call.ctx.db, call.tenantId, rows.map((r) => r.id))
+  const members = await groupMembers(
+    call.ctx.db,
+    call.tenantId,
+    rows.map((r) => r.id),
+  )
   return rows
     .filter((r) => {
       if (!filter) return true
       const list = members.get(r.id) ?? []
-      const subject = { id: r.id, displayname: r.display_name, externalid: r.external_id ?? undefined, members: list.map((value) => ({ value })) }
+      const subject = {
+        id: r.id,
+        displayname: r.display_name,
+        externalid: r.external_id ?? undefined,
+        members: list.map((value) => ({ value })),
+      }
       return matches(subject, filter, false, CASE_EXACT)
     })
     .map((r) => toScimGroup(r, members.get(r.id) ?? [], call.baseUrl))

@@ -49,7 +49,10 @@ export function readOperations(body: unknown): { op: Op; path?: string; value?: 
     throw new ScimError(400, 'The request body must be a PatchOp object', 'invalidSyntax')
   }
   const { Operations: operations, schemas } = body as { Operations?: unknown; schemas?: unknown }
-  if (Array.isArray(schemas) && !schemas.some((s) => typeof s === 'string' && s.toLowerCase() === PATCH_SCHEMA.toLowerCase())) {
+  if (
+    Array.isArray(schemas) &&
+    !schemas.some((s) => typeof s === 'string' && s.toLowerCase() === PATCH_SCHEMA.toLowerCase())
+  ) {
     throw new ScimError(400, `schemas must name ${PATCH_SCHEMA}`, 'invalidSyntax')
   }
   if (!Array.isArray(operations) || operations.length === 0) {
@@ -59,14 +62,20 @@ export function readOperations(body: unknown): { op: Op; path?: string; value?: 
     throw new ScimError(400, `A PATCH holds at most ${MAX_OPERATIONS} operations`, 'tooMany')
   }
   return operations.map((raw, i) => {
-    if (!raw || typeof raw !== 'object') throw new ScimError(400, `Operations[${i}] must be an object`, 'invalidSyntax')
+    if (!raw || typeof raw !== 'object')
+      throw new ScimError(400, `Operations[${i}] must be an object`, 'invalidSyntax')
     const { op, path, value } = raw as { op?: unknown; path?: unknown; value?: unknown }
     const lower = typeof op === 'string' ? op.toLowerCase() : ''
     if (lower !== 'add' && lower !== 'replace' && lower !== 'remove') {
       throw new ScimError(400, `Operations[${i}].op must be add, replace or remove`, 'invalidSyntax')
     }
-    if (path !== undefined && path !== null && typeof path !== 'string') throw invalidPath(`Operations[${i}].path must be a string`)
-    return { op: lower, ...(typeof path === 'string' && path !== '' ? { path } : {}), ...(value !== undefined ? { value } : {}) }
+    if (path !== undefined && path !== null && typeof path !== 'string')
+      throw invalidPath(`Operations[${i}].path must be a string`)
+    return {
+      op: lower,
+      ...(typeof path === 'string' && path !== '' ? { path } : {}),
+      ...(value !== undefined ? { value } : {}),
+    }
   })
 }
 
@@ -102,7 +111,13 @@ export function applyPatch(
 }
 
 /** An operation on a whole extension (its URI as the path or key): each attribute of the value in turn. */
-function applyExtension(resource: ResourceDef, next: Patchable, op: Op, extension: string, value: unknown): void {
+function applyExtension(
+  resource: ResourceDef,
+  next: Patchable,
+  op: Op,
+  extension: string,
+  value: unknown,
+): void {
   if (op === 'remove') {
     delete next.stored[extension]
     return
@@ -141,7 +156,7 @@ export function parsePath(resource: ResourceDef, path: string): Target {
   const close = path.lastIndexOf(']')
   if (close < open) throw invalidPath(`"${path}": a "[" is not closed`)
   const target = targetOf(resource, path.slice(0, open))
-  if (!target?.def || !target.def.multiValued || target.sub !== undefined) {
+  if (!target?.def?.multiValued || target.sub !== undefined) {
     throw invalidPath(`"${path}": a filter applies only to a multi-valued attribute`)
   }
   const after = path.slice(close + 1)
@@ -158,7 +173,12 @@ export function parsePath(resource: ResourceDef, path: string): Target {
   } catch (error) {
     throw invalidPath(`"${path}": ${(error as Error).message}`)
   }
-  return { ...(target.extension ? { extension: target.extension } : {}), def: target.def, valueFilter, ...(sub ? { sub } : {}) }
+  return {
+    ...(target.extension ? { extension: target.extension } : {}),
+    def: target.def,
+    valueFilter,
+    ...(sub ? { sub } : {}),
+  }
 }
 
 function lowerKeys(element: unknown): Record<string, unknown> {
@@ -191,7 +211,10 @@ function apply(next: Patchable, op: Op, target: Target, value: unknown): void {
   const holder = schemaObject(next.stored, target.extension, op !== 'remove')
   if (!holder) return
   const name = def.name
-  if (target.valueFilter) return applyFiltered(holder, op, def, target.valueFilter, target.sub, value)
+  if (target.valueFilter) {
+    applyFiltered(holder, op, def, target.valueFilter, target.sub, value)
+    return
+  }
 
   if (target.sub !== undefined) {
     const subDef = findAttribute(def.subAttributes, target.sub) as AttributeDef
@@ -220,7 +243,9 @@ function apply(next: Patchable, op: Op, target: Target, value: unknown): void {
     if (def.required) throw new ScimError(400, `${name} is required and cannot be removed`, 'mutability')
     // `remove members` with a value list removes those members (Entra ID, API.md §16).
     if (def.multiValued && value !== undefined && value !== null) {
-      const gone = (Array.isArray(value) ? value : [value]).map((v) => (typeof v === 'string' ? { value: v } : v))
+      const gone = (Array.isArray(value) ? value : [value]).map((v) =>
+        typeof v === 'string' ? { value: v } : v,
+      )
       const list = (holder[name] as Stored[] | undefined) ?? []
       const kept = list.filter((el) => !gone.some((g) => same(el, g)))
       if (kept.length > 0) holder[name] = kept

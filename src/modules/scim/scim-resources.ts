@@ -1,6 +1,6 @@
 import type { Membership } from '../memberships/memberships.schemas.js'
-import { ENTERPRISE_SCHEMA, GROUP_SCHEMA, USER_SCHEMA } from './scim-attributes.js'
 import type { ScimGroupRow, ScimUserRow } from './scim.repository.js'
+import { ENTERPRISE_SCHEMA, GROUP_SCHEMA, USER_SCHEMA } from './scim-attributes.js'
 import type { Stored } from './scim-values.js'
 
 /**
@@ -48,8 +48,13 @@ export function toScimUser(view: UserView, baseUrl: string): Resource {
   const stored = (view.scim?.attributes as Stored | undefined) ?? derivedAttributes(view.membership)
   const { externalId, [ENTERPRISE_SCHEMA]: enterprise, ...core } = stored
   const active = activeOf(view)
-  const created = view.scim && view.scim.created.toISOString() < view.membership.created ? view.scim.created.toISOString() : view.membership.created
-  const lastModified = [view.membership.updated, view.scim?.updated.toISOString() ?? ''].sort().at(-1) as string
+  const created =
+    view.scim && view.scim.created.toISOString() < view.membership.created
+      ? view.scim.created.toISOString()
+      : view.membership.created
+  const lastModified = [view.membership.updated, view.scim?.updated.toISOString() ?? '']
+    .sort()
+    .at(-1) as string
   return {
     schemas: enterprise ? [USER_SCHEMA, ENTERPRISE_SCHEMA] : [USER_SCHEMA],
     id: view.membership.userId,
@@ -121,7 +126,9 @@ export function project(resource: Resource, include?: string[], exclude?: string
       continue
     }
     if (include) {
-      const wanted = include.filter((p) => p === lower || p.startsWith(`${lower}.`) || p.startsWith(`${lower}:`))
+      const wanted = include.filter(
+        (p) => p === lower || p.startsWith(`${lower}.`) || p.startsWith(`${lower}:`),
+      )
       if (wanted.length === 0) continue
       if (wanted.includes(lower) || !value || typeof value !== 'object') {
         out[key] = value
@@ -132,10 +139,15 @@ export function project(resource: Resource, include?: string[], exclude?: string
       if (picked !== undefined) out[key] = picked
       continue
     }
-    const dropped = (exclude as string[]).filter((p) => p === lower || p.startsWith(`${lower}.`) || p.startsWith(`${lower}:`))
+    const dropped = (exclude as string[]).filter(
+      (p) => p === lower || p.startsWith(`${lower}.`) || p.startsWith(`${lower}:`),
+    )
     if (dropped.includes(lower)) continue
     if (dropped.length > 0 && value && typeof value === 'object') {
-      out[key] = omitSubs(value, dropped.map((p) => p.slice(lower.length + 1)))
+      out[key] = omitSubs(
+        value,
+        dropped.map((p) => p.slice(lower.length + 1)),
+      )
       continue
     }
     out[key] = value
@@ -145,7 +157,9 @@ export function project(resource: Resource, include?: string[], exclude?: string
 
 function pickSubs(value: unknown, subs: string[]): unknown {
   if (Array.isArray(value)) {
-    const list = value.map((v) => pickSubs(v, subs)).filter((v) => v !== undefined && Object.keys(v as object).length > 0)
+    const list = value
+      .map((v) => pickSubs(v, subs))
+      .filter((v) => v !== undefined && Object.keys(v as object).length > 0)
     return list.length > 0 ? list : undefined
   }
   const out: Record<string, unknown> = {}
@@ -153,7 +167,13 @@ function pickSubs(value: unknown, subs: string[]): unknown {
     const lower = k.toLowerCase()
     const deeper = subs.filter((s) => s === lower || s.startsWith(`${lower}.`))
     if (deeper.length === 0) continue
-    out[k] = deeper.includes(lower) || !v || typeof v !== 'object' ? v : pickSubs(v, deeper.map((s) => s.slice(lower.length + 1)))
+    out[k] =
+      deeper.includes(lower) || !v || typeof v !== 'object'
+        ? v
+        : pickSubs(
+            v,
+            deeper.map((s) => s.slice(lower.length + 1)),
+          )
   }
   return Object.keys(out).length > 0 ? out : undefined
 }

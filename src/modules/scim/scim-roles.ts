@@ -4,9 +4,9 @@ import { updateMembership } from '../memberships/membership-update.js'
 import { getMembershipRecord } from '../memberships/memberships.service.js'
 import { findTenantRoleFor } from '../roles/roles.service.js'
 import { checkRoleCeiling } from '../tenants/tenant-access.js'
+import { groupsOfUsers, listGroups } from './scim.repository.js'
 import type { ScimCall } from './scim-context.js'
 import { defaultRoleId } from './scim-context.js'
-import { groupsOfUsers, listGroups } from './scim.repository.js'
 
 /**
  * The group → role mapping (API.md §16): a member's role is that of its mapped group with the lowest
@@ -45,7 +45,11 @@ export async function planRoles(
   if (![...mapping.values()].some((m) => m.roleId !== null)) return []
   const fallback = await defaultRoleId(call)
   const current: Membership = new Map()
-  for (const [userId, list] of await groupsOfUsers(ctx.db, tenantId, userIds)) current.set(userId, list.map((g) => g.id))
+  for (const [userId, list] of await groupsOfUsers(ctx.db, tenantId, userIds))
+    current.set(
+      userId,
+      list.map((g) => g.id),
+    )
   const changes: RoleChange[] = []
   for (const userId of userIds) {
     let ids = current.get(userId) ?? []

@@ -7,7 +7,9 @@ import { Body, Nullable, Timestamp, Uuid } from '../../http/schemas.js'
 export const ScimSettingsSchema = Type.Object(
   {
     tenantId: Uuid(),
-    defaultRoleId: Uuid({ description: 'The role of a SCIM-made member no mapped group decides (default: Agent)' }),
+    defaultRoleId: Uuid({
+      description: 'The role of a SCIM-made member no mapped group decides (default: Agent)',
+    }),
     baseUrl: Type.String({ description: 'Read-only: the SCIM endpoint to give the directory' }),
   },
   {

@@ -6,8 +6,15 @@ import { ifMatchIsStale } from '../../http/request-context.js'
 import { recordAudit } from '../audit/audit.repository.js'
 import { findTenantRoleFor } from '../roles/roles.service.js'
 import { checkRoleCeiling, requireTenantPermission } from '../tenants/tenant-access.js'
+import {
+  findGroup,
+  groupMembers,
+  listGroups,
+  type ScimGroupRow,
+  saveSettings,
+  updateGroup,
+} from './scim.repository.js'
 import { defaultRoleId, scimBaseUrl } from './scim-context.js'
-import { findGroup, groupMembers, listGroups, saveSettings, type ScimGroupRow, updateGroup } from './scim.repository.js'
 import { applyRoles, planRoles } from './scim-roles.js'
 import type {
   ScimGroupMapping,
@@ -20,7 +27,11 @@ import type {
 
 const ENROLMENT = ['MANAGE_TENANT_ENROLLMENT'] as const
 
-export async function getScimSettings(ctx: ServiceContext, actor: Actor, tenantId: string): Promise<ScimSettings> {
+export async function getScimSettings(
+  ctx: ServiceContext,
+  actor: Actor,
+  tenantId: string,
+): Promise<ScimSettings> {
   const access = await requireTenantPermission(ctx, actor, tenantId, ENROLMENT)
   return {
     tenantId: access.tenant.id,
@@ -71,7 +82,11 @@ function toMapping(row: ScimGroupRow, members: number): ScimGroupMapping {
   }
 }
 
-export async function listScimGroupMappings(ctx: ServiceContext, actor: Actor, tenantId: string): Promise<ScimGroupMapping[]> {
+export async function listScimGroupMappings(
+  ctx: ServiceContext,
+  actor: Actor,
+  tenantId: string,
+): Promise<ScimGroupMapping[]> {
   const access = await requireTenantPermission(ctx, actor, tenantId, ENROLMENT)
   const rows = await listGroups(ctx.db, access.tenant.id)
   const members = await groupMembers(ctx.db, access.tenant.id)

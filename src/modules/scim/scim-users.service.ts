@@ -7,11 +7,6 @@ import { createMembership, getMembershipRecord, listMemberships } from '../membe
 import { updateProvisionedIdentity } from '../users/provisioned-identity.js'
 import { normalizeEmail } from '../users/user-rules.js'
 import { findUserByEmail } from '../users/users.repository.js'
-import { USER_RESOURCE, ENTERPRISE_SCHEMA } from './scim-attributes.js'
-import { defaultRoleId, requireScim, type ScimCall } from './scim-context.js'
-import { invalidValue, scimNotFound, uniqueness } from './scim-error.js'
-import { type Comparison, type Filter, matches } from './scim-filter.js'
-import { activeOf, derivedAttributes, type Resource, toScimUser, type UserView, userVersion } from './scim-resources.js'
 import {
   findScimUser,
   findScimUsersBy,
@@ -21,7 +16,19 @@ import {
   type ScimUserRow,
   updateScimUser,
 } from './scim.repository.js'
+import { ENTERPRISE_SCHEMA, USER_RESOURCE } from './scim-attributes.js'
+import { defaultRoleId, requireScim, type ScimCall } from './scim-context.js'
+import { invalidValue, scimNotFound, uniqueness } from './scim-error.js'
+import { type Comparison, type Filter, matches } from './scim-filter.js'
 import type { Patchable } from './scim-patch.js'
+import {
+  activeOf,
+  derivedAttributes,
+  type Resource,
+  toScimUser,
+  type UserView,
+  userVersion,
+} from './scim-resources.js'
 import type { Stored } from './scim-values.js'
 
 /**
@@ -32,7 +39,14 @@ import type { Stored } from './scim-values.js'
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 
-export const USER_FILTER_PATHS = new Set(['id', 'username', 'externalid', 'emails.value', 'emails[type].value', 'active'])
+export const USER_FILTER_PATHS = new Set([
+  'id',
+  'username',
+  'externalid',
+  'emails.value',
+  'emails[type].value',
+  'active',
+])
 const CASE_EXACT = new Set(['id', 'externalid'])
 
 function notFound() {
@@ -66,8 +80,13 @@ function namesOf(stored: Stored): { firstName: string; lastName: string } {
   return { firstName: (name.givenName ?? '').slice(0, 255), lastName: (name.familyName ?? '').slice(0, 255) }
 }
 
-async function view(call: ScimCall, membership: Membership, scim: ScimUserRow | undefined): Promise<UserView> {
-  const groups = (await groupsOfUsers(call.ctx.db, call.tenantId, [membership.userId])).get(membership.userId) ?? []
+async function view(
+  call: ScimCall,
+  membership: Membership,
+  scim: ScimUserRow | undefined,
+): Promise<UserView> {
+  const groups =
+    (await groupsOfUsers(call.ctx.db, call.tenantId, [membership.userId])).get(membership.userId) ?? []
   return { membership, scim, groups }
 }
 
@@ -99,8 +118,10 @@ async function checkUnique(call: ScimCall, userName: string, email: string, self
     findScimUsersBy(db, call.tenantId, { userNameKey: userName.toLowerCase() }),
     findScimUsersBy(db, call.tenantId, { emailKey: email }),
   ])
-  if (byName.some((r) => r.user_id !== self)) throw uniqueness(`A user with userName "${userName}" already exists`)
-  if (byEmail.some((r) => r.user_id !== self)) throw uniqueness(`A user with e-mail "${email}" already exists`)
+  if (byName.some((r) => r.user_id !== self))
+    throw uniqueness(`A user with userName "${userName}" already exists`)
+  if (byEmail.some((r) => r.user_id !== self))
+    throw uniqueness(`A user with e-mail "${email}" already exists`)
 }
 
 export async function createScimUser(call: ScimCall, input: Patchable): Promise<Resource> {
@@ -153,7 +174,8 @@ export async function createScimUser(call: ScimCall, input: Patchable): Promise<
   } catch (error) {
     // Another request took the userName or e-mail meanwhile: the membership this one made goes again.
     if (created) await removeMembership(ctx, actor, tenantId, membership.userId).catch(() => undefined)
-    if ((error as { code?: string }).code === '23505') throw uniqueness(`A user with userName "${userName}" already exists`)
+    if ((error as { code?: string }).code === '23505')
+      throw uniqueness(`A user with userName "${userName}" already exists`)
     throw error
   }
   await applyActive(call, membership, input.active)
@@ -161,12 +183,17 @@ export async function createScimUser(call: ScimCall, input: Patchable): Promise<
 }
 
 /** `active` → the membership's status (API.md §16): false disables from any status, true enables. */
-async function applyActive(call: ScimCall, membership: Membership, active: boolean | undefined): Promise<void> {
+async function applyActive(
+  call: ScimCall,
+  membership: Membership,
+  active: boolean | undefined,
+): Promise<void> {
   const { ctx, actor, tenantId } = call
   const status = membership.status
   if (active === false && status !== 'disabled') {
     // A pending or invited membership is accepted first (its invitation dies), then disabled.
-    if (status !== 'accepted') await updateMembership(ctx, actor, tenantId, membership.userId, { status: 'accepted' })
+    if (status !== 'accepted')
+      await updateMembership(ctx, actor, tenantId, membership.userId, { status: 'accepted' })
     await updateMembership(ctx, actor, tenantId, membership.userId, { status: 'disabled' })
   } else if (active !== false && status !== 'accepted' && (active === true || status === 'disabled')) {
     await updateMembership(ctx, actor, tenantId, membership.userId, { status: 'accepted' })
@@ -196,12 +223,18 @@ async function recordScimUpdate(
 }
 
 /** The current state of a user as PATCH and PUT start from it. */
-export async function currentUser(call: ScimCall, userId: string): Promise<{ view: UserView; patchable: Patchable }> {
+export async function currentUser(
+  call: ScimCall,
+  userId: string,
+): Promise<{ view: UserView; patchable: Patchable }> {
   await requireScim(call, true)
   const current = await loadView(call, userId)
   const stored = (current.scim?.attributes as Stored | undefined) ?? derivedAttributes(current.membership)
   const active = current.scim ? (current.scim.active ?? undefined) : activeOf(current)
-  return { view: current, patchable: { stored, ...(active !== undefined ? { active } : { active: undefined }) } }
+  return {
+    view: current,
+    patchable: { stored, ...(active !== undefined ? { active } : { active: undefined }) },
+  }
 }
 
 /** Stores a user's next state (PUT, PATCH): attributes, then identity (if provisioned), then status. */
@@ -232,10 +265,20 @@ export async function writeScimUser(call: ScimCall, current: UserView, next: Pat
       attributes: JSON.stringify(next.stored),
     }
     if (current.scim) await updateScimUser(tx, tenantId, userId, row)
-    else await insertScimUser(tx, { ...row, tenant_id: tenantId, user_id: userId, provisioned: false, created: now })
+    else
+      await insertScimUser(tx, {
+        ...row,
+        tenant_id: tenantId,
+        user_id: userId,
+        provisioned: false,
+        created: now,
+      })
     await recordScimUpdate(call, tx, userId, before, next.stored)
   })
-  if (next.active !== (current.scim ? (current.scim.active ?? undefined) : activeOf(current)) || next.active !== undefined) {
+  if (
+    next.active !== (current.scim ? (current.scim.active ?? undefined) : activeOf(current)) ||
+    next.active !== undefined
+  ) {
     await applyActive(call, current.membership, next.active)
   }
   return toScimUser(await loadView(call, userId), call.baseUrl)
@@ -253,13 +296,17 @@ export async function deleteScimUser(call: ScimCall, userId: string): Promise<vo
 
 /** The filter's subject for a user: lower-cased keys, the listed attributes only. */
 function subjectOf(v: UserView, resource: Resource): Record<string, unknown> {
-  const emails = ((resource.emails as Stored[] | undefined) ?? []).map((e) => ({ value: e.value, type: e.type, primary: e.primary }))
+  const emails = ((resource.emails as Stored[] | undefined) ?? []).map((e) => ({
+    value: e.value,
+    type: e.type,
+    primary: e.primary,
+  }))
   return {
     id: v.membership.userId,
     username: resource.userName,
     externalid: resource.externalId,
     emails,
-    active: resource.active ?? (v.membership.status === 'accepted' ? true : false),
+    active: resource.active ?? v.membership.status === 'accepted',
   }
 }
 
@@ -272,9 +319,11 @@ async function candidates(call: ScimCall, filter: Filter | undefined): Promise<U
   const key = eq.valueFilter ? 'emails.value' : `${eq.attr}${eq.sub ? `.${eq.sub}` : ''}`
   const userIds = new Set<string>()
   if (key === 'id') userIds.add(value.toLowerCase())
-  else if (key === 'externalid') for (const r of await findScimUsersBy(ctx.db, tenantId, { externalId: value })) userIds.add(r.user_id)
+  else if (key === 'externalid')
+    for (const r of await findScimUsersBy(ctx.db, tenantId, { externalId: value })) userIds.add(r.user_id)
   else {
-    const lookup = key === 'username' ? { userNameKey: value.toLowerCase() } : { emailKey: normalizeEmail(value) }
+    const lookup =
+      key === 'username' ? { userNameKey: value.toLowerCase() } : { emailKey: normalizeEmail(value) }
     for (const r of await findScimUsersBy(ctx.db, tenantId, lookup)) userIds.add(r.user_id)
     // A member SCIM never touched answers to its e-mail as userName and e-mail.
     const user = await findUserByEmail(ctx.db, normalizeEmail(value))
@@ -286,7 +335,8 @@ async function candidates(call: ScimCall, filter: Filter | undefined): Promise<U
     try {
       views.push(await loadView(call, id))
     } catch (error) {
-      if (!(error instanceof Error && 'status' in error && (error as { status: number }).status === 404)) throw error
+      if (!(error instanceof Error && 'status' in error && (error as { status: number }).status === 404))
+        throw error
     }
   }
   return views
@@ -294,7 +344,10 @@ async function candidates(call: ScimCall, filter: Filter | undefined): Promise<U
 
 function indexable(c: Comparison): boolean {
   if (c.valueFilter) return c.attr === 'emails' && c.sub === 'value'
-  return ['id', 'username', 'externalid'].includes(c.attr) && c.sub === undefined || (c.attr === 'emails' && c.sub === 'value')
+  return (
+    (['id', 'username', 'externalid'].includes(c.attr) && c.sub === undefined) ||
+    (c.attr === 'emails' && c.sub === 'value')
+  )
 }
 
 /** Every user of the tenant matching the filter, in order of creation. */
@@ -304,8 +357,16 @@ export async function findScimUsers(call: ScimCall, filter: Filter | undefined):
   if (!views) {
     const page = await listMemberships(call.ctx, call.actor, call.tenantId, {})
     const rows = new Map((await listScimUsers(call.ctx.db, call.tenantId)).map((r) => [r.user_id, r]))
-    const groups = await groupsOfUsers(call.ctx.db, call.tenantId, page.items.map((m) => m.userId))
-    views = page.items.map((m) => ({ membership: m, scim: rows.get(m.userId), groups: groups.get(m.userId) ?? [] }))
+    const groups = await groupsOfUsers(
+      call.ctx.db,
+      call.tenantId,
+      page.items.map((m) => m.userId),
+    )
+    views = page.items.map((m) => ({
+      membership: m,
+      scim: rows.get(m.userId),
+      groups: groups.get(m.userId) ?? [],
+    }))
   }
   const out: { created: string; id: string; resource: Resource }[] = []
   for (const v of views) {

@@ -1,9 +1,4 @@
-import {
-  type AttributeDef,
-  findAttribute,
-  findSchema,
-  type ResourceDef,
-} from './scim-attributes.js'
+import { type AttributeDef, findAttribute, findSchema, type ResourceDef } from './scim-attributes.js'
 import { invalidValue, ScimError } from './scim-error.js'
 
 /**
@@ -52,7 +47,8 @@ export function coerceSingle(def: AttributeDef, value: unknown, where: string): 
     case 'complex': {
       // `manager` as a bare id means {value} (API.md §16), and so does any bare string for a complex value.
       const object = typeof value === 'string' ? { value } : value
-      if (typeof object !== 'object' || Array.isArray(object)) throw invalidValue(`${where} must be an object`)
+      if (typeof object !== 'object' || Array.isArray(object))
+        throw invalidValue(`${where} must be an object`)
       const out: Stored = {}
       for (const [key, sub] of Object.entries(object as Record<string, unknown>)) {
         const subDef = findAttribute(def.subAttributes, key)
@@ -120,7 +116,11 @@ function splitDot(path: string): [string, string | undefined] {
 }
 
 /** The object of a schema inside a stored resource (core: the resource itself), made when asked. */
-export function schemaObject(stored: Stored, extension: string | undefined, create: boolean): Stored | undefined {
+export function schemaObject(
+  stored: Stored,
+  extension: string | undefined,
+  create: boolean,
+): Stored | undefined {
   if (!extension) return stored
   const existing = stored[extension]
   if (existing && typeof existing === 'object') return existing as Stored
@@ -150,12 +150,14 @@ export function readResource(resource: ResourceDef, body: unknown): { stored: St
         const def = findAttribute(schema?.attributes, extKey)
         if (!def || def.mutability === 'readOnly') continue
         const coerced = coerceValue(def, extValue)
-        if (coerced !== undefined) (schemaObject(stored, target.extension, true) as Stored)[def.name] = coerced
+        if (coerced !== undefined)
+          (schemaObject(stored, target.extension, true) as Stored)[def.name] = coerced
       }
       continue
     }
     if (target.common === 'externalId') {
-      if (value !== null && value !== undefined) stored.externalId = coerceSingle(EXTERNAL_ID, value, 'externalId')
+      if (value !== null && value !== undefined)
+        stored.externalId = coerceSingle(EXTERNAL_ID, value, 'externalId')
       continue
     }
     const def = target.def as AttributeDef

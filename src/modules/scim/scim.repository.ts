@@ -48,7 +48,11 @@ export async function findScimUsersBy(
   return query.execute()
 }
 
-export async function listScimUsers(db: Executor, tenantId: string, userIds?: string[]): Promise<ScimUserRow[]> {
+export async function listScimUsers(
+  db: Executor,
+  tenantId: string,
+  userIds?: string[],
+): Promise<ScimUserRow[]> {
   if (userIds && userIds.length === 0) return []
   let query = db.selectFrom('scim_users').selectAll().where('tenant_id', '=', tenantId)
   if (userIds) query = query.where('user_id', 'in', userIds)
@@ -63,7 +67,10 @@ export async function updateScimUser(
   db: Executor,
   tenantId: string,
   userId: string,
-  changes: Pick<ScimUserRow, 'user_name' | 'user_name_key' | 'email_key' | 'external_id' | 'active' | 'updated'> & {
+  changes: Pick<
+    ScimUserRow,
+    'user_name' | 'user_name_key' | 'email_key' | 'external_id' | 'active' | 'updated'
+  > & {
     attributes: string
   },
 ): Promise<void> {
@@ -89,8 +96,17 @@ export async function insertGroup(db: Executor, row: Insertable<ScimGroupsTable>
   await db.insertInto('scim_groups').values(row).execute()
 }
 
-export async function findGroup(db: Executor, tenantId: string, id: string): Promise<ScimGroupRow | undefined> {
-  return db.selectFrom('scim_groups').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst()
+export async function findGroup(
+  db: Executor,
+  tenantId: string,
+  id: string,
+): Promise<ScimGroupRow | undefined> {
+  return db
+    .selectFrom('scim_groups')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .executeTakeFirst()
 }
 
 export async function findGroupsBy(
@@ -113,14 +129,22 @@ export async function findGroupsBy(
 }
 
 export async function listGroups(db: Executor, tenantId: string): Promise<ScimGroupRow[]> {
-  return db.selectFrom('scim_groups').selectAll().where('tenant_id', '=', tenantId).orderBy('created').orderBy('id').execute()
+  return db
+    .selectFrom('scim_groups')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .orderBy('created')
+    .orderBy('id')
+    .execute()
 }
 
 export async function updateGroup(
   db: Executor,
   tenantId: string,
   id: string,
-  changes: Partial<Pick<ScimGroupRow, 'display_name' | 'display_name_key' | 'external_id' | 'role_id' | 'priority'>> & {
+  changes: Partial<
+    Pick<ScimGroupRow, 'display_name' | 'display_name_key' | 'external_id' | 'role_id' | 'priority'>
+  > & {
     updated: Date
   },
 ): Promise<void> {
@@ -133,15 +157,26 @@ export async function updateGroup(
 }
 
 export async function deleteGroup(db: Executor, tenantId: string, id: string): Promise<boolean> {
-  const result = await db.deleteFrom('scim_groups').where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst()
+  const result = await db
+    .deleteFrom('scim_groups')
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .executeTakeFirst()
   return Number(result.numDeletedRows) > 0
 }
 
 /** group id → member user ids, for the given groups (all of the tenant's when omitted). */
-export async function groupMembers(db: Executor, tenantId: string, groupIds?: string[]): Promise<Map<string, string[]>> {
+export async function groupMembers(
+  db: Executor,
+  tenantId: string,
+  groupIds?: string[],
+): Promise<Map<string, string[]>> {
   const out = new Map<string, string[]>()
   if (groupIds && groupIds.length === 0) return out
-  let query = db.selectFrom('scim_group_members').select(['group_id', 'user_id']).where('tenant_id', '=', tenantId)
+  let query = db
+    .selectFrom('scim_group_members')
+    .select(['group_id', 'user_id'])
+    .where('tenant_id', '=', tenantId)
   if (groupIds) query = query.where('group_id', 'in', groupIds)
   for (const row of await query.orderBy('user_id').execute()) {
     const list = out.get(row.group_id) ?? []
@@ -161,7 +196,9 @@ export async function groupsOfUsers(
   if (userIds.length === 0) return out
   const rows = await db
     .selectFrom('scim_group_members as m')
-    .innerJoin('scim_groups as g', (join) => join.onRef('g.tenant_id', '=', 'm.tenant_id').onRef('g.id', '=', 'm.group_id'))
+    .innerJoin('scim_groups as g', (join) =>
+      join.onRef('g.tenant_id', '=', 'm.tenant_id').onRef('g.id', '=', 'm.group_id'),
+    )
     .select(['m.user_id', 'g.id', 'g.display_name', 'g.role_id', 'g.priority'])
     .where('m.tenant_id', '=', tenantId)
     .where('m.user_id', 'in', userIds)
@@ -175,7 +212,13 @@ export async function groupsOfUsers(
   return out
 }
 
-export async function setGroupMembers(db: Executor, tenantId: string, groupId: string, add: string[], remove: string[]): Promise<void> {
+export async function setGroupMembers(
+  db: Executor,
+  tenantId: string,
+  groupId: string,
+  add: string[],
+  remove: string[],
+): Promise<void> {
   if (remove.length > 0) {
     await db
       .deleteFrom('scim_group_members')

@@ -7,8 +7,16 @@ import { nestsDeeperThan, tooDeep } from '../../http/json-body.js'
 import type { Authenticator } from '../auth/authenticator.js'
 import { GROUP_RESOURCE, USER_RESOURCE } from './scim-attributes.js'
 import { scimActor } from './scim-auth.js'
-import { scimBaseUrl, type ScimCall } from './scim-context.js'
-import { findResourceType, findSchemaDoc, RESOURCES, resourceType, SCHEMAS, schemaDoc, serviceProviderConfig } from './scim-discovery.js'
+import { type ScimCall, scimBaseUrl } from './scim-context.js'
+import {
+  findResourceType,
+  findSchemaDoc,
+  RESOURCES,
+  resourceType,
+  SCHEMAS,
+  schemaDoc,
+  serviceProviderConfig,
+} from './scim-discovery.js'
 import { fromAppError, invalidFilter, ScimError, scimErrorBody } from './scim-error.js'
 import { type Filter, parseFilter, pathKey } from './scim-filter.js'
 import {
@@ -43,7 +51,13 @@ import { readResource } from './scim-values.js'
 
 export const SCIM_MEDIA_TYPE = 'application/scim+json'
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-const DISCOVERY = ['/ServiceProviderConfig', '/ResourceTypes', '/ResourceTypes/:id', '/Schemas', '/Schemas/:id']
+const DISCOVERY = [
+  '/ServiceProviderConfig',
+  '/ResourceTypes',
+  '/ResourceTypes/:id',
+  '/Schemas',
+  '/Schemas/:id',
+]
 
 type Params = { tenantId: string; id?: string }
 
@@ -54,7 +68,8 @@ function toScimError(error: unknown): ScimError | undefined {
   if (fastify.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
     return new ScimError(415, 'The request body must be application/scim+json or application/json')
   }
-  if (fastify.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new ScimError(413, 'The request body is larger than 1 MiB')
+  if (fastify.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+    return new ScimError(413, 'The request body is larger than 1 MiB')
   if (fastify.code?.startsWith('FST_ERR_CTP_') || error instanceof SyntaxError) {
     return new ScimError(400, 'The request body is not valid JSON', 'invalidSyntax')
   }
@@ -87,7 +102,10 @@ export function scimRoutes(ctx: ServiceContext, authenticator: Authenticator) {
       let scim = toScimError(error)
       if (!scim || scim.status >= 500) {
         request.log.error({ err: error }, 'SCIM request failed')
-        scim = new ScimError(scim?.status ?? 500, 'An internal error occurred; quote the X-Request-Id when reporting it')
+        scim = new ScimError(
+          scim?.status ?? 500,
+          'An internal error occurred; quote the X-Request-Id when reporting it',
+        )
       }
       if (scim.headers) reply.headers(scim.headers)
       return send(reply, scim.status, scimErrorBody(scim))
@@ -103,7 +121,12 @@ export function scimRoutes(ctx: ServiceContext, authenticator: Authenticator) {
       if (!UUID.test(tenantId ?? '')) throw new ScimError(404, 'Resource not found')
       const actor = await scimActor(authenticator, request, tenantId)
       request.actor = actor
-      request.scimCall = { ctx, actor, tenantId: actor.tenantId, baseUrl: scimBaseUrl(ctx.config.publicUrl, actor.tenantId) }
+      request.scimCall = {
+        ctx,
+        actor,
+        tenantId: actor.tenantId,
+        baseUrl: scimBaseUrl(ctx.config.publicUrl, actor.tenantId),
+      }
     })
     registerIdempotency(app, ctx.db, ctx.clock)
 
@@ -154,7 +177,11 @@ export function scimRoutes(ctx: ServiceContext, authenticator: Authenticator) {
     })
     app.post(`${base}/Users/.search`, async (request, reply) => {
       const query = searchBody(request.body)
-      return send(reply, 200, listResponse(await findScimUsers(call(request), userFilter(query.filter)), query))
+      return send(
+        reply,
+        200,
+        listResponse(await findScimUsers(call(request), userFilter(query.filter)), query),
+      )
     })
     app.post(`${base}/Users`, async (request, reply) => {
       const input = readResource(USER_RESOURCE, request.body)
@@ -169,7 +196,11 @@ export function scimRoutes(ctx: ServiceContext, authenticator: Authenticator) {
       const { view } = await currentUser(call(request), userId(request))
       checkIfMatch(request, await scimUserVersion(call(request), userId(request)))
       const input = readResource(USER_RESOURCE, request.body)
-      return sendResource(request, reply, await writeScimUser(call(request), view, { stored: input.stored, active: input.active }))
+      return sendResource(
+        request,
+        reply,
+        await writeScimUser(call(request), view, { stored: input.stored, active: input.active }),
+      )
     })
     app.patch(`${base}/Users/:id`, async (request, reply) => {
       const operations = readOperations(request.body)
@@ -187,15 +218,27 @@ export function scimRoutes(ctx: ServiceContext, authenticator: Authenticator) {
     // Groups
     app.get(`${base}/Groups`, async (request, reply) => {
       const query = request.query as ListQuery
-      return send(reply, 200, listResponse(await findScimGroups(call(request), groupFilter(query.filter)), query))
+      return send(
+        reply,
+        200,
+        listResponse(await findScimGroups(call(request), groupFilter(query.filter)), query),
+      )
     })
     app.post(`${base}/Groups/.search`, async (request, reply) => {
       const query = searchBody(request.body)
-      return send(reply, 200, listResponse(await findScimGroups(call(request), groupFilter(query.filter)), query))
+      return send(
+        reply,
+        200,
+        listResponse(await findScimGroups(call(request), groupFilter(query.filter)), query),
+      )
     })
     app.post(`${base}/Groups`, async (request, reply) => {
       const input = readResource(GROUP_RESOURCE, request.body)
-      return created201(reply, await createScimGroup(call(request), { stored: input.stored, active: undefined }), request)
+      return created201(
+        reply,
+        await createScimGroup(call(request), { stored: input.stored, active: undefined }),
+        request,
+      )
     })
     app.get(`${base}/Groups/:id`, async (request, reply) =>
       sendResource(request, reply, await getScimGroup(call(request), groupId(request))),
@@ -292,25 +335,41 @@ function checkIfMatch(request: FastifyRequest, version: string): void {
   const header = request.headers['if-match']
   if (header === undefined || header.trim() === '*') return
   const tags = header.split(',').map((t) => t.trim())
-  if (!tags.includes(version)) throw new ScimError(412, 'The resource has changed since it was read (If-Match)')
+  if (!tags.includes(version))
+    throw new ScimError(412, 'The resource has changed since it was read (If-Match)')
 }
 
 function sendResource(request: FastifyRequest, reply: FastifyReply, resource: Resource) {
   const version = (resource.meta as { version: string }).version
   reply.header('etag', version)
   const noneMatch = request.headers['if-none-match']
-  if (request.method === 'GET' && noneMatch && noneMatch.split(',').map((t) => t.trim()).includes(version)) {
+  if (
+    request.method === 'GET' &&
+    noneMatch &&
+    noneMatch
+      .split(',')
+      .map((t) => t.trim())
+      .includes(version)
+  ) {
     return reply.code(304).send()
   }
   const query = request.query as ListQuery
-  return send(reply, 200, project(resource, attributeList(query.attributes), attributeList(query.excludedAttributes)))
+  return send(
+    reply,
+    200,
+    project(resource, attributeList(query.attributes), attributeList(query.excludedAttributes)),
+  )
 }
 
 function created201(reply: FastifyReply, resource: Resource, request: FastifyRequest) {
   const meta = resource.meta as { version: string; location: string }
   reply.header('etag', meta.version).header('location', meta.location)
   const query = request.query as ListQuery
-  return send(reply, 201, project(resource, attributeList(query.attributes), attributeList(query.excludedAttributes)))
+  return send(
+    reply,
+    201,
+    project(resource, attributeList(query.attributes), attributeList(query.excludedAttributes)),
+  )
 }
 
 declare module 'fastify' {

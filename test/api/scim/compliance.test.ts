@@ -14,7 +14,11 @@ import { createTestApp, FollowingClock, type TestApp } from '../../helpers/test-
 const RUN_SH = resolve(import.meta.dirname, '../../../../shared/tools/scim-compliance/run.sh')
 const CANDIDATES = [RUN_SH, '/work/shared/tools/scim-compliance/run.sh']
 
-function run(cmd: string, args: string[], timeout: number): Promise<{ code: number; out: string; err: string }> {
+function run(
+  cmd: string,
+  args: string[],
+  timeout: number,
+): Promise<{ code: number; out: string; err: string }> {
   return new Promise((done) => {
     execFile(cmd, args, { timeout, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
       done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, out: stdout, err: stderr })
@@ -24,7 +28,11 @@ function run(cmd: string, args: string[], timeout: number): Promise<{ code: numb
 
 const script = CANDIDATES.find((path) => existsSync(path))
 const python = await run('python3', ['-c', 'import venv, ensurepip'], 20_000)
-const missing = !script ? 'the checker (../shared/tools/scim-compliance) is not beside the project' : python.code !== 0 ? 'python3 with its venv module is not installed' : undefined
+const missing = !script
+  ? 'the checker (../shared/tools/scim-compliance) is not beside the project'
+  : python.code !== 0
+    ? 'python3 with its venv module is not installed'
+    : undefined
 if (missing && process.env.CI !== 'true') console.warn(`SCIM compliance check skipped: ${missing}`)
 
 let t: TestApp

@@ -18,7 +18,8 @@ const patch = (...Operations: unknown[]) => ({ schemas: [PATCH_OP], Operations }
 
 async function users(s: ScimTenant, n: number): Promise<string[]> {
   const ids: string[] = []
-  for (let i = 0; i < n; i++) ids.push((await s.scim('POST', '/Users', userBody(uniqueEmail(`g${i}`)))).body.id)
+  for (let i = 0; i < n; i++)
+    ids.push((await s.scim('POST', '/Users', userBody(uniqueEmail(`g${i}`)))).body.id)
   return ids
 }
 
@@ -39,25 +40,65 @@ describe('Groups', () => {
     expect(created.body).toMatchObject({ schemas: [GROUP], displayName: 'Sales', externalId: 'e-1' })
     const id = created.body.id
     // Okta: add members, a path-less replace carrying the group's id, a remove by filter.
-    const added = await s.scim('PATCH', `/Groups/${id}`, patch({ op: 'add', path: 'members', value: [{ value: a, display: 'a' }, { value: b }, { value: c }] }))
+    const added = await s.scim(
+      'PATCH',
+      `/Groups/${id}`,
+      patch({ op: 'add', path: 'members', value: [{ value: a, display: 'a' }, { value: b }, { value: c }] }),
+    )
     expect(added.status).toBe(204)
-    expect((await s.scim('PATCH', `/Groups/${id}`, patch({ op: 'replace', value: { id, displayName: 'Sales EMEA' } }))).status).toBe(204)
-    expect((await s.scim('PATCH', `/Groups/${id}`, patch({ op: 'remove', path: `members[value eq "${a}"]` }))).status).toBe(204)
+    expect(
+      (
+        await s.scim(
+          'PATCH',
+          `/Groups/${id}`,
+          patch({ op: 'replace', value: { id, displayName: 'Sales EMEA' } }),
+        )
+      ).status,
+    ).toBe(204)
+    expect(
+      (await s.scim('PATCH', `/Groups/${id}`, patch({ op: 'remove', path: `members[value eq "${a}"]` })))
+        .status,
+    ).toBe(204)
     // Entra ID: capitalised op, a value list with $ref null.
-    expect((await s.scim('PATCH', `/Groups/${id}`, patch({ op: 'Remove', path: 'members', value: [{ $ref: null, value: b }] }))).status).toBe(204)
+    expect(
+      (
+        await s.scim(
+          'PATCH',
+          `/Groups/${id}`,
+          patch({ op: 'Remove', path: 'members', value: [{ $ref: null, value: b }] }),
+        )
+      ).status,
+    ).toBe(204)
     const read = await s.scim('GET', `/Groups/${id}`)
     expect(read.body.displayName).toBe('Sales EMEA')
-    expect(read.body.members).toEqual([{ value: c, $ref: `http://tenantry.test${s.base}/Users/${c}`, type: 'User' }])
-    expect((await s.scim('GET', `/Users/${c}`)).body.groups).toEqual([{ value: id, $ref: `http://tenantry.test${s.base}/Groups/${id}`, display: 'Sales EMEA' }])
+    expect(read.body.members).toEqual([
+      { value: c, $ref: `http://tenantry.test${s.base}/Users/${c}`, type: 'User' },
+    ])
+    expect((await s.scim('GET', `/Users/${c}`)).body.groups).toEqual([
+      { value: id, $ref: `http://tenantry.test${s.base}/Groups/${id}`, display: 'Sales EMEA' },
+    ])
     // Entra ID's queries.
-    const byName = await s.scim('GET', `/Groups?excludedAttributes=members&filter=${encodeURIComponent('displayName eq "sales emea"')}`)
+    const byName = await s.scim(
+      'GET',
+      `/Groups?excludedAttributes=members&filter=${encodeURIComponent('displayName eq "sales emea"')}`,
+    )
     expect(byName.body.Resources).toHaveLength(1)
     expect(byName.body.Resources[0].members).toBeUndefined()
-    const member = await s.scim('GET', `/Groups?filter=${encodeURIComponent(`id eq "${id}" and members[value eq "${c}"]`)}&excludedAttributes=members`)
+    const member = await s.scim(
+      'GET',
+      `/Groups?filter=${encodeURIComponent(`id eq "${id}" and members[value eq "${c}"]`)}&excludedAttributes=members`,
+    )
     expect(member.body.totalResults).toBe(1)
-    const notMember = await s.scim('GET', `/Groups?filter=${encodeURIComponent(`id eq "${id}" and members[value eq "${a}"]`)}`)
+    const notMember = await s.scim(
+      'GET',
+      `/Groups?filter=${encodeURIComponent(`id eq "${id}" and members[value eq "${a}"]`)}`,
+    )
     expect(notMember.body.totalResults).toBe(0)
-    const events = await t.request('GET', `/v1/tenants/${s.tenantId}/audit-events?actorId=${s.keyId}&action=scim_group.updated`, { token: admin })
+    const events = await t.request(
+      'GET',
+      `/v1/tenants/${s.tenantId}/audit-events?actorId=${s.keyId}&action=scim_group.updated`,
+      { token: admin },
+    )
     expect(events.body.result.length).toBeGreaterThanOrEqual(3)
   })
 
@@ -83,28 +124,53 @@ describe('Groups', () => {
 describe('the group → role mapping and settings', () => {
   it('gives a member the role of its mapped group with the lowest priority, else defaultRoleId; never changes roles while nothing is mapped', async () => {
     const s = await scimTenant(t)
-    const [u] = await users(s, 1)
+    const u = (await users(s, 1))[0] as string
     const leads = (await s.scim('POST', '/Groups', { displayName: 'Leads', members: [{ value: u }] })).body.id
-    const admins = (await s.scim('POST', '/Groups', { displayName: 'Admins', members: [{ value: u }] })).body.id
+    const admins = (await s.scim('POST', '/Groups', { displayName: 'Admins', members: [{ value: u }] })).body
+      .id
     // Nothing mapped: SCIM leaves the role alone, even one set through /v1.
-    await t.request('PUT', `/v1/tenants/${s.tenantId}/users/${u}`, { token: admin, body: { roleId: ROLE_IDS.supervisor } })
-    await s.scim('PATCH', `/Groups/${leads}`, patch({ op: 'replace', path: 'displayName', value: 'Team leads' }))
+    await t.request('PUT', `/v1/tenants/${s.tenantId}/users/${u}`, {
+      token: admin,
+      body: { roleId: ROLE_IDS.supervisor },
+    })
+    await s.scim(
+      'PATCH',
+      `/Groups/${leads}`,
+      patch({ op: 'replace', path: 'displayName', value: 'Team leads' }),
+    )
     expect(await roleOf(s, u)).toBe(ROLE_IDS.supervisor)
 
     const settings = await t.request('GET', `/v1/tenants/${s.tenantId}/scim`, { token: admin })
-    expect(settings.body.result).toEqual({ tenantId: s.tenantId, defaultRoleId: ROLE_IDS.agent, baseUrl: `http://tenantry.test${s.base}` })
-    const mapLeads = await t.request('PUT', `/v1/tenants/${s.tenantId}/scim/groups/${leads}`, { token: admin, body: { roleId: ROLE_IDS.supervisor, priority: 20 } })
+    expect(settings.body.result).toEqual({
+      tenantId: s.tenantId,
+      defaultRoleId: ROLE_IDS.agent,
+      baseUrl: `http://tenantry.test${s.base}`,
+    })
+    const mapLeads = await t.request('PUT', `/v1/tenants/${s.tenantId}/scim/groups/${leads}`, {
+      token: admin,
+      body: { roleId: ROLE_IDS.supervisor, priority: 20 },
+    })
     expect(mapLeads.body.result).toMatchObject({ roleId: ROLE_IDS.supervisor, priority: 20, members: 1 })
-    await t.request('PUT', `/v1/tenants/${s.tenantId}/scim/groups/${admins}`, { token: admin, body: { roleId: ROLE_IDS.administrator, priority: 10 } })
+    await t.request('PUT', `/v1/tenants/${s.tenantId}/scim/groups/${admins}`, {
+      token: admin,
+      body: { roleId: ROLE_IDS.administrator, priority: 10 },
+    })
     expect(await roleOf(s, u)).toBe(ROLE_IDS.administrator)
-    await s.scim('PATCH', `/Groups/${admins}`, patch({ op: 'remove', path: 'members', value: [{ value: u }] }))
+    await s.scim(
+      'PATCH',
+      `/Groups/${admins}`,
+      patch({ op: 'remove', path: 'members', value: [{ value: u }] }),
+    )
     expect(await roleOf(s, u)).toBe(ROLE_IDS.supervisor)
     await s.scim('DELETE', `/Groups/${leads}`)
     expect(await roleOf(s, u)).toBe(ROLE_IDS.agent)
 
     const list = await t.request('GET', `/v1/tenants/${s.tenantId}/scim/groups`, { token: admin })
     expect(list.body.result.map((g: { displayName: string }) => g.displayName)).toEqual(['Admins'])
-    const put = await t.request('PUT', `/v1/tenants/${s.tenantId}/scim`, { token: admin, body: { defaultRoleId: ROLE_IDS.supervisor, baseUrl: 'ignored' } })
+    const put = await t.request('PUT', `/v1/tenants/${s.tenantId}/scim`, {
+      token: admin,
+      body: { defaultRoleId: ROLE_IDS.supervisor, baseUrl: 'ignored' },
+    })
     expect(put.body.result.defaultRoleId).toBe(ROLE_IDS.supervisor)
     const next = (await s.scim('POST', '/Users', userBody(uniqueEmail('next')))).body.id
     expect(await roleOf(s, next)).toBe(ROLE_IDS.supervisor)
@@ -115,13 +181,24 @@ describe('the group → role mapping and settings', () => {
     const group = (await s.scim('POST', '/Groups', { displayName: 'G' })).body.id
     const sup = await memberWithToken(t, s.tenantId, ROLE_IDS.supervisor)
     const agent = await memberWithToken(t, s.tenantId, ROLE_IDS.agent)
-    expect((await t.request('GET', `/v1/tenants/${s.tenantId}/scim`, { token: agent.token })).status).toBe(403)
-    const above = await t.request('PUT', `/v1/tenants/${s.tenantId}/scim/groups/${group}`, { token: sup.token, body: { roleId: ROLE_IDS.administrator, priority: 1 } })
+    expect((await t.request('GET', `/v1/tenants/${s.tenantId}/scim`, { token: agent.token })).status).toBe(
+      403,
+    )
+    const above = await t.request('PUT', `/v1/tenants/${s.tenantId}/scim/groups/${group}`, {
+      token: sup.token,
+      body: { roleId: ROLE_IDS.administrator, priority: 1 },
+    })
     expect(above.status).toBe(403)
     expect(above.body.error.reason).toBe('role_exceeds_caller')
-    const defaultAbove = await t.request('PUT', `/v1/tenants/${s.tenantId}/scim`, { token: sup.token, body: { defaultRoleId: ROLE_IDS.administrator } })
+    const defaultAbove = await t.request('PUT', `/v1/tenants/${s.tenantId}/scim`, {
+      token: sup.token,
+      body: { defaultRoleId: ROLE_IDS.administrator },
+    })
     expect(defaultAbove.status).toBe(403)
-    const ok = await t.request('PUT', `/v1/tenants/${s.tenantId}/scim/groups/${group}`, { token: sup.token, body: { roleId: null, priority: 5 } })
+    const ok = await t.request('PUT', `/v1/tenants/${s.tenantId}/scim/groups/${group}`, {
+      token: sup.token,
+      body: { roleId: null, priority: 5 },
+    })
     expect(ok.status).toBe(200)
   })
 })

@@ -28,42 +28,65 @@ describe('the SCIM credential', () => {
       expect(r.status, path).toBe(404)
       expect(r.body.schemas).toEqual(ERROR)
     }
-    const write = await t.request('DELETE', `${other.base}/Users/${victim.body.id}`, { authorization: `Bearer ${mine.token}` })
+    const write = await t.request('DELETE', `${other.base}/Users/${victim.body.id}`, {
+      authorization: `Bearer ${mine.token}`,
+    })
     expect(write.status).toBe(404)
     expect((await other.scim('GET', `/Users/${victim.body.id}`)).status).toBe(200)
   })
 
   it('refuses an ordinary API key on SCIM, and the SCIM token (or its key as Basic / for a token) on /v1', async () => {
     const s = await scimTenant(t)
-    const ordinary = await t.request('POST', `/v1/tenants/${s.tenantId}/api-keys`, { token: admin, body: { name: uniqueName('Key'), roleId: ROLE_IDS.administrator } })
+    const ordinary = await t.request('POST', `/v1/tenants/${s.tenantId}/api-keys`, {
+      token: admin,
+      body: { name: uniqueName('Key'), roleId: ROLE_IDS.administrator },
+    })
     expect(ordinary.body.result.scope).toBe('api')
     const { id, secret } = ordinary.body.result
-    for (const authorization of [`Bearer ${id}.${secret}`, `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`]) {
+    for (const authorization of [
+      `Bearer ${id}.${secret}`,
+      `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`,
+    ]) {
       const r = await t.request('GET', `${s.base}/Users`, { authorization })
       expect(r.status).toBe(401)
       expect(r.headers['www-authenticate']).toMatch(/^Bearer/)
       expect(r.body.schemas).toEqual(ERROR)
     }
     const secretPart = s.token.slice(37)
-    for (const authorization of [`Bearer ${s.token}`, `Basic ${Buffer.from(`${s.keyId}:${secretPart}`).toString('base64')}`]) {
+    for (const authorization of [
+      `Bearer ${s.token}`,
+      `Basic ${Buffer.from(`${s.keyId}:${secretPart}`).toString('base64')}`,
+    ]) {
       expect((await t.request('GET', `/v1/tenants/${s.tenantId}/users`, { authorization })).status).toBe(401)
     }
-    expect((await t.request('POST', '/v1/tokens', { body: { username: s.keyId, password: secretPart } })).status).toBe(401)
+    expect(
+      (await t.request('POST', '/v1/tokens', { body: { username: s.keyId, password: secretPart } })).status,
+    ).toBe(401)
   })
 
   it('answers 401 with WWW-Authenticate: Bearer for a missing, wrong, disabled or expired token, and revokes at once', async () => {
     const s = await scimTenant(t)
     expect((await s.scim('GET', '/Users')).status).toBe(200)
-    for (const authorization of [undefined, 'Bearer nonsense', `Bearer ${s.keyId}.wrong-secret`, `Basic ${Buffer.from('a:b').toString('base64')}`]) {
+    for (const authorization of [
+      undefined,
+      'Bearer nonsense',
+      `Bearer ${s.keyId}.wrong-secret`,
+      `Basic ${Buffer.from('a:b').toString('base64')}`,
+    ]) {
       const r = await t.request('GET', `${s.base}/Users`, authorization ? { authorization } : {})
       expect(r.status).toBe(401)
       expect(r.headers['www-authenticate']).toMatch(/^Bearer/)
     }
-    const disabled = await t.request('PUT', `/v1/tenants/${s.tenantId}/api-keys/${s.keyId}`, { token: admin, body: { status: 'disabled' } })
+    const disabled = await t.request('PUT', `/v1/tenants/${s.tenantId}/api-keys/${s.keyId}`, {
+      token: admin,
+      body: { status: 'disabled' },
+    })
     expect(disabled.status).toBe(200)
     const revoked = await s.scim('GET', '/Users')
     expect(revoked.status).toBe(401)
-    const expiring = await createScimKey(t, s.tenantId, { expiresAt: new Date(Date.now() + 60_000).toISOString() })
+    const expiring = await createScimKey(t, s.tenantId, {
+      expiresAt: new Date(Date.now() + 60_000).toISOString(),
+    })
     expect(expiring.status).toBe(201)
     const token = expiring.body.result.token
     expect((await t.request('GET', `${s.base}/Users`, { authorization: `Bearer ${token}` })).status).toBe(200)
@@ -80,10 +103,16 @@ describe('the SCIM credential', () => {
     const third = await createScimKey(t, tenant.id)
     expect(third.status).toBe(409)
     expect(third.body.error.reason).toBe('scim_key_limit')
-    await t.request('PUT', `/v1/tenants/${tenant.id}/api-keys/${first.body.result.id}`, { token: admin, body: { status: 'disabled' } })
+    await t.request('PUT', `/v1/tenants/${tenant.id}/api-keys/${first.body.result.id}`, {
+      token: admin,
+      body: { status: 'disabled' },
+    })
     const rotated = await createScimKey(t, tenant.id)
     expect(rotated.status).toBe(201)
-    const reenable = await t.request('PUT', `/v1/tenants/${tenant.id}/api-keys/${first.body.result.id}`, { token: admin, body: { status: 'enabled' } })
+    const reenable = await t.request('PUT', `/v1/tenants/${tenant.id}/api-keys/${first.body.result.id}`, {
+      token: admin,
+      body: { status: 'enabled' },
+    })
     expect(reenable.status).toBe(409)
   })
 })
@@ -101,9 +130,15 @@ describe('permissions and the role ceiling', () => {
     expect(user.status).toBe(201)
     const group = await s.scim('POST', '/Groups', { displayName: 'Admins' })
     // An administrator maps the group to Administrator, a role above the Supervisor key.
-    const mapped = await t.request('PUT', `/v1/tenants/${s.tenantId}/scim/groups/${group.body.id}`, { token: admin, body: { roleId: ROLE_IDS.administrator, priority: 1 } })
+    const mapped = await t.request('PUT', `/v1/tenants/${s.tenantId}/scim/groups/${group.body.id}`, {
+      token: admin,
+      body: { roleId: ROLE_IDS.administrator, priority: 1 },
+    })
     expect(mapped.status).toBe(200)
-    const escalate = await s.scim('PATCH', `/Groups/${group.body.id}`, { schemas: [PATCH_OP], Operations: [{ op: 'add', path: 'members', value: [{ value: user.body.id }] }] })
+    const escalate = await s.scim('PATCH', `/Groups/${group.body.id}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'add', path: 'members', value: [{ value: user.body.id }] }],
+    })
     expect(escalate.status).toBe(403)
     expect((await s.scim('GET', `/Groups/${group.body.id}`)).body.members).toBeUndefined()
     const m = await t.request('GET', `/v1/tenants/${s.tenantId}/users/${user.body.id}`, { token: admin })
@@ -129,7 +164,11 @@ describe('hostile input: a fast 4xx, never a 5xx, and the process healthy after'
       }
       expect(viaSearch.body.scimType).toBe('invalidFilter')
     }
-    const operations = Array.from({ length: 10_000 }, (_, i) => ({ op: 'add', path: 'title', value: `t${i}` }))
+    const operations = Array.from({ length: 10_000 }, (_, i) => ({
+      op: 'add',
+      path: 'title',
+      value: `t${i}`,
+    }))
     const started = performance.now()
     const big = await s.scim('PATCH', `/Users/${id}`, { schemas: [PATCH_OP], Operations: operations })
     expect(performance.now() - started).toBeLessThan(2_000)

@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../../../src/access/permissions.js'
 import { uniqueEmail } from '../../helpers/fixtures.js'
-import { ENTERPRISE, PATCH_OP, type ScimTenant, scimTenant, USER_SCHEMA, userBody } from '../../helpers/scim.js'
+import {
+  ENTERPRISE,
+  PATCH_OP,
+  type ScimTenant,
+  scimTenant,
+  USER_SCHEMA,
+  userBody,
+} from '../../helpers/scim.js'
 import { createTestApp, FollowingClock, type TestApp } from '../../helpers/test-app.js'
 
 /** SCIM Users over HTTP (API.md §16): membership semantics, the Okta and Entra ID shapes, queries, ETags. */
@@ -37,12 +44,28 @@ describe('create (POST /Users)', () => {
     expect(created.headers['content-type']).toMatch(/^application\/scim\+json/)
     expect(created.headers.location).toBe(`http://tenantry.test${s.base}/Users/${created.body.id}`)
     expect(created.headers.etag).toBe(created.body.meta.version)
-    expect(created.body).toMatchObject({ userName: email, displayName: 'Ada L', externalId: '00ujl29u0le5T6Aj10h7', active: true })
+    expect(created.body).toMatchObject({
+      userName: email,
+      displayName: 'Ada L',
+      externalId: '00ujl29u0le5T6Aj10h7',
+      active: true,
+    })
     expect(created.body.password).toBeUndefined()
     const m = await membership(s, created.body.id)
-    expect(m.body.result).toMatchObject({ status: 'accepted', roleId: ROLE_IDS.agent, firstName: 'Ada', lastName: 'Lovelace', noPassword: null })
+    expect(m.body.result).toMatchObject({
+      status: 'accepted',
+      roleId: ROLE_IDS.agent,
+      firstName: 'Ada',
+      lastName: 'Lovelace',
+      noPassword: null,
+    })
     const user = await t.request('GET', `/v1/users/${created.body.id}`, { token: admin })
-    expect(user.body.result).toMatchObject({ roleId: ROLE_IDS.platformUser, hasPassword: false, email, externalId: '' })
+    expect(user.body.result).toMatchObject({
+      roleId: ROLE_IDS.platformUser,
+      hasPassword: false,
+      email,
+      externalId: '',
+    })
     // user.created is a platform event (tenantId null): the platform trail holds both.
     const events = await t.request('GET', `/v1/audit-events?actorId=${s.keyId}`, { token: admin })
     const actions = events.body.result.map((e: { action: string }) => e.action)
@@ -53,12 +76,18 @@ describe('create (POST /Users)', () => {
   it('links an existing platform user, adopts an existing member, and refuses a second SCIM user with 409 uniqueness', async () => {
     const s = await scimTenant(t)
     const email = uniqueEmail('linked')
-    const made = await t.request('POST', '/v1/users', { token: admin, body: { email, roleId: ROLE_IDS.platformUser, firstName: 'Kept' } })
+    const made = await t.request('POST', '/v1/users', {
+      token: admin,
+      body: { email, roleId: ROLE_IDS.platformUser, firstName: 'Kept' },
+    })
     const linked = await s.scim('POST', '/Users', userBody(email))
     expect(linked.status).toBe(201)
     expect(linked.body.id).toBe(made.body.result.id)
     // Not provisioned by this tenant: the platform names stay.
-    expect((await t.request('GET', `/v1/users/${made.body.id ?? made.body.result.id}`, { token: admin })).body.result.firstName).toBe('Kept')
+    expect(
+      (await t.request('GET', `/v1/users/${made.body.id ?? made.body.result.id}`, { token: admin })).body
+        .result.firstName,
+    ).toBe('Kept')
     const again = await s.scim('POST', '/Users', userBody(email.toUpperCase()))
     expect(again.status).toBe(409)
     expect(again.body).toEqual({
@@ -68,8 +97,14 @@ describe('create (POST /Users)', () => {
       detail: expect.stringContaining('already exists'),
     })
     const member = uniqueEmail('member')
-    await t.request('POST', '/v1/users', { token: admin, body: { email: member, roleId: ROLE_IDS.platformUser } })
-    const invited = await t.request('POST', `/v1/tenants/${s.tenantId}/users`, { token: admin, body: { email: member, roleId: ROLE_IDS.supervisor } })
+    await t.request('POST', '/v1/users', {
+      token: admin,
+      body: { email: member, roleId: ROLE_IDS.platformUser },
+    })
+    const invited = await t.request('POST', `/v1/tenants/${s.tenantId}/users`, {
+      token: admin,
+      body: { email: member, roleId: ROLE_IDS.supervisor },
+    })
     const adopted = await s.scim('POST', '/Users', userBody(member, { active: undefined }))
     expect(adopted.status).toBe(201)
     expect(adopted.body.id).toBe(invited.body.result.userId)
@@ -111,7 +146,11 @@ describe('create (POST /Users)', () => {
     expect(created.status).toBe(201)
     const read = await s.scim('GET', `/Users/${created.body.id}`)
     expect(read.body.schemas).toEqual([USER_SCHEMA, ENTERPRISE])
-    expect(read.body[ENTERPRISE]).toEqual({ department: 'Sales', employeeNumber: '42', manager: { value: 'mgr-1' } })
+    expect(read.body[ENTERPRISE]).toEqual({
+      department: 'Sales',
+      employeeNumber: '42',
+      manager: { value: 'mgr-1' },
+    })
     expect(read.body.phoneNumbers).toEqual([{ value: '+1 555 0100', type: 'work' }])
     expect(read.body.roles).toBeUndefined()
     expect(read.body.meta.resourceType).toBe('User')
@@ -137,12 +176,24 @@ describe('active, DELETE and members SCIM never touched', () => {
     const s = await scimTenant(t)
     const email = uniqueEmail('invited')
     await t.request('POST', '/v1/users', { token: admin, body: { email, roleId: ROLE_IDS.platformUser } })
-    const invited = await t.request('POST', `/v1/tenants/${s.tenantId}/users`, { token: admin, body: { email, roleId: ROLE_IDS.agent, status: 'invited' } })
+    const invited = await t.request('POST', `/v1/tenants/${s.tenantId}/users`, {
+      token: admin,
+      body: { email, roleId: ROLE_IDS.agent, status: 'invited' },
+    })
     const id = invited.body.result.userId
     const listed = await s.scim('GET', q(`userName eq "${email}"`))
-    expect(listed.body.Resources[0]).toMatchObject({ id, userName: email, active: false, emails: [{ value: email, type: 'work', primary: true }] })
+    expect(listed.body.Resources[0]).toMatchObject({
+      id,
+      userName: email,
+      active: false,
+      emails: [{ value: email, type: 'work', primary: true }],
+    })
     // Entra ID: capitalised op, "False" as a boolean.
-    const off = await s.scim('PATCH', `/Users/${id}`, patch({ op: 'Replace', path: 'active', value: 'False' }))
+    const off = await s.scim(
+      'PATCH',
+      `/Users/${id}`,
+      patch({ op: 'Replace', path: 'active', value: 'False' }),
+    )
     expect(off.status).toBe(200)
     expect(off.body.active).toBe(false)
     expect((await membership(s, id)).body.result.status).toBe('disabled')
@@ -154,9 +205,13 @@ describe('active, DELETE and members SCIM never touched', () => {
     expect((await membership(s, id)).status).toBe(404)
     expect((await t.request('GET', `/v1/users/${id}`, { token: admin })).body.result.email).toBe(email)
     expect((await s.scim('GET', `/Users/${id}`)).status).toBe(404)
-    const events = await t.request('GET', `/v1/tenants/${s.tenantId}/audit-events?actorId=${s.keyId}`, { token: admin })
+    const events = await t.request('GET', `/v1/tenants/${s.tenantId}/audit-events?actorId=${s.keyId}`, {
+      token: admin,
+    })
     const actions = events.body.result.map((e: { action: string }) => e.action)
-    expect(actions).toEqual(expect.arrayContaining(['membership.status_changed', 'membership.removed', 'scim_user.updated']))
+    expect(actions).toEqual(
+      expect.arrayContaining(['membership.status_changed', 'membership.removed', 'scim_user.updated']),
+    )
   })
 })
 
@@ -164,17 +219,33 @@ describe('PATCH forms (Okta, Entra ID)', () => {
   it('applies paths, filters, dotted and URN keys, bare manager ids, and creates emails[type eq "work"] when absent', async () => {
     const s = await scimTenant(t)
     const email = uniqueEmail('patch')
-    const created = await s.scim('POST', '/Users', { schemas: [USER_SCHEMA], userName: email, name: { givenName: 'A', familyName: 'B' } })
+    const created = await s.scim('POST', '/Users', {
+      schemas: [USER_SCHEMA],
+      userName: email,
+      name: { givenName: 'A', familyName: 'B' },
+    })
     const id = created.body.id
     const newEmail = uniqueEmail('moved')
-    const res = await s.scim('PATCH', `/Users/${id}`, patch(
-      { op: 'Replace', path: 'emails[type eq "work"].value', value: newEmail },
-      { op: 'Replace', path: 'name.familyName', value: 'updatedFamilyName' },
-      { op: 'Add', path: `${ENTERPRISE}:manager`, value: '2819c223-7f76-453a-919d-ab1234567891' },
-      { op: 'replace', value: { id: 'ignored', 'name.givenName': 'Given', [`${ENTERPRISE}:department`]: 'Sales', displayName: 'G U' } },
-      { op: 'add', path: 'urn:ietf:params:scim:schemas:core:2.0:User:title', value: 'Lead' },
-      { op: 'add', path: 'phoneNumbers', value: [{ value: '+15550100', type: 'mobile' }] },
-    ))
+    const res = await s.scim(
+      'PATCH',
+      `/Users/${id}`,
+      patch(
+        { op: 'Replace', path: 'emails[type eq "work"].value', value: newEmail },
+        { op: 'Replace', path: 'name.familyName', value: 'updatedFamilyName' },
+        { op: 'Add', path: `${ENTERPRISE}:manager`, value: '2819c223-7f76-453a-919d-ab1234567891' },
+        {
+          op: 'replace',
+          value: {
+            id: 'ignored',
+            'name.givenName': 'Given',
+            [`${ENTERPRISE}:department`]: 'Sales',
+            displayName: 'G U',
+          },
+        },
+        { op: 'add', path: 'urn:ietf:params:scim:schemas:core:2.0:User:title', value: 'Lead' },
+        { op: 'add', path: 'phoneNumbers', value: [{ value: '+15550100', type: 'mobile' }] },
+      ),
+    )
     expect(res.status).toBe(200)
     expect(res.body).toMatchObject({
       id,
@@ -187,8 +258,16 @@ describe('PATCH forms (Okta, Entra ID)', () => {
     })
     // Provisioned by this tenant: the platform user follows (names, e-mail).
     const user = await t.request('GET', `/v1/users/${id}`, { token: admin })
-    expect(user.body.result).toMatchObject({ firstName: 'Given', lastName: 'updatedFamilyName', email: newEmail })
-    const removed = await s.scim('PATCH', `/Users/${id}`, patch({ op: 'remove', path: 'phoneNumbers[type eq "mobile"]' }, { op: 'remove', path: 'title' }))
+    expect(user.body.result).toMatchObject({
+      firstName: 'Given',
+      lastName: 'updatedFamilyName',
+      email: newEmail,
+    })
+    const removed = await s.scim(
+      'PATCH',
+      `/Users/${id}`,
+      patch({ op: 'remove', path: 'phoneNumbers[type eq "mobile"]' }, { op: 'remove', path: 'title' }),
+    )
     expect(removed.body.phoneNumbers).toBeUndefined()
     expect(removed.body.title).toBeUndefined()
   })
@@ -197,7 +276,11 @@ describe('PATCH forms (Okta, Entra ID)', () => {
     const s = await scimTenant(t)
     const id = (await s.scim('POST', '/Users', userBody(uniqueEmail('atomic')))).body.id
     const before = await s.scim('GET', `/Users/${id}`)
-    const failed = await s.scim('PATCH', `/Users/${id}`, patch({ op: 'replace', path: 'title', value: 'X' }, { op: 'replace', path: 'nosuch', value: 1 }))
+    const failed = await s.scim(
+      'PATCH',
+      `/Users/${id}`,
+      patch({ op: 'replace', path: 'title', value: 'X' }, { op: 'replace', path: 'nosuch', value: 1 }),
+    )
     expect(failed.status).toBe(400)
     expect(failed.body.scimType).toBe('invalidPath')
     expect((await s.scim('GET', `/Users/${id}`)).body).toEqual(before.body)
@@ -224,7 +307,11 @@ describe('queries', () => {
     const s = await scimTenant(t)
     const ids: string[] = []
     for (let i = 0; i < 5; i++) {
-      const r = await s.scim('POST', '/Users', userBody(uniqueEmail(`page${i}`), { externalId: `ext-${i}`, active: i !== 2 }))
+      const r = await s.scim(
+        'POST',
+        '/Users',
+        userBody(uniqueEmail(`page${i}`), { externalId: `ext-${i}`, active: i !== 2 }),
+      )
       ids.push(r.body.id)
     }
     const page = await s.scim('GET', '/Users?startIndex=2&count=2')
@@ -237,11 +324,26 @@ describe('queries', () => {
     expect(inactive.body.Resources.map((r: { id: string }) => r.id)).toEqual([ids[2]])
     const both = await s.scim('GET', q(`externalId pr and (id eq "${ids[4]}")`))
     expect(both.body.totalResults).toBe(1)
-    const byMail = await s.scim('GET', q(`emails[type eq "work"].value eq "${(page.body.Resources[0].userName as string).toUpperCase()}"`))
+    const byMail = await s.scim(
+      'GET',
+      q(`emails[type eq "work"].value eq "${(page.body.Resources[0].userName as string).toUpperCase()}"`),
+    )
     expect(byMail.body.Resources[0].id).toBe(ids[1])
-    const search = await s.scim('POST', '/Users/.search', { schemas: ['urn:ietf:params:scim:api:messages:2.0:SearchRequest'], filter: 'externalId eq "ext-0"', attributes: ['userName'] })
-    expect(search.body.Resources).toEqual([{ schemas: [USER_SCHEMA], id: ids[0], userName: expect.any(String), meta: expect.any(Object) }])
-    for (const bad of ['title eq "x"', 'userName ne "x"', 'userName eq "a" or userName eq "b"', 'userName eq', 'not (userName pr)']) {
+    const search = await s.scim('POST', '/Users/.search', {
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:SearchRequest'],
+      filter: 'externalId eq "ext-0"',
+      attributes: ['userName'],
+    })
+    expect(search.body.Resources).toEqual([
+      { schemas: [USER_SCHEMA], id: ids[0], userName: expect.any(String), meta: expect.any(Object) },
+    ])
+    for (const bad of [
+      'title eq "x"',
+      'userName ne "x"',
+      'userName eq "a" or userName eq "b"',
+      'userName eq',
+      'not (userName pr)',
+    ]) {
       const r = await s.scim('GET', q(bad))
       expect(r.status, bad).toBe(400)
       expect(r.body.scimType, bad).toBe('invalidFilter')
@@ -250,21 +352,39 @@ describe('queries', () => {
 
   it('honours attributes and excludedAttributes, and ETags: If-None-Match → 304, a stale If-Match → 412', async () => {
     const s = await scimTenant(t)
-    const id = (await s.scim('POST', '/Users', userBody(uniqueEmail('etag'), { [ENTERPRISE]: { department: 'D' } }))).body.id
+    const id = (
+      await s.scim('POST', '/Users', userBody(uniqueEmail('etag'), { [ENTERPRISE]: { department: 'D' } }))
+    ).body.id
     const only = await s.scim('GET', `/Users/${id}?attributes=name.givenName,${ENTERPRISE}:department`)
-    expect(only.body).toEqual({ schemas: expect.any(Array), id, userName: expect.any(String), name: { givenName: 'Ada' }, [ENTERPRISE]: { department: 'D' }, meta: expect.any(Object) })
+    expect(only.body).toEqual({
+      schemas: expect.any(Array),
+      id,
+      userName: expect.any(String),
+      name: { givenName: 'Ada' },
+      [ENTERPRISE]: { department: 'D' },
+      meta: expect.any(Object),
+    })
     const without = await s.scim('GET', `/Users/${id}?excludedAttributes=emails,name.familyName`)
     expect(without.body.emails).toBeUndefined()
     expect(without.body.name).toEqual({ givenName: 'Ada' })
     const etag = only.headers.etag as string
     expect(etag).toBe(only.body.meta.version)
     expect((await s.scim('GET', `/Users/${id}`, undefined, { 'if-none-match': etag })).status).toBe(304)
-    const changed = await s.scim('PATCH', `/Users/${id}`, patch({ op: 'replace', path: 'title', value: 'T' }), { 'if-match': etag })
+    const changed = await s.scim(
+      'PATCH',
+      `/Users/${id}`,
+      patch({ op: 'replace', path: 'title', value: 'T' }),
+      { 'if-match': etag },
+    )
     expect(changed.status).toBe(200)
     expect(changed.body.meta.version).not.toBe(etag)
-    const stale = await s.scim('PATCH', `/Users/${id}`, patch({ op: 'replace', path: 'title', value: 'U' }), { 'if-match': etag })
+    const stale = await s.scim('PATCH', `/Users/${id}`, patch({ op: 'replace', path: 'title', value: 'U' }), {
+      'if-match': etag,
+    })
     expect(stale.status).toBe(412)
-    expect((await s.scim('PUT', `/Users/${id}`, userBody(uniqueEmail()), { 'if-match': etag })).status).toBe(412)
+    expect((await s.scim('PUT', `/Users/${id}`, userBody(uniqueEmail()), { 'if-match': etag })).status).toBe(
+      412,
+    )
     expect((await s.scim('DELETE', `/Users/${id}`, undefined, { 'if-match': etag })).status).toBe(412)
   })
 })
@@ -272,9 +392,16 @@ describe('queries', () => {
 describe('wire format', () => {
   it('takes application/json too, refuses other media types with 415, and answers unknown paths and /Bulk in SCIM shape', async () => {
     const s = await scimTenant(t)
-    const asJson = await t.request('POST', `${s.base}/Users`, { authorization: `Bearer ${s.token}`, body: userBody(uniqueEmail('json')) })
+    const asJson = await t.request('POST', `${s.base}/Users`, {
+      authorization: `Bearer ${s.token}`,
+      body: userBody(uniqueEmail('json')),
+    })
     expect(asJson.status).toBe(201)
-    const text = await t.request('POST', `${s.base}/Users`, { authorization: `Bearer ${s.token}`, body: 'userName=x', headers: { 'content-type': 'text/plain' } })
+    const text = await t.request('POST', `${s.base}/Users`, {
+      authorization: `Bearer ${s.token}`,
+      body: 'userName=x',
+      headers: { 'content-type': 'text/plain' },
+    })
     expect(text.status).toBe(415)
     expect(text.body.schemas).toEqual(['urn:ietf:params:scim:api:messages:2.0:Error'])
     const unknown = await s.scim('GET', '/Nowhere/at/all')
@@ -290,14 +417,42 @@ describe('wire format', () => {
   it('advertises exactly the stored attributes in /Schemas and the features in /ServiceProviderConfig', async () => {
     const s = await scimTenant(t)
     const spc = await s.scim('GET', '/ServiceProviderConfig')
-    expect(spc.body).toMatchObject({ patch: { supported: true }, bulk: { supported: false }, sort: { supported: false }, etag: { supported: true }, filter: { supported: true, maxResults: 1000 } })
+    expect(spc.body).toMatchObject({
+      patch: { supported: true },
+      bulk: { supported: false },
+      sort: { supported: false },
+      etag: { supported: true },
+      filter: { supported: true, maxResults: 1000 },
+    })
     const user = await s.scim('GET', `/Schemas/${USER_SCHEMA}`)
     expect(user.body.attributes.map((a: { name: string }) => a.name)).toEqual([
-      'userName', 'name', 'displayName', 'nickName', 'title', 'userType', 'preferredLanguage', 'locale', 'timezone', 'active', 'emails', 'phoneNumbers', 'addresses', 'groups',
+      'userName',
+      'name',
+      'displayName',
+      'nickName',
+      'title',
+      'userType',
+      'preferredLanguage',
+      'locale',
+      'timezone',
+      'active',
+      'emails',
+      'phoneNumbers',
+      'addresses',
+      'groups',
     ])
     const enterprise = await s.scim('GET', `/Schemas/${ENTERPRISE}`)
-    expect(enterprise.body.attributes.map((a: { name: string }) => a.name)).toEqual(['employeeNumber', 'costCenter', 'organization', 'division', 'department', 'manager'])
-    expect((await s.scim('GET', '/ResourceTypes/User')).body.schemaExtensions).toEqual([{ schema: ENTERPRISE, required: false }])
+    expect(enterprise.body.attributes.map((a: { name: string }) => a.name)).toEqual([
+      'employeeNumber',
+      'costCenter',
+      'organization',
+      'division',
+      'department',
+      'manager',
+    ])
+    expect((await s.scim('GET', '/ResourceTypes/User')).body.schemaExtensions).toEqual([
+      { schema: ENTERPRISE, required: false },
+    ])
     expect((await s.scim('GET', '/ResourceTypes/Nope')).status).toBe(404)
   })
 })
