@@ -3,7 +3,7 @@ import { AppError } from '../../errors.js'
 import { recordAudit } from '../audit/audit.repository.js'
 import { removeMembership, updateMembership } from '../memberships/membership-update.js'
 import type { Membership } from '../memberships/memberships.schemas.js'
-import { createMembership, getMembershipRecord, listMemberships } from '../memberships/memberships.service.js'
+import { createMembership, getMembershipRecord } from '../memberships/memberships.service.js'
 import { updateProvisionedIdentity } from '../users/provisioned-identity.js'
 import { normalizeEmail } from '../users/user-rules.js'
 import { findUserByEmail } from '../users/users.repository.js'
@@ -12,14 +12,11 @@ import {
   findScimUsersBy,
   groupsOfUsers,
   insertScimUser,
-  listScimUsers,
   type ScimUserRow,
   updateScimUser,
 } from './scim.repository.js'
-import { ENTERPRISE_SCHEMA, USER_RESOURCE } from './scim-attributes.js'
 import { defaultRoleId, requireScim, type ScimCall } from './scim-context.js'
 import { invalidValue, scimNotFound, uniqueness } from './scim-error.js'
-import { type Comparison, type Filter, matches } from './scim-filter.js'
 import type { Patchable } from './scim-patch.js'
 import {
   activeOf,
@@ -38,16 +35,6 @@ import type { Stored } from './scim-values.js'
  */
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
-
-export const USER_FILTER_PATHS = new Set([
-  'id',
-  'username',
-  'externalid',
-  'emails.value',
-  'emails[type].value',
-  'active',
-])
-const CASE_EXACT = new Set(['id', 'externalid'])
 
 function notFound() {
   return scimNotFound('User')
@@ -90,7 +77,7 @@ async function view(
   return { membership, scim, groups }
 }
 
-async function loadView(call: ScimCall, userId: string): Promise<UserView> {
+export async function loadView(call: ScimCall, userId: string): Promise<UserView> {
   let membership: Membership
   try {
     membership = await getMembershipRecord(call.ctx, call.tenantId, userId)
@@ -293,89 +280,3 @@ export async function deleteScimUser(call: ScimCall, userId: string): Promise<vo
     throw error
   }
 }
-
-/** The filter's subject for a user: lower-cased keys, the listed attributes only. */
-function subjectOf(v: UserView, resource: Resource): Record<string, unknown> {
-  const emails = ((resource.emails as Stored[] | undefined) ?? []).map((e) => ({
-    value: e.value,
-    type: e.type,
-    primary: e.primary,
-  }))
-  return {
-    id: v.membership.userId,
-    username: resource.userName,
-    externalid: resource.externalId,
-    emails,
-    active: resource.active ?? v.membership.status === 'accepted',
-  }
-}
-
-/** The candidates an indexed comparison narrows to, or undefined when the filter needs a scan. */
-async function candidates(call: ScimCall, filter: Filter | undefined): Promise<UserView[] | undefined> {
-  const eq = filter?.find((c) => c.op === 'eq' && typeof c.value === 'string' && indexable(c))
-  if (!eq) return undefined
-  const value = eq.value as string
-  const { ctx, tenantId } = call
-  const key = eq.valueFilter ? 'emails.value' : `${eq.attr}${eq.sub ? `.${eq.sub}` : ''}`
-  const userIds = new Set<string>()
-  if (key === 'id') userIds.add(value.toLowerCase())
-  else if (key === 'externalid')
-    for (const r of await findScimUsersBy(ctx.db, tenantId, { externalId: value })) userIds.add(r.user_id)
-  else {
-    const lookup =
-      key === 'username' ? { userNameKey: value.toLowerCase() } : { emailKey: normalizeEmail(value) }
-    for (const r of await findScimUsersBy(ctx.db, tenantId, lookup)) userIds.add(r.user_id)
-    // A member SCIM never touched answers to its e-mail as userName and e-mail.
-    const user = await findUserByEmail(ctx.db, normalizeEmail(value))
-    if (user) userIds.add(user.id)
-  }
-  const views: UserView[] = []
-  for (const id of userIds) {
-    if (!/^[0-9a-f-]{36}$/.test(id)) continue
-    try {
-      views.push(await loadView(call, id))
-    } catch (error) {
-      if (!(error instanceof Error && 'status' in error && (error as { status: number }).status === 404))
-        throw error
-    }
-  }
-  return views
-}
-
-function indexable(c: Comparison): boolean {
-  if (c.valueFilter) return c.attr === 'emails' && c.sub === 'value'
-  return (
-    (['id', 'username', 'externalid'].includes(c.attr) && c.sub === undefined) ||
-    (c.attr === 'emails' && c.sub === 'value')
-  )
-}
-
-/** Every user of the tenant matching the filter, in order of creation. */
-export async function findScimUsers(call: ScimCall, filter: Filter | undefined): Promise<Resource[]> {
-  await requireScim(call, false)
-  let views = await candidates(call, filter)
-  if (!views) {
-    const page = await listMemberships(call.ctx, call.actor, call.tenantId, {})
-    const rows = new Map((await listScimUsers(call.ctx.db, call.tenantId)).map((r) => [r.user_id, r]))
-    const groups = await groupsOfUsers(
-      call.ctx.db,
-      call.tenantId,
-      page.items.map((m) => m.userId),
-    )
-    views = page.items.map((m) => ({
-      membership: m,
-      scim: rows.get(m.userId),
-      groups: groups.get(m.userId) ?? [],
-    }))
-  }
-  const out: { created: string; id: string; resource: Resource }[] = []
-  for (const v of views) {
-    const resource = toScimUser(v, call.baseUrl)
-    if (filter && !matches(subjectOf(v, resource), filter, false, CASE_EXACT)) continue
-    out.push({ created: (resource.meta as { created: string }).created, id: v.membership.userId, resource })
-  }
-  out.sort((a, b) => (a.created < b.created ? -1 : a.created > b.created ? 1 : a.id < b.id ? -1 : 1))
-  return out.map((o) => o.resource)
-}
-
-export { ENTERPRISE_SCHEMA, USER_RESOURCE }

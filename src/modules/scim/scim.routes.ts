@@ -1,6 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { ServiceContext } from '../../context.js'
-import { AppError } from '../../errors.js'
 import { drainRequestBody } from '../../http/drain.js'
 import { registerIdempotency } from '../../http/idempotency.js'
 import { nestsDeeperThan, tooDeep } from '../../http/json-body.js'
@@ -17,8 +16,8 @@ import {
   schemaDoc,
   serviceProviderConfig,
 } from './scim-discovery.js'
-import { fromAppError, invalidFilter, ScimError, scimErrorBody } from './scim-error.js'
-import { type Filter, parseFilter, pathKey } from './scim-filter.js'
+import { invalidFilter, ScimError, scimErrorBody } from './scim-error.js'
+import { parseFilter, pathKey } from './scim-filter.js'
 import {
   createScimGroup,
   currentGroup,
@@ -29,17 +28,31 @@ import {
   scimGroupVersion,
   writeScimGroup,
 } from './scim-groups.service.js'
+import {
+  checkIfMatch,
+  created201,
+  groupFilter,
+  groupId,
+  listOf,
+  type Params,
+  SCIM_MEDIA_TYPE,
+  searchBody,
+  send,
+  sendResource,
+  toScimError,
+  UUID,
+  userFilter,
+  userId,
+} from './scim-http.js'
 import { type ListQuery, listResponse } from './scim-paging.js'
 import { applyPatch, readOperations } from './scim-patch.js'
-import { attributeList, project, type Resource } from './scim-resources.js'
+import { findScimUsers, USER_FILTER_PATHS } from './scim-users.query.js'
 import {
   createScimUser,
   currentUser,
   deleteScimUser,
-  findScimUsers,
   getScimUser,
   scimUserVersion,
-  USER_FILTER_PATHS,
   writeScimUser,
 } from './scim-users.service.js'
 import { readResource } from './scim-values.js'
@@ -49,8 +62,6 @@ import { readResource } from './scim-values.js'
  * bearer credential and 404s, in a Fastify context of its own so that nothing of /v1's envelope leaks in.
  */
 
-export const SCIM_MEDIA_TYPE = 'application/scim+json'
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const DISCOVERY = [
   '/ServiceProviderConfig',
   '/ResourceTypes',
@@ -58,29 +69,6 @@ const DISCOVERY = [
   '/Schemas',
   '/Schemas/:id',
 ]
-
-type Params = { tenantId: string; id?: string }
-
-function toScimError(error: unknown): ScimError | undefined {
-  if (error instanceof ScimError) return error
-  if (error instanceof AppError) return fromAppError(error)
-  const fastify = error as FastifyError
-  if (fastify.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-    return new ScimError(415, 'The request body must be application/scim+json or application/json')
-  }
-  if (fastify.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
-    return new ScimError(413, 'The request body is larger than 1 MiB')
-  if (fastify.code?.startsWith('FST_ERR_CTP_') || error instanceof SyntaxError) {
-    return new ScimError(400, 'The request body is not valid JSON', 'invalidSyntax')
-  }
-  const status = fastify.statusCode
-  if (status !== undefined && status >= 400 && status < 500) return new ScimError(status, fastify.message)
-  return undefined
-}
-
-function send(reply: FastifyReply, status: number, body: unknown) {
-  return reply.code(status).type(SCIM_MEDIA_TYPE).send(body)
-}
 
 export function scimRoutes(ctx: ServiceContext, authenticator: Authenticator) {
   return async (app: FastifyInstance) => {
@@ -278,98 +266,6 @@ export function scimRoutes(ctx: ServiceContext, authenticator: Authenticator) {
       return send(reply, 200, listResponse([...users, ...groups], query))
     })
   }
-}
-
-function listOf(items: unknown[]) {
-  return {
-    schemas: ['urn:ietf:params:scim:api:messages:2.0:ListResponse'],
-    totalResults: items.length,
-    startIndex: 1,
-    itemsPerPage: items.length,
-    Resources: items,
-  }
-}
-
-function checkedFilter(text: string | undefined, allowed: Set<string>, kind: string): Filter | undefined {
-  if (text === undefined || text === '') return undefined
-  const filter = parseFilter(text)
-  for (const c of filter) {
-    if (!allowed.has(pathKey(c))) throw invalidFilter(`${kind} cannot be filtered on "${pathKey(c)}"`)
-    if (c.valueFilter?.some((v) => v.op !== 'eq')) throw invalidFilter('A value filter takes only "eq"')
-  }
-  return filter
-}
-
-const userFilter = (text: string | undefined) => checkedFilter(text, USER_FILTER_PATHS, 'Users')
-const groupFilter = (text: string | undefined) => checkedFilter(text, GROUP_FILTER_PATHS, 'Groups')
-
-function searchBody(body: unknown): ListQuery {
-  if (body === undefined) return {}
-  if (!body || typeof body !== 'object' || Array.isArray(body)) {
-    throw new ScimError(400, 'The request body must be a SearchRequest object', 'invalidSyntax')
-  }
-  const b = body as Record<string, unknown>
-  const list = (v: unknown) => (Array.isArray(v) ? v.join(',') : typeof v === 'string' ? v : undefined)
-  const out: ListQuery = {}
-  if (typeof b.filter === 'string') out.filter = b.filter
-  if (typeof b.startIndex === 'number' || typeof b.startIndex === 'string') out.startIndex = b.startIndex
-  if (typeof b.count === 'number' || typeof b.count === 'string') out.count = b.count
-  const attributes = list(b.attributes)
-  const excluded = list(b.excludedAttributes)
-  if (attributes !== undefined) out.attributes = attributes
-  if (excluded !== undefined) out.excludedAttributes = excluded
-  return out
-}
-
-function userId(request: FastifyRequest): string {
-  const id = (request.params as Params).id ?? ''
-  if (!UUID.test(id)) throw new ScimError(404, 'User not found')
-  return id.toLowerCase()
-}
-
-function groupId(request: FastifyRequest): string {
-  return (request.params as Params).id ?? ''
-}
-
-function checkIfMatch(request: FastifyRequest, version: string): void {
-  const header = request.headers['if-match']
-  if (header === undefined || header.trim() === '*') return
-  const tags = header.split(',').map((t) => t.trim())
-  if (!tags.includes(version))
-    throw new ScimError(412, 'The resource has changed since it was read (If-Match)')
-}
-
-function sendResource(request: FastifyRequest, reply: FastifyReply, resource: Resource) {
-  const version = (resource.meta as { version: string }).version
-  reply.header('etag', version)
-  const noneMatch = request.headers['if-none-match']
-  if (
-    request.method === 'GET' &&
-    noneMatch &&
-    noneMatch
-      .split(',')
-      .map((t) => t.trim())
-      .includes(version)
-  ) {
-    return reply.code(304).send()
-  }
-  const query = request.query as ListQuery
-  return send(
-    reply,
-    200,
-    project(resource, attributeList(query.attributes), attributeList(query.excludedAttributes)),
-  )
-}
-
-function created201(reply: FastifyReply, resource: Resource, request: FastifyRequest) {
-  const meta = resource.meta as { version: string; location: string }
-  reply.header('etag', meta.version).header('location', meta.location)
-  const query = request.query as ListQuery
-  return send(
-    reply,
-    201,
-    project(resource, attributeList(query.attributes), attributeList(query.excludedAttributes)),
-  )
 }
 
 declare module 'fastify' {
