@@ -67,25 +67,21 @@ function namesOf(stored: Stored): { firstName: string; lastName: string } {
   return { firstName: (name.givenName ?? '').slice(0, 255), lastName: (name.familyName ?? '').slice(0, 255) }
 }
 
-async function view(
-  call: ScimCall,
-  membership: Membership,
-  scim: ScimUserRow | undefined,
-): Promise<UserView> {
-  const groups =
-    (await groupsOfUsers(call.ctx.db, call.tenantId, [membership.userId])).get(membership.userId) ?? []
-  return { membership, scim, groups }
-}
-
-export async function loadView(call: ScimCall, userId: string): Promise<UserView> {
-  let membership: Membership
-  try {
-    membership = await getMembershipRecord(call.ctx, call.tenantId, userId)
-  } catch (error) {
-    if (error instanceof AppError && error.statusCode === 404) throw notFound()
-    throw error
-  }
-  return view(call, membership, await findScimUser(call.ctx.db, call.tenantId, membership.userId))
+/**
+ * A user as SCIM shows it: its membership, its SCIM row and its groups, read together. `known`: the SCIM
+ * row when the caller has it already (a look-up by userName), so it is not read twice.
+ */
+export async function loadView(call: ScimCall, userId: string, known?: ScimUserRow): Promise<UserView> {
+  const { ctx, tenantId } = call
+  const [membership, scim, groups] = await Promise.all([
+    getMembershipRecord(ctx, tenantId, userId).catch((error: unknown) => {
+      if (error instanceof AppError && error.statusCode === 404) throw notFound()
+      throw error
+    }),
+    known ?? findScimUser(ctx.db, tenantId, userId),
+    groupsOfUsers(ctx.db, tenantId, [userId]),
+  ])
+  return { membership, scim, groups: groups.get(userId) ?? [] }
 }
 
 export async function getScimUser(call: ScimCall, userId: string): Promise<Resource> {
