@@ -33,6 +33,7 @@ export const ERROR_REASONS = {
   invalid_state_transition: 409,
   self_lockout: 409,
   last_platform_administrator: 409,
+  scim_key_limit: 409,
   invitation_expired: 410,
   precondition_failed: 412,
   payload_too_large: 413,

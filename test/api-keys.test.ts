@@ -18,6 +18,8 @@ const KEY_FIELDS = [
   'description',
   'roleId',
   'status',
+  'scope',
+  'expiresAt',
   'created',
   'createdBy',
   'updated',
