@@ -290,6 +290,16 @@ export interface SsoUsedAssertionsTable {
   expires: Timestamp
 }
 
+/** A console session (migration 0014): the platform token sealed with the secret key, found by id hash. */
+export interface ConsoleSessionsTable {
+  id_hash: string
+  user_id: string
+  /** A SecretEnvelope (crypto/secrets.ts); never plaintext. */
+  token: Json<Record<string, unknown>>
+  created: Timestamp
+  expires: Timestamp
+}
+
 export interface Database {
   platform: PlatformTable
   regions: RegionsTable
@@ -308,6 +318,7 @@ export interface Database {
   identity_providers: IdentityProvidersTable
   sso_requests: SsoRequestsTable
   sso_used_assertions: SsoUsedAssertionsTable
+  console_sessions: ConsoleSessionsTable
 }
 
 export type UserRow = Selectable<UsersTable>
