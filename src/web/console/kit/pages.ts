@@ -163,8 +163,9 @@ export function refusalPage(signed: Signed, error: ApiError, title = 'Not allowe
 
 /** The "changed meanwhile" page of a stale edit (412 from If-Match): nothing was overwritten. */
 export function changedMeanwhilePage(signed: Signed, what: string, href: string): PageResult {
+  // 200, not 409: the page is the answer the person needs, and the browser then reports no failed load.
   return [
-    409,
+    200,
     signed.page(
       { title: 'Changed meanwhile' },
       html`<h1>This ${what} was changed meanwhile</h1>

@@ -48,7 +48,7 @@ export function signInRoutes(router: FastifyInstance, pages: ConsolePages): void
     const email = text(form.email).trim().toLowerCase()
     if (!EMAIL.test(email)) {
       const reason = email ? 'must be an e-mail address, like name@example.com' : 'is required'
-      return reply.code(400).send(emailStep(nonce, { token, next, email, errors: { email: reason } }))
+      return reply.send(emailStep(nonce, { token, next, email, errors: { email: reason } }))
     }
     const api = apiClient(app, undefined, request.ip)
     const info = await api.GET('/v1/auth-info/{emailOrTenantId}', {
@@ -59,8 +59,7 @@ export function signInRoutes(router: FastifyInstance, pages: ConsolePages): void
     if (text(form.step) !== 'password' || !password) return reply.send(secondStep(nonce, step))
 
     const secret = text(form.password)
-    if (!secret)
-      return reply.code(400).send(secondStep(nonce, { ...step, errors: { password: 'is required' } }))
+    if (!secret) return reply.send(secondStep(nonce, { ...step, errors: { password: 'is required' } }))
     const issued = await api.POST('/v1/tokens', {
       body: { username: email, password: secret, ttl: SESSION_TTL_SECONDS },
     })
@@ -69,9 +68,8 @@ export function signInRoutes(router: FastifyInstance, pages: ConsolePages): void
         issued.response.status === 429
           ? 'was tried too many times: wait a minute and try again'
           : 'is not right for this e-mail'
-      return reply
-        .code(issued.response.status)
-        .send(secondStep(nonce, { ...step, errors: { password: reason } }))
+      // A form shown again with its errors is a 200: the browser has nothing to report as failed.
+      return reply.send(secondStep(nonce, { ...step, errors: { password: reason } }))
     }
     return startSession(request, reply, issued.data.token, SESSION_TTL_SECONDS, next)
   })

@@ -110,7 +110,7 @@ export function tenantRoutes(router: FastifyInstance, pages: ConsolePages): void
       if (data) return { redirect: `/console/tenants/${data.result.id}` }
       const refused = apiErrorOf(error, response.status)
       if (refused.code !== 400 && refused.code !== 409) return refusalPage(signed, refused)
-      return newTenantPage(signed, parentId, values, formErrorsOf(refused), refused.code)
+      return newTenantPage(signed, parentId, values, formErrorsOf(refused))
     }),
   )
 
@@ -190,7 +190,7 @@ export function tenantRoutes(router: FastifyInstance, pages: ConsolePages): void
           errors.administrator = 'is not a user you can see: give the e-mail of a platform user'
       } else errors.administrator = 'is required'
       if (Object.keys(errors).length)
-        return editTenantPage(signed, current.tenant, values, text(form.version), errors, 400)
+        return editTenantPage(signed, current.tenant, values, text(form.version), errors)
       const { data, error, response } = await signed.api.PUT('/v1/tenants/{tenantId}', {
         params: { path: { tenantId } },
         headers: { 'if-match': text(form.version) || '"none"' },
@@ -214,7 +214,6 @@ export function tenantRoutes(router: FastifyInstance, pages: ConsolePages): void
         values,
         text(form.version),
         formErrorsOf(refused, { adminUserId: 'administrator' }),
-        refused.code,
       )
     }),
   )
