@@ -23,6 +23,9 @@ beforeAll(async () => {
   ;({ t, baseUrl } = pages)
   browser = pages.context.browser()!
   withJs = await browser.newContext()
+  const { page } = await openPage(withJs)
+  await signIn(page, baseUrl, TEST_ADMIN.email, TEST_ADMIN.password)
+  await page.close()
 })
 afterAll(async () => {
   await withJs?.close()
@@ -31,7 +34,8 @@ afterAll(async () => {
 
 describe('the console in Chromium', { timeout: 120_000 }, () => {
   it('signs in by e-mail then password; the cookie is HttpOnly, SameSite=Strict; no token reaches the page', async () => {
-    const { page, errors } = await openPage(withJs)
+    const fresh = await browser.newContext()
+    const { page, errors } = await openPage(fresh)
     await page.goto(`${baseUrl}/console`)
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Sign in')
     await checkPage(page, 'sign-in', errors)
@@ -48,7 +52,7 @@ describe('the console in Chromium', { timeout: 120_000 }, () => {
     await page.getByRole('button', { name: 'Sign in', exact: true }).click()
     await page.waitForURL(/\/console\/tenants$/)
 
-    const [cookie] = (await withJs.cookies()).filter((c) => c.name === 'tenantry_console')
+    const [cookie] = (await fresh.cookies()).filter((c) => c.name === 'tenantry_console')
     expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/console' })
     await expectNoTokenInPage(page)
     const response = await page.goto(`${baseUrl}/console/tenants`)
@@ -63,7 +67,7 @@ describe('the console in Chromium', { timeout: 120_000 }, () => {
       'referrer-policy': 'same-origin',
       'cache-control': 'no-store',
     })
-    await page.close()
+    await fresh.close()
   })
 
   it('draws the tree collapsed below the first level; a keyboard reaches a leaf tenant', async () => {
