@@ -61,6 +61,7 @@ import { userRoutes } from './modules/users/users.routes.js'
 import { webhookRoutes } from './modules/webhooks/webhooks.routes.js'
 import { OutboxSignal } from './outbox/outbox-signal.js'
 import { acceptancePageRoutes } from './web/accept-routes.js'
+import { consoleRoutes } from './web/console/console-plugin.js'
 import { passwordResetPageRoutes } from './web/reset-routes.js'
 import { ssoPageRoutes } from './web/sso-complete.js'
 
@@ -214,6 +215,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(async (web) => passwordResetPageRoutes(web as TypedApp, ctx))
   await app.register(async (web) => acceptancePageRoutes(web as TypedApp, ctx))
   await app.register(async (web) => ssoPageRoutes(web as TypedApp, ctx))
+  if (deps.config.console) {
+    await app.register(async (web) => consoleRoutes(web as unknown as FastifyInstance, root, ctx))
+  }
   await app.register(
     async (v1) => {
       // Everything under /v1 needs credentials unless its route says otherwise; health and docs do not.

@@ -43,6 +43,8 @@ export interface Config {
   auditRetentionDays: number
   /** Where a single sign-on hands the platform token over (`#token=…`); default: the service's own page. */
   ssoReturnUrl: string
+  /** TENANTRY_CONSOLE: serve the console at /console (on by default; API.md §17). */
+  console: boolean
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
@@ -173,6 +175,9 @@ export function loadConfig(env: Env = process.env): Config {
   const outboundAllowPrivate = flag('TENANTRY_OUTBOUND_ALLOW_PRIVATE')
 
   const auditRetentionDays = integer('TENANTRY_AUDIT_RETENTION_DAYS', 365, 1, 36_500)
+  const rawConsole = read('TENANTRY_CONSOLE') ?? 'on'
+  if (rawConsole !== 'on' && rawConsole !== 'off') problems.push('TENANTRY_CONSOLE must be on or off')
+
   const ssoReturnUrl = read('TENANTRY_SSO_RETURN_URL') ?? `${publicUrl}/sso/complete`
   if (!isHttpUrl(ssoReturnUrl) || ssoReturnUrl.includes('#'))
     problems.push('TENANTRY_SSO_RETURN_URL must be an http(s) URL without a #fragment')
@@ -205,6 +210,7 @@ export function loadConfig(env: Env = process.env): Config {
     outboundAllowPrivate,
     auditRetentionDays,
     ssoReturnUrl,
+    console: rawConsole !== 'off',
   })
 }
 

@@ -12,6 +12,7 @@ import * as m0010 from './migrations/0010_webhook_guard.js'
 import * as m0011 from './migrations/0011_lean_indexes.js'
 import * as m0012 from './migrations/0012_closed_lists_as_domains.js'
 import * as m0013 from './migrations/0013_scim.js'
+import * as m0014 from './migrations/0014_console_sessions.js'
 
 /** Every migration, in order. Listed statically so that the compiled build needs no file scanning. */
 const migrations: Record<string, Migration> = {
@@ -28,6 +29,7 @@ const migrations: Record<string, Migration> = {
   '0011_lean_indexes': m0011,
   '0012_closed_lists_as_domains': m0012,
   '0013_scim': m0013,
+  '0014_console_sessions': m0014,
 }
 
 class StaticMigrationProvider implements MigrationProvider {

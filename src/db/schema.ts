@@ -295,6 +295,16 @@ export interface SsoUsedAssertionsTable {
   expires: Timestamp
 }
 
+/** A console session (migration 0014): the platform token sealed with the secret key, found by id hash. */
+export interface ConsoleSessionsTable {
+  id_hash: string
+  user_id: string
+  /** A SecretEnvelope (crypto/secrets.ts); never plaintext. */
+  token: Json<Record<string, unknown>>
+  created: Timestamp
+  expires: Timestamp
+}
+
 export interface Database {
   platform: PlatformTable
   regions: RegionsTable
@@ -317,6 +327,7 @@ export interface Database {
   scim_users: ScimUsersTable
   scim_groups: ScimGroupsTable
   scim_group_members: ScimGroupMembersTable
+  console_sessions: ConsoleSessionsTable
 }
 
 /** The scim module's own tables (API.md §16, migration 0013). */

@@ -70,6 +70,8 @@ export async function findTenant(db: Kysely<Database>, id: string): Promise<Tena
 
 export interface TenantListFilter {
   regionId?: string | undefined
+  /** Only the direct children of this tenant (the platform id: the root tenants). */
+  parentId?: string | undefined
   /** Only these tenants and their descendants; undefined means every tenant. */
   subtreesOf?: string[] | undefined
   afterId?: string | undefined
@@ -82,6 +84,7 @@ export async function listTenants(
 ): Promise<TenantRecordRow[]> {
   let query = selectTenants(db).orderBy('t.id')
   if (filter.regionId) query = query.where('t.region_id', '=', filter.regionId)
+  if (filter.parentId) query = query.where('t.parent_id', '=', filter.parentId)
   if (filter.subtreesOf) {
     const roots = filter.subtreesOf
     if (roots.length === 0) return []

@@ -126,5 +126,15 @@ export const UpdateTenantBody = Body(
 )
 export type UpdateTenantInput = Static<typeof UpdateTenantBody>
 
-export const ListTenantsQuery = Type.Object({ regionId: Type.Optional(Uuid()), ...PageQuery })
+export const ListTenantsQuery = Type.Object({
+  regionId: Type.Optional(Uuid()),
+  parentId: Type.Optional(
+    Uuid({
+      description:
+        'Only the direct children of this tenant (that the caller can read); the platform id (a root ' +
+        'tenant’s parent.id) lists the root tenants',
+    }),
+  ),
+  ...PageQuery,
+})
 export type ListTenantsQuery = Static<typeof ListTenantsQuery>

@@ -118,7 +118,8 @@ export async function listVisibleTenants(
   }
   return readPage(
     query,
-    (window) => listTenants(ctx.db, { regionId: query.regionId, subtreesOf, ...window }),
+    (window) =>
+      listTenants(ctx.db, { regionId: query.regionId, parentId: query.parentId, subtreesOf, ...window }),
     (row) => row.id,
     (row) => toTenant(row, ctx),
   )

@@ -63,6 +63,8 @@ export interface UserListFilter {
   scope: UserScope
   id?: string | undefined
   email?: string | undefined
+  /** Contains-match on the e-mail or the full name, ignoring case (GET /v1/users?q=). */
+  search?: string | undefined
   afterId?: string | undefined
   limit?: number | undefined
 }
@@ -99,6 +101,18 @@ export async function listUsers(db: Executor, filter: UserListFilter): Promise<U
   }
   if (filter.id !== undefined) query = query.where('u.id', '=', filter.id)
   if (filter.email !== undefined) query = query.where('u.email', '=', filter.email)
+  if (filter.search !== undefined) {
+    // A contains-match, its LIKE wildcards taken literally; erased people (a placeholder e-mail) never match.
+    const pattern = `%${filter.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+    query = query
+      .where('u.status', '!=', 'erased')
+      .where((eb) =>
+        eb.or([
+          eb(sql`lower(u.email)`, 'like', pattern),
+          eb(sql`lower(u.first_name || ' ' || u.last_name)`, 'like', pattern),
+        ]),
+      )
+  }
   if (filter.afterId) query = query.where('u.id', '>', filter.afterId)
   if (filter.limit !== undefined) query = query.limit(filter.limit + 1)
   return query.execute()

@@ -48,7 +48,8 @@ export const userRoutes: RouteModule = async (app, ctx) => {
         description:
           'Any authenticated caller: every user with VIEW_ALL_USERS or MANAGE_ALL_USERS in the platform role, ' +
           'otherwise the users of the tenants where it holds one of them (and itself). With ?email=, answers ' +
-          '404 user_not_found when no such user is visible to the caller.',
+          '404 user_not_found when no such user is visible to the caller. With ?q=, the visible users whose ' +
+          'e-mail or name contains the text (ignoring case), paged like every list.',
         errors: ['user_not_found'],
         querystring: ListUsersQuery,
         response: {

@@ -114,6 +114,14 @@ export type UpdateUserInput = Static<typeof UpdateUserBody>
 
 export const ListUsersQuery = Type.Object({
   email: Type.Optional(Type.String({ maxLength: 254, description: 'Exact e-mail, ignoring case' })),
+  q: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 254,
+      description:
+        'Search: users whose e-mail, first name, last name or full name contains this text, ignoring case',
+    }),
+  ),
   ...PageQuery,
 })
 export type ListUsersQuery = Static<typeof ListUsersQuery>

@@ -76,7 +76,7 @@ export async function listVisibleUsers(
   }
   return readPage(
     query,
-    (window) => listUsers(ctx.db, { scope, ...window }),
+    (window) => listUsers(ctx.db, { scope, search: query.q?.trim() || undefined, ...window }),
     (row) => row.id,
     toUser,
   )

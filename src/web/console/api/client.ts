@@ -1,0 +1,66 @@
+import type { FastifyInstance } from 'fastify'
+import createClient, { type Client } from 'openapi-fetch'
+import type { paths } from '../../../../generated/openapi.js'
+
+/**
+ * The console's way to the service: the `/v1` API, typed from the service's own OpenAPI document
+ * (generated/openapi.d.ts, `npm run console:types`), sent through `app.inject` with the signed-in person's
+ * token. Nothing is called directly: permissions, the role ceiling, audit, Idempotency-Key and If-Match
+ * apply exactly as for any other client.
+ */
+export type ApiClient = Client<paths>
+
+/** A base the URLs are resolved against; inject never opens a socket, so no host is ever contacted. */
+const BASE = 'http://console.invalid'
+
+export function apiClient(app: FastifyInstance, token: string | undefined, clientAddress: string): ApiClient {
+  return createClient<paths>({
+    baseUrl: BASE,
+    fetch: (request) => injectFetch(app, request, token, clientAddress),
+  })
+}
+
+async function injectFetch(
+  app: FastifyInstance,
+  request: Request,
+  token: string | undefined,
+  clientAddress: string,
+): Promise<Response> {
+  const url = new URL(request.url)
+  const headers: Record<string, string> = {}
+  request.headers.forEach((value, name) => {
+    headers[name] = value
+  })
+  if (token) headers.authorization = `Bearer ${token}`
+  const payload = request.body ? Buffer.from(await request.arrayBuffer()) : undefined
+  const response = await app.inject({
+    method: request.method as 'GET',
+    url: url.pathname + url.search,
+    headers,
+    remoteAddress: clientAddress,
+    ...(payload ? { payload } : {}),
+  })
+  const out = new Headers()
+  for (const [name, value] of Object.entries(response.headers)) {
+    if (value === undefined) continue
+    for (const one of Array.isArray(value) ? value : [value]) out.append(name, String(one))
+  }
+  const empty = response.statusCode === 204 || response.statusCode === 304
+  return new Response(empty ? null : new Uint8Array(response.rawPayload), {
+    status: response.statusCode,
+    headers: out,
+  })
+}
+
+/** The error envelope of a refused call (API.md §1), as the pages use it. */
+export interface ApiError {
+  code: number
+  reason: string
+  message: string
+  attribute?: Record<string, string>
+}
+
+export function apiErrorOf(body: unknown, status: number): ApiError {
+  const error = (body as { error?: ApiError } | undefined)?.error
+  return error ?? { code: status, reason: 'unknown', message: `The service answered ${status}` }
+}

@@ -1,0 +1,65 @@
+import type { FastifyInstance } from 'fastify'
+import type { ServiceContext } from '../../context.js'
+import { ENHANCE_SCRIPT, FAVICON, STYLESHEET } from './kit/assets.js'
+import { ConsolePages } from './kit/pages.js'
+import { memberRoutes } from './members/members.routes.js'
+import { SessionStore } from './session/session-store.js'
+import { signInRoutes } from './session/sign-in.routes.js'
+import { tenantRoutes } from './tenants/tenants.routes.js'
+import { userRoutes } from './users/users.routes.js'
+
+const FORM_LIMIT = 256 * 1024
+
+/**
+ * The console at /console (API.md §17): server-rendered pages over the `/v1` API, one folder per area.
+ * Registered by buildApp unless TENANTRY_CONSOLE=off. `root` is the whole application: the console's API
+ * client injects its calls there.
+ */
+export async function consoleRoutes(router: FastifyInstance, root: FastifyInstance, ctx: ServiceContext) {
+  // Plain HTML forms post urlencoded fields; this parser exists only inside the console's plugin.
+  router.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: FORM_LIMIT },
+    (_request, body, done) => {
+      const fields: Record<string, string | string[]> = {}
+      for (const [name, value] of new URLSearchParams(body as string)) {
+        const seen = fields[name]
+        fields[name] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value]
+      }
+      done(null, fields)
+    },
+  )
+  // The headers every console response carries; a page replaces the CSP with its own (a script nonce).
+  router.addHook('onRequest', async (_request, reply) => {
+    reply.headers({
+      'cache-control': 'no-store',
+      'referrer-policy': 'same-origin',
+      'x-content-type-options': 'nosniff',
+      'content-security-policy':
+        "default-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    })
+  })
+  const pages = new ConsolePages(root, ctx, new SessionStore(ctx.db, ctx.keys))
+
+  const asset = (path: string, type: string, body: string) =>
+    router.get(path, { schema: { hide: true } }, async (_request, reply) =>
+      reply
+        .headers({
+          'content-type': type,
+          'cache-control': 'public, max-age=3600',
+          'x-content-type-options': 'nosniff',
+        })
+        .send(body),
+    )
+  asset('/console/assets/console.css', 'text/css; charset=utf-8', STYLESHEET)
+  asset('/console/assets/console.js', 'text/javascript; charset=utf-8', ENHANCE_SCRIPT)
+  asset('/console/assets/favicon.svg', 'image/svg+xml', FAVICON)
+  router.get('/console', { schema: { hide: true } }, async (_request, reply) =>
+    reply.redirect('/console/tenants', 303),
+  )
+
+  signInRoutes(router, pages)
+  tenantRoutes(router, pages)
+  memberRoutes(router, pages)
+  userRoutes(router, pages)
+}

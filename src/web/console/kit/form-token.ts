@@ -1,0 +1,66 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
+import type { FastifyRequest } from 'fastify'
+
+/**
+ * CSRF defence of every state-changing console request (API.md §17), two independent checks:
+ * - the origin: the browser's Origin (or, lacking it, Referer) must be this service — the public URL's
+ *   origin or the origin the request itself was addressed to;
+ * - a per-form token: every form carries a fresh random form id and an HMAC of it bound to the session
+ *   (`formId`, `formToken`), which a page on another site cannot read or make.
+ * The form id doubles as the form's Idempotency-Key, so a double submit creates once.
+ * Own code rather than @fastify/csrf-protection: the plugin keeps one secret per session in a cookie or
+ * session store and gives one token per session; a per-form id that is also the idempotency key is the
+ * same HMAC in a dozen lines.
+ */
+export interface FormToken {
+  formId: string
+  formToken: string
+}
+
+export class FormTokens {
+  constructor(private readonly key: Buffer) {}
+
+  /** A new form: its id and token, bound to the session (`''` before sign-in). */
+  issue(sessionBinding: string): FormToken {
+    const formId = randomBytes(18).toString('base64url')
+    return { formId, formToken: this.#mac(sessionBinding, formId) }
+  }
+
+  verify(sessionBinding: string, form: Record<string, unknown>): string | undefined {
+    const formId = typeof form.formId === 'string' ? form.formId : ''
+    const token = typeof form.formToken === 'string' ? form.formToken : ''
+    if (!/^[A-Za-z0-9_-]{24}$/.test(formId)) return undefined
+    const expected = Buffer.from(this.#mac(sessionBinding, formId))
+    const given = Buffer.from(token)
+    return given.length === expected.length && timingSafeEqual(given, expected) ? formId : undefined
+  }
+
+  #mac(sessionBinding: string, formId: string): string {
+    return createHmac('sha256', this.key)
+      .update(`console-form\n${sessionBinding}\n${formId}`)
+      .digest('base64url')
+  }
+}
+
+/** Whether a state-changing request comes from a page of this service. */
+export function sameOrigin(request: FastifyRequest, publicUrl: string): boolean {
+  const source = firstHeader(request.headers.origin) ?? originOf(firstHeader(request.headers.referer))
+  if (!source || source === 'null') return false
+  const allowed = [new URL(publicUrl).origin]
+  const host = firstHeader(request.headers.host)
+  if (host) allowed.push(`${request.protocol}://${host}`)
+  return allowed.includes(source)
+}
+
+function firstHeader(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value
+}
+
+function originOf(url: string | undefined): string | undefined {
+  if (!url) return undefined
+  try {
+    return new URL(url).origin
+  } catch {
+    return undefined
+  }
+}

@@ -1,0 +1,188 @@
+import type { paths } from '../../../../generated/openapi.js'
+import { html, type SafeHtml } from '../../../html.js'
+import type { FormToken } from '../kit/form-token.js'
+import {
+  actionButton,
+  type Choice,
+  type Errors,
+  errorSummary,
+  formTokenFields,
+  selectField,
+  textArea,
+} from '../kit/forms.js'
+
+/** A membership as the pages show it (the list's items; the single read has the same fields and more). */
+export type Member = Omit<
+  paths['/v1/tenants/{tenantId}/users/{userId}']['get']['responses'][200]['content']['application/json']['result'],
+  'invitationToken'
+>
+export type Role =
+  paths['/v1/tenants/{tenantId}/roles']['get']['responses'][200]['content']['application/json']['result'][number]
+
+export const STATUS_FILTERS = ['pending', 'invited', 'accepted', 'disabled'] as const
+
+/** "expires in 23 h", "expires in 40 min", "expired": the time left on an invitation link. */
+export function timeLeft(expiry: string | null, now: Date): string {
+  if (!expiry) return '—'
+  const ms = new Date(expiry).getTime() - now.getTime()
+  if (ms <= 0) return 'expired'
+  const hours = Math.floor(ms / 3_600_000)
+  if (hours >= 48) return `expires in ${Math.floor(hours / 24)} days`
+  if (hours >= 1) return `expires in ${hours} h`
+  return `expires in ${Math.max(1, Math.floor(ms / 60_000))} min`
+}
+
+/** The invitation e-mail's delivery in words. */
+export function mailState(status: string | null): SafeHtml | string {
+  if (!status) return '—'
+  return html`<span class="tag ${status}">${status}</span>`
+}
+
+/** The status actions a membership in this state offers (each a PUT of `status`, or the removal). */
+export function actionsFor(m: Member, base: string, form: () => FormToken): SafeHtml[] {
+  const to = (status: string, textLabel: string) =>
+    actionButton(`${base}/${m.userId}/status`, textLabel, form(), { status })
+  const out: SafeHtml[] = []
+  switch (m.invitationStatus) {
+    case 'pending':
+      out.push(to('invited', 'Send invitation'), to('accepted', 'Accept now'))
+      break
+    case 'invited':
+    case 'expired':
+      out.push(to('invited', 'Resend'), to('accepted', 'Accept now'), to('pending', 'Cancel invitation'))
+      break
+    case 'disabled':
+      out.push(to('accepted', 'Re-enable'))
+      break
+    default:
+      out.push(to('disabled', 'Disable'))
+  }
+  out.push(actionButton(`${base}/${m.userId}/remove`, 'Remove', form(), {}, 'warning'))
+  return out
+}
+
+export function membersBody(o: {
+  tenant: { id: string; name: string }
+  members: Member[]
+  status: string
+  q: string
+  now: Date
+  canManage: boolean
+  form: () => FormToken
+  nextCursor?: string | undefined
+  notice?: string | undefined
+}) {
+  const base = `/console/tenants/${o.tenant.id}/members`
+  const filterChoices: Choice[] = [
+    { value: '', text: 'Any status' },
+    ...STATUS_FILTERS.map((s) => ({ value: s, text: s })),
+  ]
+  return html`<h1>Members of ${o.tenant.name}</h1>
+${o.notice ? html`<div class="notice success" role="status"><p>${o.notice}</p></div>` : ''}
+${o.canManage ? html`<p><a class="button" href="${base}/invite">Invite people</a></p>` : ''}
+<form method="get" action="${base}" class="search" role="search" aria-label="Filter members">
+${selectField({ name: 'status', label: 'Status', value: o.status, choices: filterChoices })}
+<div class="field"><label for="q">Search</label><input type="search" id="q" name="q" value="${o.q}" autocomplete="off"></div>
+<button type="submit" class="secondary">Filter</button>
+</form>
+${
+  o.members.length === 0
+    ? html`<p>No members match.</p>`
+    : html`<div class="table-wrap"><table class="stack"><caption class="skip">Members</caption>
+<thead><tr><th scope="col">Person</th><th scope="col">Role</th><th scope="col">Status</th><th scope="col">E-mail</th><th scope="col">Link</th>${
+        o.canManage ? html`<th scope="col">Actions</th>` : ''
+      }</tr></thead>
+<tbody>${o.members.map(
+        (m) => html`<tr>
+<td data-label="Person"><a href="${base}/${m.userId}">${[m.firstName, m.lastName].join(' ').trim() || m.email}</a><br><span class="muted">${m.email}</span></td>
+<td data-label="Role">${m.roleName}</td>
+<td data-label="Status">${m.invitationStatus}</td>
+<td data-label="E-mail">${mailState(m.invitationEmailStatus)}</td>
+<td data-label="Link">${m.status === 'invited' ? timeLeft(m.invitationExpiryDate, o.now) : '—'}</td>
+${o.canManage ? html`<td data-label="Actions"><div class="actions">${actionsFor(m, base, o.form)}</div></td>` : ''}
+</tr>`,
+      )}</tbody></table></div>`
+}
+${o.nextCursor ? html`<p><a href="${base}?status=${o.status}&amp;cursor=${o.nextCursor}">Next page</a></p>` : ''}`
+}
+
+/** A role the person may not assign is offered disabled, with the permissions they lack as the reason. */
+export function roleChoices(roles: Role[], mine: Set<string>): Choice[] {
+  return roles.map((r) => {
+    const missing = r.permissions.filter((p) => !mine.has(p))
+    return {
+      value: r.id,
+      text: r.name,
+      disabledBecause: missing.length
+        ? `you may not assign it, it grants ${missing.join(', ')} which you do not hold`
+        : undefined,
+    }
+  })
+}
+
+export function inviteForm(o: {
+  action: string
+  token: FormToken
+  roles: Choice[]
+  values: { emails: string; roleId: string; mode: string }
+  errors?: Errors | undefined
+}) {
+  return html`${errorSummary(o.errors, { emails: 'E-mail addresses', roleId: 'Role' })}
+<form method="post" action="${o.action}" novalidate>
+${formTokenFields(o.token)}
+${textArea({ name: 'emails', label: 'E-mail addresses', hint: 'One per line or comma-separated', value: o.values.emails, errors: o.errors, rows: 6 })}
+${selectField({ name: 'roleId', label: 'Role', value: o.values.roleId, errors: o.errors, choices: o.roles })}
+<fieldset><legend>How they join</legend>
+<div class="check"><input type="radio" id="mode-invited" name="mode" value="invited"${o.values.mode !== 'accepted' ? html` checked` : ''}><label for="mode-invited">Send each an invitation e-mail</label></div>
+<div class="check"><input type="radio" id="mode-accepted" name="mode" value="accepted"${o.values.mode === 'accepted' ? html` checked` : ''}><label for="mode-accepted">Add them as members at once</label></div>
+</fieldset>
+<button type="submit">Invite</button>
+</form>`
+}
+
+export function inviteResults(
+  tenant: { id: string; name: string },
+  results: { email: string; outcome: string; ok: boolean }[],
+) {
+  const ok = results.filter((r) => r.ok).length
+  return html`<h1>Invitations to ${tenant.name}</h1>
+<div class="notice ${ok === results.length ? 'success' : 'warning'}" role="status"><p>${ok} of ${results.length} done.</p></div>
+<div class="table-wrap"><table class="stack"><caption class="skip">A result per person</caption>
+<thead><tr><th scope="col">E-mail</th><th scope="col">Result</th></tr></thead>
+<tbody>${results.map((r) => html`<tr><td data-label="E-mail">${r.email}</td><td data-label="Result">${r.outcome}</td></tr>`)}</tbody></table></div>
+<p><a href="/console/tenants/${tenant.id}/members">Back to the members</a></p>`
+}
+
+export function memberBody(o: {
+  tenant: { id: string; name: string }
+  member: Member
+  roles: Choice[]
+  token: FormToken
+  version: string
+  now: Date
+  form: () => FormToken
+  canManage: boolean
+  errors?: Errors | undefined
+}) {
+  const m = o.member
+  const base = `/console/tenants/${o.tenant.id}/members`
+  return html`${errorSummary(o.errors, { roleId: 'Role' })}<h1>${[m.firstName, m.lastName].join(' ').trim() || m.email}</h1>
+<dl class="summary">
+<dt>E-mail</dt><dd>${m.email}</dd>
+<dt>Role</dt><dd>${m.roleName}</dd>
+<dt>Status</dt><dd>${m.invitationStatus}</dd>
+<dt>Invitation e-mail</dt><dd>${mailState(m.invitationEmailStatus)}</dd>
+<dt>Link</dt><dd>${m.status === 'invited' ? timeLeft(m.invitationExpiryDate, o.now) : '—'}</dd>
+</dl>
+${
+  o.canManage
+    ? html`<h2>Change role</h2>
+<form method="post" action="${base}/${m.userId}/role" novalidate>
+${formTokenFields(o.token, o.version)}
+${selectField({ name: 'roleId', label: 'Role', value: m.roleId, errors: o.errors, choices: o.roles })}
+<button type="submit">Change role</button>
+</form>
+<h2>Actions</h2><div class="actions">${actionsFor(m, base, o.form)}</div>`
+    : ''
+}`
+}

@@ -1,0 +1,93 @@
+import { html, SafeHtml } from '../../../html.js'
+import type { FormToken } from '../kit/form-token.js'
+import { type Errors, errorSummary, formTokenFields, textField } from '../kit/forms.js'
+import { consolePage } from '../kit/layout.js'
+
+export interface Provider {
+  id: string
+  name: string
+}
+
+const LABELS = { email: 'E-mail', password: 'Password' }
+
+export function emailStep(
+  nonce: string,
+  o: { token: FormToken; next: string; email?: string; errors?: Errors; notice?: string },
+) {
+  return consolePage(
+    { title: o.errors ? 'Error: Sign in' : 'Sign in', nonce },
+    html`${errorSummary(o.errors, LABELS)}
+${o.notice ? html`<div class="notice success" role="status"><p>${o.notice}</p></div>` : ''}
+<h1>Sign in</h1>
+<form method="post" action="/console/sign-in" novalidate>
+${formTokenFields(o.token)}
+<input type="hidden" name="next" value="${o.next}">
+${textField({ name: 'email', label: 'E-mail', type: 'email', autocomplete: 'username', value: o.email, errors: o.errors })}
+<button type="submit">Continue</button>
+</form>`,
+  )
+}
+
+export function secondStep(
+  nonce: string,
+  o: {
+    token: FormToken
+    next: string
+    email: string
+    password: boolean
+    providers: Provider[]
+    ssoReturnTo: string
+    errors?: Errors
+  },
+) {
+  const providers = o.providers.map(
+    (p) =>
+      html`<li><a class="button secondary" href="/v1/sso/${p.id}/login?returnTo=${o.ssoReturnTo}">Sign in with ${p.name}</a></li>`,
+  )
+  return consolePage(
+    { title: o.errors ? 'Error: Sign in' : 'Sign in', nonce },
+    html`${errorSummary(o.errors, LABELS)}
+<h1>Sign in</h1>
+<p>Signing in as <strong>${o.email}</strong>. <a href="/console/sign-in?next=${encodeURIComponent(o.next)}">Use another e-mail</a></p>
+${
+  o.password
+    ? html`<form method="post" action="/console/sign-in" novalidate>
+${formTokenFields(o.token)}
+<input type="hidden" name="next" value="${o.next}">
+<input type="hidden" name="step" value="password">
+<input type="text" name="email" value="${o.email}" autocomplete="username" hidden>
+${textField({ name: 'password', label: 'Password', type: 'password', autocomplete: 'current-password', errors: o.errors })}
+<button type="submit">Sign in</button>
+</form>`
+    : html`<p>Your organisation signs you in through its identity provider.</p>`
+}
+${providers.length ? html`<h2>${o.password ? 'Or sign in with' : 'Sign in with'}</h2><ul class="actions plain">${providers}</ul>` : ''}`,
+  )
+}
+
+/**
+ * The console's single sign-on landing page: the identity provider sent the browser here with the token
+ * in the URL fragment (never sent to a server). The nonce script posts it, with this form's CSRF token, to
+ * the console on this same site, which keeps it server-side; the address bar is cleared first.
+ */
+export function ssoLandingPage(nonce: string, token: FormToken) {
+  const script = `
+(() => {
+  const params = new URLSearchParams(location.hash.slice(1));
+  history.replaceState(null, '', location.pathname);
+  const form = document.getElementById('sso-form');
+  if (!params.get('token')) { document.getElementById('sso-status').textContent = 'No sign-in to complete.'; return; }
+  form.elements.token.value = params.get('token');
+  form.elements.ttl.value = params.get('ttl') || '';
+  form.submit();
+})();`
+  return consolePage(
+    { title: 'Signing you in', nonce },
+    html`<h1>Signing you in</h1>
+<p id="sso-status" role="status">Completing your sign-in…</p>
+<noscript><p class="notice">Single sign-on needs JavaScript to finish. <a href="/console/sign-in">Sign in with a password</a> instead.</p></noscript>
+<form id="sso-form" method="post" action="/console/sso">${formTokenFields(token)}
+<input type="hidden" name="token"><input type="hidden" name="ttl"></form>
+<script nonce="${nonce}">${new SafeHtml(script)}</script>`,
+  )
+}

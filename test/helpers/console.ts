@@ -1,0 +1,67 @@
+import AxeBuilder from '@axe-core/playwright'
+import type { BrowserContext, Page } from 'playwright-core'
+import { expect } from 'vitest'
+import { outputPath } from './browser.js'
+
+/**
+ * The console as a person meets it in Chromium (API.md §17): signing in through the forms, and the checks
+ * every page must pass at a desktop and a phone size — axe-core's WCAG 2.2 AA rules with 0 violations, no
+ * horizontal scrolling at 390 px, no browser console error — with a screenshot of each in test-output/.
+ */
+export const VIEWPORTS = [
+  { name: 'desktop', width: 1280, height: 800 },
+  { name: 'phone', width: 390, height: 844 },
+] as const
+
+/** A page that records every browser console error and failed request it meets. */
+export async function openPage(context: BrowserContext): Promise<{ page: Page; errors: string[] }> {
+  const page = await context.newPage()
+  const errors: string[] = []
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(message.text())
+  })
+  page.on('pageerror', (error) => errors.push(error.message))
+  return { page, errors }
+}
+
+export async function signIn(page: Page, baseUrl: string, email: string, password: string): Promise<void> {
+  await page.goto(`${baseUrl}/console`)
+  await page.getByLabel('E-mail').fill(email)
+  await page.getByRole('button', { name: 'Continue' }).click()
+  await page.getByLabel('Password').fill(password)
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click()
+  await page.waitForLoadState()
+}
+
+/** Every page check of section 17 at both sizes; `name` names the screenshots. */
+export async function checkPage(page: Page, name: string, errors: string[]): Promise<void> {
+  for (const viewport of VIEWPORTS) {
+    await page.setViewportSize({ width: viewport.width, height: viewport.height })
+    const axe = await new AxeBuilder({ page })
+      .withTags(['wcag2a', 'wcag2aa', 'wcag21aa', 'wcag22aa'])
+      .analyze()
+    const violations = axe.violations.map(
+      (v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
+    )
+    expect(violations, `${name} at ${viewport.name}`).toEqual([])
+    if (viewport.name === 'phone') {
+      const overflow = await page.evaluate(
+        () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      )
+      expect(overflow, `${name} scrolls sideways at 390 px`).toBeLessThanOrEqual(0)
+    }
+    await page.screenshot({ path: outputPath(`console-${name}-${viewport.name}.png`), fullPage: true })
+  }
+  expect(errors, `browser console errors on ${name}`).toEqual([])
+}
+
+/** The HTML and the web storage of a page hold no platform token (a JWT). */
+export async function expectNoTokenInPage(page: Page): Promise<void> {
+  const jwt = /eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/
+  expect(await page.content()).not.toMatch(jwt)
+  const storage = await page.evaluate(
+    () => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }),
+  )
+  expect(storage).not.toMatch(jwt)
+  expect(await page.evaluate(() => document.cookie)).toBe('')
+}
