@@ -11,6 +11,7 @@ import * as m0009 from './migrations/0009_audit_tenant_index_partial.js'
 import * as m0010 from './migrations/0010_webhook_guard.js'
 import * as m0011 from './migrations/0011_lean_indexes.js'
 import * as m0012 from './migrations/0012_closed_lists_as_domains.js'
+import * as m0015 from './migrations/0015_console_operations.js'
 
 /** Every migration, in order. Listed statically so that the compiled build needs no file scanning. */
 const migrations: Record<string, Migration> = {
@@ -26,6 +27,7 @@ const migrations: Record<string, Migration> = {
   '0010_webhook_guard': m0010,
   '0011_lean_indexes': m0011,
   '0012_closed_lists_as_domains': m0012,
+  '0015_console_operations': m0015,
 }
 
 class StaticMigrationProvider implements MigrationProvider {
