@@ -15,6 +15,11 @@ import {
   listIdentityProviders,
   updateIdentityProviderById,
 } from './identity-providers.service.js'
+import {
+  PasswordPolicyImpactQuery,
+  PasswordPolicyImpactSchema,
+  passwordPolicyImpact,
+} from './password-policy.js'
 import { readIdentityProviderTest, startIdentityProviderTest } from './sso-test.service.js'
 
 const tags = ['identity providers']
@@ -169,6 +174,30 @@ export const identityProviderRoutes: RouteModule = async (app, ctx) => {
     async (request) => {
       const { tenantId, id, testId } = request.params
       return { result: await readIdentityProviderTest(ctx, request.actor, tenantId, id, testId) }
+    },
+  )
+
+  app.get(
+    '/tenants/:tenantId/password-policy-impact',
+    {
+      schema: {
+        tags,
+        operationId: 'getPasswordPolicyImpact',
+        errors: ['tenant_not_found', 'permission_denied'],
+        summary: 'How many members would lose (or gain) password sign-in under another password policy',
+        description:
+          'Needs MANAGE_TENANT in the tenant. Read only: nothing changes. `cxengageIdentityProvider` is the ' +
+          'policy being considered (PUT /v1/tenants/{id} sets it); the counts are of the tenant’s accepted ' +
+          'members, under the rule of API.md §12 (denied → never; a membership’s noPassword; else the policy).',
+        params: TenantParams,
+        querystring: PasswordPolicyImpactQuery,
+        response: { 200: Result(PasswordPolicyImpactSchema) },
+      },
+    },
+    async (request) => {
+      const { tenantId } = request.params
+      const proposed = request.query.cxengageIdentityProvider
+      return { result: await passwordPolicyImpact(ctx, request.actor, tenantId, proposed) }
     },
   )
 }

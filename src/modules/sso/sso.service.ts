@@ -8,12 +8,7 @@ import { identityProviderNotFound } from './identity-providers.service.js'
 import { oidcAuthorizationUrl, oidcFinish } from './oidc-client.js'
 import { parseIdpMetadata } from './saml-metadata.js'
 import { SAML_REQUEST_TTL_MS, serviceProvider, verifiedAssertion } from './saml-sp.js'
-import {
-  findSignInMember,
-  insertSsoRequest,
-  rememberAssertion,
-  takeSsoRequest,
-} from './sso.repository.js'
+import { findSignInMember, insertSsoRequest, rememberAssertion, takeSsoRequest } from './sso.repository.js'
 import { oidcConfig, samlRequests } from './sso-requests.js'
 import { serviceProviderUrls } from './sso-urls.js'
 
