@@ -115,3 +115,12 @@ export async function findMessageRow(db: Kysely<Database>, webhookId: string, me
     .where(sql<boolean>`payload->>'webhookId' = ${webhookId}`)
     .executeTakeFirst()
 }
+
+/** Destroys the replaced secrets whose 24 h after a rotation are over (the hourly sweep). */
+export async function forgetExpiredPreviousSecrets(db: Kysely<Database>, now: Date): Promise<void> {
+  await db
+    .updateTable('webhooks')
+    .set({ previous_secret: null, previous_secret_expires: null })
+    .where('previous_secret_expires', '<=', now)
+    .execute()
+}

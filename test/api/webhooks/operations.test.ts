@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../../../src/access/permissions.js'
+import { sweepExpired } from '../../../src/background.js'
 import { OutboxWorker } from '../../../src/outbox/outbox-worker.js'
 import { freshTenant, memberWithToken } from '../../helpers/fixtures.js'
 import { createTestApp, FollowingClock, type TestApp } from '../../helpers/test-app.js'
@@ -334,5 +335,14 @@ describe('the rotation’s 24 hours (last: it moves the service’s clock a day 
       changes: { secret: ['********', '********'] },
     })
     expect(JSON.stringify(events.body)).not.toContain(secret.slice(6))
+
+    // The hourly sweep destroys the replaced secret once its 24 h are over.
+    await sweepExpired(t.ctx)
+    const stored = await t.ctx.db
+      .selectFrom('webhooks')
+      .select(['previous_secret', 'previous_secret_expires'])
+      .where('id', '=', hook.id)
+      .executeTakeFirstOrThrow()
+    expect(stored).toEqual({ previous_secret: null, previous_secret_expires: null })
   })
 })
