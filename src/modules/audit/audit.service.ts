@@ -1,12 +1,12 @@
+import type { Readable } from 'node:stream'
 import type { Actor } from '../../access/actor.js'
 import type { ServiceContext } from '../../context.js'
 import { AppError } from '../../errors.js'
 import { decodeCursor, type Page, toPage } from '../../http/pagination.js'
 import { requireTenantPermission } from '../tenants/tenant-access.js'
-import type { Readable } from 'node:stream'
-import { auditCsvStream } from './audit-csv.js'
 import { type AuditFilter, listAuditEvents, toAuditEventRecord } from './audit.repository.js'
 import type { AuditEvent, ListAuditEventsQuery } from './audit.schemas.js'
+import { auditCsvStream } from './audit-csv.js'
 
 /** `GET /v1/tenants/{t}/audit-events`: VIEW_AUDIT_LOG in t; the events of t and its sub-tenants. */
 export async function listTenantAuditEvents(

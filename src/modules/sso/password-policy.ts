@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
 import { type Static, Type } from 'typebox'
-import type { Actor } from '../../access/actor.js'
 import { passwordAllowedSql } from '../../access/access.repository.js'
+import type { Actor } from '../../access/actor.js'
 import type { ServiceContext } from '../../context.js'
 import { Uuid } from '../../http/schemas.js'
 import { requireTenantPermission } from '../tenants/tenant-access.js'

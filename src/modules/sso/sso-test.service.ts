@@ -1,7 +1,7 @@
+import type { Updateable } from 'kysely'
 import type { Actor } from '../../access/actor.js'
 import type { ServiceContext } from '../../context.js'
 import { newId } from '../../crypto/uuid7.js'
-import type { Updateable } from 'kysely'
 import type { IdentityProviderRow, SsoTestRow, SsoTestsTable } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
 import { recordAudit } from '../audit/audit.repository.js'

@@ -3,13 +3,12 @@ import { Type } from 'typebox'
 import { Result, Uuid } from '../../http/schemas.js'
 import type { RouteModule, TypedApp } from '../../http/typed-app.js'
 import { TOKEN_TTL } from '../auth/auth.schemas.js'
-import { AuthInfoSchema, MeTenantSchema } from './identity-providers.schemas.js'
 import { findIdentityProvider } from './identity-providers.repository.js'
+import { AuthInfoSchema, MeTenantSchema } from './identity-providers.schemas.js'
 import { identityProviderNotFound } from './identity-providers.service.js'
 import { spMetadataXml } from './saml-sp.js'
 import { authInfo, describeMe } from './sign-in-info.service.js'
 import { finishOidc, finishSaml, type SsoSignIn, startSignIn, usableProvider } from './sso.service.js'
-import { renderSsoTestPage, TEST_PAGE_HEADERS } from './sso-test-page.js'
 import {
   beginTestSignIn,
   finishOidcTest,
@@ -17,6 +16,7 @@ import {
   oidcTestOf,
   samlTestOf,
 } from './sso-test.service.js'
+import { renderSsoTestPage, TEST_PAGE_HEADERS } from './sso-test-page.js'
 import { serviceProviderUrls } from './sso-urls.js'
 
 const tags = ['single sign-on']

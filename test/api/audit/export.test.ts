@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../../../src/access/permissions.js'
-import { CSV_PAGE, csvCell } from '../../../src/modules/audit/audit-csv.js'
 import { recordAudit } from '../../../src/modules/audit/audit.repository.js'
+import { CSV_PAGE, csvCell } from '../../../src/modules/audit/audit-csv.js'
 import { freshTenant, memberWithToken } from '../../helpers/fixtures.js'
 import { createTestApp, type TestApp } from '../../helpers/test-app.js'
 
