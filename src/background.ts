@@ -3,6 +3,7 @@ import type { ServiceContext } from './context.js'
 import { sweepCounters } from './http/counter-store.js'
 import { sweepIdempotencyKeys } from './http/idempotency.js'
 import { deleteExpiredSsoRequests } from './modules/sso/sso.repository.js'
+import { forgetExpiredPreviousSecrets } from './modules/webhooks/webhooks.repository.js'
 import { OutboxWorker } from './outbox/outbox-worker.js'
 
 export interface BackgroundWork {
@@ -47,7 +48,8 @@ export function startBackgroundWork(
 
 /**
  * Drops what has outlived its use: idempotency records past their 24-hour window, ended rate-limit
- * windows, and single sign-on login requests and replay-cache entries past their expiry. Each sweep on
+ * windows, single sign-on login requests, replay-cache entries and test sign-ins past their expiry, and
+ * webhook secrets replaced by a rotation more than 24 hours ago. Each sweep on
  * its own: one failing does not stop the others.
  */
 export async function sweepExpired(ctx: Pick<ServiceContext, 'db' | 'clock' | 'logger'>): Promise<void> {
@@ -56,6 +58,7 @@ export async function sweepExpired(ctx: Pick<ServiceContext, 'db' | 'clock' | 'l
     ['idempotency', () => sweepIdempotencyKeys(ctx.db, now)],
     ['rate-limit counter', () => sweepCounters(ctx.db, now)],
     ['single sign-on request', () => deleteExpiredSsoRequests(ctx.db, now)],
+    ['replaced webhook secret', () => forgetExpiredPreviousSecrets(ctx.db, now)],
   ]
   for (const [name, sweep] of sweeps) {
     await sweep().catch((error: unknown) => ctx.logger.warn({ err: error }, `${name} sweep failed`))

@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely'
+import { type Kysely, type RawBuilder, sql } from 'kysely'
 import type { Database } from '../db/schema.js'
 
 /** The reads that authorization needs, kept apart from the feature modules that own these tables. */
@@ -37,13 +37,14 @@ export async function findTenantPlacement(
 
 /**
  * Whether a membership lets its user use the platform password (API.md §12), over a query that names the
- * membership `tu` and its tenant `t`. The one place the rule is spelt.
+ * membership `tu` and its tenant `t`. The one place the rule is spelt. `policy`: the tenant's
+ * cxengageIdentityProvider — its column, or a value it might be given (the password-policy impact).
  */
-export function passwordAllowedSql() {
+export function passwordAllowedSql(policy: RawBuilder<string> = sql<string>`t.cxengage_identity_provider`) {
   return sql<boolean>`case
-        when t.cxengage_identity_provider = 'denied' then false
+        when ${policy} = 'denied' then false
         when tu.no_password is not null then not tu.no_password
-        else t.cxengage_identity_provider = 'enabled'
+        else ${policy} = 'enabled'
       end`
 }
 

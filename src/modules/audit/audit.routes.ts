@@ -1,19 +1,44 @@
+import type { Readable } from 'node:stream'
+import type { FastifyReply } from 'fastify'
 import { Type } from 'typebox'
 import { TenantParams } from '../../http/schemas.js'
 import type { RouteModule } from '../../http/typed-app.js'
 import { AuditEventSchema, ListAuditEventsQuery } from './audit.schemas.js'
-import { listPlatformAuditEvents, listTenantAuditEvents } from './audit.service.js'
+import {
+  exportPlatformAuditEvents,
+  exportTenantAuditEvents,
+  listPlatformAuditEvents,
+  listTenantAuditEvents,
+} from './audit.service.js'
 
 const tags = ['audit']
 const filters =
   'Newest first. Filters: action (exact, or a family such as "membership.*"), actorId, targetId, since ' +
   '(inclusive), until (exclusive). Keyset pagination: limit (default 100) and the nextCursor of the page before.'
+const csv =
+  ' `format=csv` (or `Accept: text/csv`): the same filtered events — all of them, streamed — as text/csv, one ' +
+  'row per event (id, occurred, actorType, actorId, action, tenantId, targetType, targetId, changes as JSON, ' +
+  'requestId, ip).'
 const ListResponse = Type.Object({
   result: Type.Array(AuditEventSchema),
   nextCursor: Type.Optional(Type.String()),
 })
 
-/** The audit trail, read-only (API.md §13). */
+/** Whether the request asks for the CSV export: `?format=csv`, or `Accept: text/csv` without a format. */
+function wantsCsv(format: string | undefined, accept: string | undefined): boolean {
+  if (format !== undefined) return format === 'csv'
+  return /^\s*text\/csv\b/.test(accept ?? '')
+}
+
+function sendCsv(reply: FastifyReply, stream: Readable, name: string) {
+  return reply
+    .type('text/csv; charset=utf-8')
+    .header('content-disposition', `attachment; filename="${name}"`)
+    .header('cache-control', 'no-store')
+    .send(stream)
+}
+
+/** The audit trail, read-only (API.md §13), and its CSV export (API.md §17). */
 export const auditRoutes: RouteModule = async (app, ctx) => {
   app.get(
     '/tenants/:tenantId/audit-events',
@@ -23,14 +48,19 @@ export const auditRoutes: RouteModule = async (app, ctx) => {
         operationId: 'listTenantAuditEvents',
         errors: ['tenant_not_found', 'permission_denied'],
         summary: 'List the audit events of a tenant and its sub-tenants',
-        description: `Needs VIEW_AUDIT_LOG effective in the tenant. ${filters}`,
+        description: `Needs VIEW_AUDIT_LOG effective in the tenant. ${filters}${csv}`,
         params: TenantParams,
         querystring: ListAuditEventsQuery,
         response: { 200: ListResponse },
       },
     },
-    async (request) => {
-      const page = await listTenantAuditEvents(ctx, request.actor, request.params.tenantId, request.query)
+    async (request, reply) => {
+      const { tenantId } = request.params
+      if (wantsCsv(request.query.format, request.headers.accept)) {
+        const stream = await exportTenantAuditEvents(ctx, request.actor, tenantId, request.query)
+        return sendCsv(reply, stream, `audit-events-${tenantId}.csv`)
+      }
+      const page = await listTenantAuditEvents(ctx, request.actor, tenantId, request.query)
       return { result: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) }
     },
   )
@@ -43,12 +73,19 @@ export const auditRoutes: RouteModule = async (app, ctx) => {
         operationId: 'listAuditEvents',
         errors: ['permission_denied'],
         summary: 'List every audit event of the platform',
-        description: `Needs VIEW_AUDIT_LOG in the caller’s platform role. ${filters}`,
+        description: `Needs VIEW_AUDIT_LOG in the caller’s platform role. ${filters}${csv}`,
         querystring: ListAuditEventsQuery,
         response: { 200: ListResponse },
       },
     },
-    async (request) => {
+    async (request, reply) => {
+      if (wantsCsv(request.query.format, request.headers.accept)) {
+        return sendCsv(
+          reply,
+          await exportPlatformAuditEvents(ctx, request.actor, request.query),
+          'audit-events.csv',
+        )
+      }
       const page = await listPlatformAuditEvents(ctx, request.actor, request.query)
       return { result: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) }
     },

@@ -35,5 +35,12 @@ export const ListAuditEventsQuery = Type.Object({
   until: Type.Optional(Timestamp({ description: 'Events before this instant' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: LIMITS.listPage, default: 100 })),
   cursor: Type.Optional(Type.String({ maxLength: 512 })),
+  format: Type.Optional(
+    Type.Enum(['json', 'csv'], {
+      type: 'string',
+      description:
+        'csv: every event the filters select (limit ignored; cursor continues after an event), streamed as text/csv',
+    }),
+  ),
 })
 export type ListAuditEventsQuery = Static<typeof ListAuditEventsQuery>

@@ -5,6 +5,8 @@ import {
   CreateIdentityProviderBody,
   IdentityProviderParams,
   IdentityProviderSchema,
+  SsoTestParams,
+  SsoTestSchema,
   UpdateIdentityProviderBody,
 } from './identity-providers.schemas.js'
 import {
@@ -13,6 +15,12 @@ import {
   listIdentityProviders,
   updateIdentityProviderById,
 } from './identity-providers.service.js'
+import {
+  PasswordPolicyImpactQuery,
+  PasswordPolicyImpactSchema,
+  passwordPolicyImpact,
+} from './password-policy.js'
+import { readIdentityProviderTest, startIdentityProviderTest } from './sso-test.service.js'
 
 const tags = ['identity providers']
 
@@ -118,5 +126,78 @@ export const identityProviderRoutes: RouteModule = async (app, ctx) => {
         request.body,
       ),
     }),
+  )
+
+  app.post(
+    '/tenants/:tenantId/identity-providers/:id/test',
+    {
+      schema: {
+        tags,
+        operationId: 'startIdentityProviderTest',
+        errors: ['tenant_not_found', 'permission_denied', 'identity_provider_not_found'],
+        summary: 'Start a test sign-in: its result is reported, nobody is signed in',
+        description:
+          'Needs IDENTITY_PROVIDERS_UPDATE in the tenant. Works while the provider is inactive. Open `url` in a ' +
+          'browser (once, within 10 minutes): after the provider, the browser lands on a page reporting what ' +
+          'it asserted — e-mail, attributes or claims, or why the answer was refused — and the same report is ' +
+          'GET …/test/{testId} for 24 h. No token is issued and no account or membership is created.',
+        params: IdentityProviderParams,
+        response: { 201: Result(SsoTestSchema) },
+      },
+    },
+    async (request, reply) => {
+      const { tenantId, id } = request.params
+      const test = await startIdentityProviderTest(ctx, request.actor, tenantId, id)
+      return reply
+        .code(201)
+        .header(
+          'location',
+          `/v1/tenants/${test.tenantId}/identity-providers/${test.providerId}/test/${test.id}`,
+        )
+        .send({ result: test })
+    },
+  )
+
+  app.get(
+    '/tenants/:tenantId/identity-providers/:id/test/:testId',
+    {
+      schema: {
+        tags,
+        operationId: 'getIdentityProviderTest',
+        errors: ['tenant_not_found', 'permission_denied', 'sso_test_not_found'],
+        summary: 'What a test sign-in reported',
+        description: 'Needs IDENTITY_PROVIDERS_UPDATE in the tenant. Kept 24 h.',
+        params: SsoTestParams,
+        response: { 200: Result(SsoTestSchema) },
+      },
+    },
+    async (request) => {
+      const { tenantId, id, testId } = request.params
+      return { result: await readIdentityProviderTest(ctx, request.actor, tenantId, id, testId) }
+    },
+  )
+
+  app.get(
+    '/tenants/:tenantId/password-policy-impact',
+    {
+      schema: {
+        tags,
+        operationId: 'getPasswordPolicyImpact',
+        errors: ['tenant_not_found', 'permission_denied'],
+        summary: 'How many members would lose (or gain) password sign-in under another password policy',
+        description:
+          'Needs MANAGE_TENANT in the tenant. Read only: nothing changes. `cxengageIdentityProvider` is the ' +
+          'policy being considered (PUT /v1/tenants/{id} sets it); the counts are of the tenant’s accepted ' +
+          'members, under the rule of API.md §12 (denied → never; a membership’s noPassword; else the policy).',
+        params: TenantParams,
+        querystring: PasswordPolicyImpactQuery,
+        response: { 200: Result(PasswordPolicyImpactSchema) },
+      },
+    },
+    async (request) => {
+      const { tenantId } = request.params
+      const proposed = request.query.cxengageIdentityProvider
+      return { result: await passwordPolicyImpact(ctx, request.actor, tenantId, proposed) }
+    },
   )
 }

@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox'
+import { SSO_TEST_STATUSES } from '../../db/schema.js'
 import { Body, Description, Name, Nullable, ShortText, Timestamp, Uuid } from '../../http/schemas.js'
 
 /** Identity providers of a tenant (API.md §12): one schema per shape drives validation, types and OpenAPI. */
@@ -121,3 +122,39 @@ export const MeTenantSchema = Type.Object({
   identityProviders: Type.Array(ProviderSummary),
 })
 export type MeTenant = Static<typeof MeTenantSchema>
+
+export const SsoTestParams = Type.Object({ tenantId: Uuid(), id: Uuid(), testId: Uuid() })
+
+/** A test sign-in (API.md §17): what the provider asserted, reported; nobody is signed in by it. */
+export const SsoTestSchema = Type.Object({
+  id: Uuid(),
+  tenantId: Uuid(),
+  providerId: Uuid(),
+  status: Type.Enum(SSO_TEST_STATUSES, {
+    type: 'string',
+    description:
+      'pending: open `url` in a browser; started: the browser went to the provider; succeeded / failed: its answer was judged',
+  }),
+  url: Type.String({
+    description: 'Open in a browser to sign in at the provider; works once, within 10 minutes',
+  }),
+  email: Nullable(Type.String({ description: 'The e-mail the provider asserted, under emailMapping' })),
+  nameId: Nullable(Type.String({ description: 'SAML: the assertion’s NameID' })),
+  attributes: Nullable(
+    Type.Record(Type.String(), Type.Unknown(), {
+      description: 'SAML: the assertion’s attributes; OIDC: the ID token’s (and UserInfo’s) claims',
+    }),
+  ),
+  error: Nullable(Type.String({ description: 'Why the answer was refused, in words' })),
+  memberFound: Nullable(
+    Type.Boolean({
+      description: 'Whether that e-mail has an accepted membership here (a real sign-in would work)',
+    }),
+  ),
+  created: Timestamp(),
+  createdBy: Uuid(),
+  started: Nullable(Timestamp()),
+  completed: Nullable(Timestamp()),
+  expires: Timestamp({ description: 'When the result is deleted' }),
+})
+export type SsoTest = Static<typeof SsoTestSchema>

@@ -14,6 +14,8 @@ export async function insertSsoRequest(
     returnTo: string | null
     created: Date
     expires: Date
+    /** A test sign-in's login (sso_tests): its answer is reported, never used. */
+    testId?: string
   },
 ): Promise<void> {
   await db
@@ -25,6 +27,7 @@ export async function insertSsoRequest(
       code_verifier: row.codeVerifier ?? null,
       nonce: row.nonce ?? null,
       return_to: row.returnTo,
+      test_id: row.testId ?? null,
       created: row.created,
       expires: row.expires,
     })
@@ -55,6 +58,7 @@ export async function takeSsoRequest(db: Kysely<Database>, providerId: string, i
 export async function deleteExpiredSsoRequests(db: Kysely<Database>, now: Date): Promise<void> {
   await db.deleteFrom('sso_requests').where('expires', '<=', now).execute()
   await db.deleteFrom('sso_used_assertions').where('expires', '<=', now).execute()
+  await db.deleteFrom('sso_tests').where('expires', '<=', now).execute()
 }
 
 /** Records an accepted assertion id; false when it was already used (a replay), in any process. */

@@ -3,10 +3,20 @@ import { Type } from 'typebox'
 import { Result, Uuid } from '../../http/schemas.js'
 import type { RouteModule, TypedApp } from '../../http/typed-app.js'
 import { TOKEN_TTL } from '../auth/auth.schemas.js'
+import { findIdentityProvider } from './identity-providers.repository.js'
 import { AuthInfoSchema, MeTenantSchema } from './identity-providers.schemas.js'
+import { identityProviderNotFound } from './identity-providers.service.js'
 import { spMetadataXml } from './saml-sp.js'
 import { authInfo, describeMe } from './sign-in-info.service.js'
 import { finishOidc, finishSaml, type SsoSignIn, startSignIn, usableProvider } from './sso.service.js'
+import {
+  beginTestSignIn,
+  finishOidcTest,
+  finishSamlTest,
+  oidcTestOf,
+  samlTestOf,
+} from './sso-test.service.js'
+import { renderSsoTestPage, TEST_PAGE_HEADERS } from './sso-test-page.js'
 import { serviceProviderUrls } from './sso-urls.js'
 
 const tags = ['single sign-on']
@@ -82,15 +92,25 @@ export const ssoRoutes: RouteModule = async (app, ctx) => {
         summary: 'Start signing in: a redirect to the identity provider',
         description:
           'No credentials. SAML: an AuthnRequest (HTTP-Redirect). OIDC: authorization code with PKCE, state and ' +
-          'nonce. `returnTo` must be on the origin of TENANTRY_SSO_RETURN_URL.',
+          'nonce. `returnTo` must be on the origin of TENANTRY_SSO_RETURN_URL. `test`: the test sign-in to ' +
+          'start (POST …/identity-providers/{id}/test answers this URL; once, within 10 minutes).',
         security: [],
         params: ProviderParams,
-        querystring: Type.Object({ returnTo: Type.Optional(Type.String({ maxLength: 2048 })) }),
+        querystring: Type.Object({
+          returnTo: Type.Optional(Type.String({ maxLength: 2048 })),
+          test: Type.Optional(Uuid({ description: 'A test sign-in’s id: its answer is reported, not used' })),
+        }),
       },
     },
     async (request, reply) => {
-      const url = await startSignIn(ctx, request.params.providerId, request.query.returnTo)
-      const provider = await usableProvider(ctx, request.params.providerId)
+      const { providerId } = request.params
+      const { url, provider } =
+        request.query.test !== undefined
+          ? await beginTestSignIn(ctx, providerId, request.query.test)
+          : {
+              url: await startSignIn(ctx, providerId, request.query.returnTo),
+              provider: await usableProvider(ctx, providerId),
+            }
       if (provider.protocol === 'oidc') {
         const state = new URL(url).searchParams.get('state') ?? ''
         reply.header(
@@ -129,8 +149,15 @@ export const ssoRoutes: RouteModule = async (app, ctx) => {
           ),
         },
       },
-      async (request, reply) =>
-        handOver(reply, await finishSaml(ctx, request.params.providerId, request.body.SAMLResponse)),
+      async (request, reply) => {
+        const { providerId } = request.params
+        const testId = await samlTestOf(ctx, providerId, request.body.SAMLResponse)
+        if (testId !== undefined) {
+          const test = await finishSamlTest(ctx, providerId, testId, request.body.SAMLResponse)
+          return reply.headers(TEST_PAGE_HEADERS).send(renderSsoTestPage(test))
+        }
+        return handOver(reply, await finishSaml(ctx, providerId, request.body.SAMLResponse))
+      },
     )
   })
 
@@ -164,10 +191,13 @@ export const ssoRoutes: RouteModule = async (app, ctx) => {
       const name = stateCookie(request.params.providerId)
       const query = request.query as Record<string, string>
       reply.header('set-cookie', `${name}=; Path=/v1/sso/${request.params.providerId}; HttpOnly; Max-Age=0`)
-      return handOver(
-        reply,
-        await finishOidc(ctx, request.params.providerId, query, readCookie(request.headers.cookie, name)),
-      )
+      const browserState = readCookie(request.headers.cookie, name)
+      const testId = await oidcTestOf(ctx, request.params.providerId, query.state)
+      if (testId !== undefined) {
+        const test = await finishOidcTest(ctx, request.params.providerId, testId, query, browserState)
+        return reply.headers(TEST_PAGE_HEADERS).send(renderSsoTestPage(test))
+      }
+      return handOver(reply, await finishOidc(ctx, request.params.providerId, query, browserState))
     },
   )
 
@@ -180,13 +210,16 @@ export const ssoRoutes: RouteModule = async (app, ctx) => {
         operationId: 'getSamlServiceProviderMetadata',
         errors: ['identity_provider_not_found'],
         summary: "This service's SAML service-provider metadata for one identity provider",
-        description: 'No credentials. Give it (or its URL) to the IdP.',
+        description:
+          'No credentials. Give it (or its URL) to the IdP. Served for an inactive provider too: the IdP is set ' +
+          'up, and tested, before the provider is turned on.',
         security: [],
         params: ProviderParams,
       },
     },
     async (request, reply) => {
-      const provider = await usableProvider(ctx, request.params.providerId)
+      const provider = await findIdentityProvider(ctx.db, request.params.providerId)
+      if (!provider) throw identityProviderNotFound()
       const urls = serviceProviderUrls(ctx.config, provider.id)
       return reply.type('application/samlmetadata+xml').send(spMetadataXml(urls))
     },

@@ -1,23 +1,15 @@
-import type { Configuration } from 'openid-client'
 import type { Actor } from '../../access/actor.js'
-import { TtlCache } from '../../access/cache.js'
 import type { ServiceContext } from '../../context.js'
 import type { IdentityProviderRow } from '../../db/schema.js'
 import { AppError, invalidField } from '../../errors.js'
-import { createOutboundFetch, outboundPolicy } from '../../http/outbound.js'
 import { recordAudit } from '../audit/audit.repository.js'
 import { findIdentityProvider } from './identity-providers.repository.js'
-import { identityProviderNotFound, openClientSecret } from './identity-providers.service.js'
-import { discoverOidc, oidcAuthorizationUrl, oidcFinish } from './oidc-client.js'
+import { identityProviderNotFound } from './identity-providers.service.js'
+import { oidcAuthorizationUrl, oidcFinish } from './oidc-client.js'
 import { parseIdpMetadata } from './saml-metadata.js'
-import { type CacheProvider, SAML_REQUEST_TTL_MS, serviceProvider, verifiedAssertion } from './saml-sp.js'
-import {
-  findSignInMember,
-  findSsoRequest,
-  insertSsoRequest,
-  rememberAssertion,
-  takeSsoRequest,
-} from './sso.repository.js'
+import { SAML_REQUEST_TTL_MS, serviceProvider, verifiedAssertion } from './saml-sp.js'
+import { findSignInMember, insertSsoRequest, rememberAssertion, takeSsoRequest } from './sso.repository.js'
+import { oidcConfig, samlRequests } from './sso-requests.js'
 import { serviceProviderUrls } from './sso-urls.js'
 
 /**
@@ -66,72 +58,23 @@ export function checkReturnTo(ctx: ServiceContext, returnTo: string | undefined)
   return url.href
 }
 
-const oidcConfigs = new TtlCache<string, Configuration>(5 * 60_000, 1_000)
-
-async function oidcConfig(ctx: ServiceContext, provider: IdentityProviderRow): Promise<Configuration> {
-  const key = `${provider.id}:${provider.updated.getTime()}`
-  const policy = outboundPolicy(ctx.config)
-  return oidcConfigs.getOrLoad(key, async () => {
-    try {
-      return await discoverOidc(
-        {
-          issuer: provider.issuer ?? '',
-          clientId: provider.client_id ?? '',
-          clientSecret: openClientSecret(ctx, provider),
-        },
-        createOutboundFetch(policy),
-        policy,
-      )
-    } catch (error) {
-      ctx.logger.warn({ err: error, providerId: provider.id }, 'OIDC discovery failed')
-      throw new AppError('service_unavailable', 'The identity provider cannot be reached')
-    }
-  })
-}
-
-/** A database-backed InResponseTo cache for one validation: node-saml asks it for the ids we issued. */
-function samlRequests(ctx: ServiceContext, providerId: string, returnTo: string | null) {
-  const state = { returnTo: null as string | null }
-  const cache: CacheProvider = {
-    async saveAsync(key, value) {
-      const now = ctx.clock.now()
-      await insertSsoRequest(ctx.db, {
-        id: key,
-        providerId,
-        kind: 'saml',
-        returnTo,
-        created: now,
-        expires: new Date(now.getTime() + SAML_REQUEST_TTL_MS),
-      })
-      return { value, createdAt: now.getTime() }
-    },
-    async getAsync(key) {
-      const row = await findSsoRequest(ctx.db, providerId, key, ctx.clock.now())
-      return row && row.kind === 'saml' ? row.created.toISOString() : null
-    },
-    async removeAsync(key) {
-      if (key === null) return null
-      const row = await takeSsoRequest(ctx.db, providerId, key, ctx.clock.now())
-      if (!row) return null
-      state.returnTo = row.return_to
-      return key
-    },
-  }
-  return { cache, state }
-}
-
-/** Where the browser goes to sign in: the IdP, with a request this service will recognise once. */
+/**
+ * Where the browser goes to sign in: the IdP, with a request this service will recognise once. A test
+ * sign-in (`test`: its provider, active or not, and the test's id) marks the request as the test's.
+ */
 export async function startSignIn(
   ctx: ServiceContext,
   providerId: string,
   returnTo?: string,
+  test?: { provider: IdentityProviderRow; testId: string },
 ): Promise<string> {
-  const provider = await usableProvider(ctx, providerId)
-  const target = checkReturnTo(ctx, returnTo)
+  const provider = test?.provider ?? (await usableProvider(ctx, providerId))
+  const testId = test?.testId
+  const target = test ? null : checkReturnTo(ctx, returnTo)
   const urls = serviceProviderUrls(ctx.config, provider.id)
   if (provider.protocol === 'saml') {
     const idp = await parseIdpMetadata(provider.metadata_xml ?? '')
-    const { cache } = samlRequests(ctx, provider.id, target)
+    const { cache } = samlRequests(ctx, provider.id, target, testId)
     return serviceProvider(urls, idp, cache).getAuthorizeUrlAsync('', undefined, {})
   }
   const config = await oidcConfig(ctx, provider)
@@ -146,12 +89,17 @@ export async function startSignIn(
     returnTo: target,
     created: now,
     expires: new Date(now.getTime() + SAML_REQUEST_TTL_MS),
+    ...(testId ? { testId } : {}),
   })
   return start.url.href
 }
 
 /** The e-mail the IdP asserted, under the provider's mapping. */
-function assertedEmail(mapping: string, values: Record<string, unknown>, nameId?: string | null): string {
+export function assertedEmail(
+  mapping: string,
+  values: Record<string, unknown>,
+  nameId?: string | null,
+): string {
   const raw = mapping === 'NameID' ? nameId : values[mapping]
   const value = Array.isArray(raw) ? raw[0] : raw
   if (typeof value !== 'string' || !value.includes('@'))
@@ -159,14 +107,23 @@ function assertedEmail(mapping: string, values: Record<string, unknown>, nameId?
   return value.trim().toLowerCase()
 }
 
-/** A SAML Response posted to the ACS: node-saml checks it; the assertion id is used once. */
-export async function finishSaml(
+/** What a checked SAML answer holds; `testId` when it answers a test sign-in's request. */
+export interface VerifiedSaml {
+  profile: Record<string, unknown> & { nameID?: string | null }
+  assertionId: string
+  returnTo: string | null
+  testId: string | null
+}
+
+/**
+ * A SAML Response checked by node-saml against the provider's metadata: signature, audience, recipient,
+ * validity and an InResponseTo this service issued (used up here). Refused with the reason in words.
+ */
+export async function verifySamlResponse(
   ctx: ServiceContext,
-  providerId: string,
+  provider: IdentityProviderRow,
   samlResponse: string,
-): Promise<SsoSignIn> {
-  const provider = await usableProvider(ctx, providerId)
-  if (provider.protocol !== 'saml') throw identityProviderNotFound()
+): Promise<VerifiedSaml> {
   const idp = await parseIdpMetadata(provider.metadata_xml ?? '')
   const { cache, state } = samlRequests(ctx, provider.id, null)
   const saml = serviceProvider(serviceProviderUrls(ctx.config, provider.id), idp, cache)
@@ -183,11 +140,54 @@ export async function finishSaml(
   const acsUrl = serviceProviderUrls(ctx.config, provider.id).acsUrl
   if (assertion.recipients.length === 0 || assertion.recipients.some((r) => r !== acsUrl))
     throw refused('the assertion is addressed to another recipient')
-  const email = assertedEmail(provider.email_mapping, profile as Record<string, unknown>, profile.nameID)
-  return signIn(ctx, provider, email, state.returnTo ?? ctx.config.ssoReturnUrl, assertionId)
+  return { profile: profile as VerifiedSaml['profile'], assertionId, ...state }
 }
 
-/** The OIDC redirect back: state must be one this service issued to this browser; openid-client checks the rest. */
+/** A SAML Response posted to the ACS: node-saml checks it; the assertion id is used once. */
+export async function finishSaml(
+  ctx: ServiceContext,
+  providerId: string,
+  samlResponse: string,
+): Promise<SsoSignIn> {
+  const provider = await usableProvider(ctx, providerId)
+  if (provider.protocol !== 'saml') throw identityProviderNotFound()
+  const answer = await verifySamlResponse(ctx, provider, samlResponse)
+  // A test sign-in's answer signs nobody in, whichever route it reaches.
+  if (answer.testId) throw refused('this answers a test sign-in')
+  const { profile } = answer
+  const email = assertedEmail(provider.email_mapping, profile, profile.nameID)
+  return signIn(ctx, provider, email, answer.returnTo ?? ctx.config.ssoReturnUrl, answer.assertionId)
+}
+
+/**
+ * The OIDC redirect back, checked: the state must be one this service issued to this browser (and is
+ * used up); openid-client checks the code exchange and the ID token. The claims, and the started request.
+ */
+export async function verifyOidcAnswer(
+  ctx: ServiceContext,
+  provider: IdentityProviderRow,
+  query: Record<string, string>,
+  browserState: string | undefined,
+) {
+  if (query.error) throw refused(`the provider answered ${query.error}`)
+  const state = query.state ?? ''
+  if (!state || state !== browserState) throw refused('the state does not belong to this browser')
+  const request = await takeSsoRequest(ctx.db, provider.id, state, ctx.clock.now())
+  if (request?.kind !== 'oidc' || !request.code_verifier || !request.nonce)
+    throw refused('no sign-in was started with this state, or it was used or expired')
+  const current = new URL(serviceProviderUrls(ctx.config, provider.id).redirectUri)
+  for (const [key, value] of Object.entries(query)) current.searchParams.set(key, value)
+  try {
+    const expected = { state: request.id, nonce: request.nonce, codeVerifier: request.code_verifier }
+    const config = await oidcConfig(ctx, provider)
+    return { request, claims: await oidcFinish(config, current, expected, provider.email_mapping) }
+  } catch (error) {
+    if (error instanceof AppError) throw error
+    throw refused((error as Error).message)
+  }
+}
+
+/** The OIDC redirect back: verifyOidcAnswer, then the sign-in. */
 export async function finishOidc(
   ctx: ServiceContext,
   providerId: string,
@@ -196,31 +196,9 @@ export async function finishOidc(
 ): Promise<SsoSignIn> {
   const provider = await usableProvider(ctx, providerId)
   if (provider.protocol !== 'oidc') throw identityProviderNotFound()
-  if (query.error) throw refused(`the provider answered ${query.error}`)
-  const state = query.state ?? ''
-  if (!state || state !== browserState) throw refused('the state does not belong to this browser')
-  const request = await takeSsoRequest(ctx.db, provider.id, state, ctx.clock.now())
-  if (request?.kind !== 'oidc' || !request.code_verifier || !request.nonce)
-    throw refused('no sign-in was started with this state, or it was used or expired')
-  const urls = serviceProviderUrls(ctx.config, provider.id)
-  const current = new URL(urls.redirectUri)
-  for (const [key, value] of Object.entries(query)) current.searchParams.set(key, value)
-  let claims: Record<string, unknown>
-  try {
-    claims = await oidcFinish(
-      await oidcConfig(ctx, provider),
-      current,
-      {
-        state: request.id,
-        nonce: request.nonce,
-        codeVerifier: request.code_verifier,
-      },
-      provider.email_mapping,
-    )
-  } catch (error) {
-    if (error instanceof AppError) throw error
-    throw refused((error as Error).message)
-  }
+  const { request, claims } = await verifyOidcAnswer(ctx, provider, query, browserState)
+  // A test sign-in's answer signs nobody in, whichever route it reaches.
+  if (request.test_id) throw refused('this answers a test sign-in')
   if (claims.email_verified === false) throw refused('the provider has not verified this e-mail')
   return signIn(
     ctx,
