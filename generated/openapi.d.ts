@@ -662,6 +662,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tenants/{tenantId}/webhooks/{webhookId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event to the endpoint now; answers the attempt
+         * @description Needs MANAGE_WEBHOOKS effective in the tenant. A "webhook.test" event, signed like any delivery, sent at once (a disabled endpoint too), recorded in the delivery log; one attempt, no retry. The answer is that attempt: outcome, responseStatus, error.
+         */
+        post: operations["sendWebhookTestEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenants/{tenantId}/webhooks/{webhookId}/deliveries/{deliveryId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Redeliver the message of a delivery attempt now, with the same webhook-id
+         * @description Needs MANAGE_WEBHOOKS effective in the tenant. The event as it reads now, under the same webhook-id (receivers de-duplicate on it), recorded as the message's next attempt; not retried. A disabled endpoint: 409 (re-enable it first).
+         */
+        post: operations["redeliverWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenants/{tenantId}/webhooks/{webhookId}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the signing secret; the new one is shown once, the old one keeps verifying for 24 h
+         * @description Needs MANAGE_WEBHOOKS effective in the tenant. For 24 h every delivery carries two signatures in webhook-signature ("v1,<new> v1,<old>"), so a receiver holding either secret verifies it; then only the new one. previousSecretExpires says until when.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tenants/{tenantId}/audit-events": {
         parameters: {
             query?: never;
@@ -671,7 +731,7 @@ export interface paths {
         };
         /**
          * List the audit events of a tenant and its sub-tenants
-         * @description Needs VIEW_AUDIT_LOG effective in the tenant. Newest first. Filters: action (exact, or a family such as "membership.*"), actorId, targetId, since (inclusive), until (exclusive). Keyset pagination: limit (default 100) and the nextCursor of the page before.
+         * @description Needs VIEW_AUDIT_LOG effective in the tenant. Newest first. Filters: action (exact, or a family such as "membership.*"), actorId, targetId, since (inclusive), until (exclusive). Keyset pagination: limit (default 100) and the nextCursor of the page before. `format=csv` (or `Accept: text/csv`): the same filtered events — all of them, streamed — as text/csv, one row per event (id, occurred, actorType, actorId, action, tenantId, targetType, targetId, changes as JSON, requestId, ip).
          */
         get: operations["listTenantAuditEvents"];
         put?: never;
@@ -691,7 +751,7 @@ export interface paths {
         };
         /**
          * List every audit event of the platform
-         * @description Needs VIEW_AUDIT_LOG in the caller’s platform role. Newest first. Filters: action (exact, or a family such as "membership.*"), actorId, targetId, since (inclusive), until (exclusive). Keyset pagination: limit (default 100) and the nextCursor of the page before.
+         * @description Needs VIEW_AUDIT_LOG in the caller’s platform role. Newest first. Filters: action (exact, or a family such as "membership.*"), actorId, targetId, since (inclusive), until (exclusive). Keyset pagination: limit (default 100) and the nextCursor of the page before. `format=csv` (or `Accept: text/csv`): the same filtered events — all of them, streamed — as text/csv, one row per event (id, occurred, actorType, actorId, action, tenantId, targetType, targetId, changes as JSON, requestId, ip).
          */
         get: operations["listAuditEvents"];
         put?: never;
@@ -750,6 +810,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tenants/{tenantId}/identity-providers/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a test sign-in: its result is reported, nobody is signed in
+         * @description Needs IDENTITY_PROVIDERS_UPDATE in the tenant. Works while the provider is inactive. Open `url` in a browser (once, within 10 minutes): after the provider, the browser lands on a page reporting what it asserted — e-mail, attributes or claims, or why the answer was refused — and the same report is GET …/test/{testId} for 24 h. No token is issued and no account or membership is created.
+         */
+        post: operations["startIdentityProviderTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenants/{tenantId}/identity-providers/{id}/test/{testId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a test sign-in reported
+         * @description Needs IDENTITY_PROVIDERS_UPDATE in the tenant. Kept 24 h.
+         */
+        get: operations["getIdentityProviderTest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenants/{tenantId}/password-policy-impact": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How many members would lose (or gain) password sign-in under another password policy
+         * @description Needs MANAGE_TENANT in the tenant. Read only: nothing changes. `cxengageIdentityProvider` is the policy being considered (PUT /v1/tenants/{id} sets it); the counts are of the tenant’s accepted members, under the rule of API.md §12 (denied → never; a membership’s noPassword; else the policy).
+         */
+        get: operations["getPasswordPolicyImpact"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/me": {
         parameters: {
             query?: never;
@@ -799,7 +919,7 @@ export interface paths {
         };
         /**
          * Start signing in: a redirect to the identity provider
-         * @description No credentials. SAML: an AuthnRequest (HTTP-Redirect). OIDC: authorization code with PKCE, state and nonce. `returnTo` must be on the origin of TENANTRY_SSO_RETURN_URL.
+         * @description No credentials. SAML: an AuthnRequest (HTTP-Redirect). OIDC: authorization code with PKCE, state and nonce. `returnTo` must be on the origin of TENANTRY_SSO_RETURN_URL. `test`: the test sign-in to start (POST …/identity-providers/{id}/test answers this URL; once, within 10 minutes).
          */
         get: operations["startSsoLogin"];
         put?: never;
@@ -859,7 +979,7 @@ export interface paths {
         };
         /**
          * This service's SAML service-provider metadata for one identity provider
-         * @description No credentials. Give it (or its URL) to the IdP.
+         * @description No credentials. Give it (or its URL) to the IdP. Served for an inactive provider too: the IdP is set up, and tested, before the provider is turned on.
          */
         get: operations["getSamlServiceProviderMetadata"];
         put?: never;
@@ -959,7 +1079,7 @@ export interface components {
                  * @description Stable identifier of the failure; the closed list of reasons.
                  * @enum {string}
                  */
-                reason: "validation_failed" | "invalid_json" | "unauthorized" | "reset_token_expired" | "permission_denied" | "role_exceeds_caller" | "sso_required" | "not_found" | "tenant_not_found" | "user_not_found" | "role_not_found" | "region_not_found" | "integration_not_found" | "api_key_not_found" | "invitation_not_found" | "identity_provider_not_found" | "webhook_not_found" | "method_not_allowed" | "request_timeout" | "tenant_name_taken" | "email_taken" | "already_member" | "integration_exists" | "integration_name_taken" | "role_name_taken" | "role_read_only" | "idempotency_key_reused" | "invalid_state_transition" | "self_lockout" | "last_platform_administrator" | "scim_key_limit" | "invitation_expired" | "precondition_failed" | "payload_too_large" | "too_many_items" | "unsupported_media_type" | "rate_limited" | "headers_too_large" | "internal" | "service_unavailable" | "database_unavailable";
+                reason: "validation_failed" | "invalid_json" | "unauthorized" | "reset_token_expired" | "permission_denied" | "role_exceeds_caller" | "sso_required" | "not_found" | "tenant_not_found" | "user_not_found" | "role_not_found" | "region_not_found" | "integration_not_found" | "api_key_not_found" | "invitation_not_found" | "identity_provider_not_found" | "webhook_not_found" | "webhook_delivery_not_found" | "sso_test_not_found" | "method_not_allowed" | "request_timeout" | "tenant_name_taken" | "email_taken" | "already_member" | "integration_exists" | "integration_name_taken" | "role_name_taken" | "role_read_only" | "idempotency_key_reused" | "invalid_state_transition" | "self_lockout" | "last_platform_administrator" | "scim_key_limit" | "invitation_expired" | "precondition_failed" | "payload_too_large" | "too_many_items" | "unsupported_media_type" | "rate_limited" | "headers_too_large" | "internal" | "service_unavailable" | "database_unavailable";
                 message: string;
                 attribute?: {
                     [key: string]: string;
@@ -7298,7 +7418,7 @@ export interface operations {
                                  * @description Stable identifier of the failure; the closed list of reasons.
                                  * @enum {string}
                                  */
-                                reason: "validation_failed" | "invalid_json" | "unauthorized" | "reset_token_expired" | "permission_denied" | "role_exceeds_caller" | "sso_required" | "not_found" | "tenant_not_found" | "user_not_found" | "role_not_found" | "region_not_found" | "integration_not_found" | "api_key_not_found" | "invitation_not_found" | "identity_provider_not_found" | "webhook_not_found" | "method_not_allowed" | "request_timeout" | "tenant_name_taken" | "email_taken" | "already_member" | "integration_exists" | "integration_name_taken" | "role_name_taken" | "role_read_only" | "idempotency_key_reused" | "invalid_state_transition" | "self_lockout" | "last_platform_administrator" | "scim_key_limit" | "invitation_expired" | "precondition_failed" | "payload_too_large" | "too_many_items" | "unsupported_media_type" | "rate_limited" | "headers_too_large" | "internal" | "service_unavailable" | "database_unavailable";
+                                reason: "validation_failed" | "invalid_json" | "unauthorized" | "reset_token_expired" | "permission_denied" | "role_exceeds_caller" | "sso_required" | "not_found" | "tenant_not_found" | "user_not_found" | "role_not_found" | "region_not_found" | "integration_not_found" | "api_key_not_found" | "invitation_not_found" | "identity_provider_not_found" | "webhook_not_found" | "webhook_delivery_not_found" | "sso_test_not_found" | "method_not_allowed" | "request_timeout" | "tenant_name_taken" | "email_taken" | "already_member" | "integration_exists" | "integration_name_taken" | "role_name_taken" | "role_read_only" | "idempotency_key_reused" | "invalid_state_transition" | "self_lockout" | "last_platform_administrator" | "scim_key_limit" | "invitation_expired" | "precondition_failed" | "payload_too_large" | "too_many_items" | "unsupported_media_type" | "rate_limited" | "headers_too_large" | "internal" | "service_unavailable" | "database_unavailable";
                                 message: string;
                                 attribute?: {
                                     [key: string]: string;
@@ -7364,7 +7484,7 @@ export interface operations {
                              * @description Stable identifier of the failure; the closed list of reasons.
                              * @enum {string}
                              */
-                            reason: "validation_failed" | "invalid_json" | "unauthorized" | "reset_token_expired" | "permission_denied" | "role_exceeds_caller" | "sso_required" | "not_found" | "tenant_not_found" | "user_not_found" | "role_not_found" | "region_not_found" | "integration_not_found" | "api_key_not_found" | "invitation_not_found" | "identity_provider_not_found" | "webhook_not_found" | "method_not_allowed" | "request_timeout" | "tenant_name_taken" | "email_taken" | "already_member" | "integration_exists" | "integration_name_taken" | "role_name_taken" | "role_read_only" | "idempotency_key_reused" | "invalid_state_transition" | "self_lockout" | "last_platform_administrator" | "scim_key_limit" | "invitation_expired" | "precondition_failed" | "payload_too_large" | "too_many_items" | "unsupported_media_type" | "rate_limited" | "headers_too_large" | "internal" | "service_unavailable" | "database_unavailable";
+                            reason: "validation_failed" | "invalid_json" | "unauthorized" | "reset_token_expired" | "permission_denied" | "role_exceeds_caller" | "sso_required" | "not_found" | "tenant_not_found" | "user_not_found" | "role_not_found" | "region_not_found" | "integration_not_found" | "api_key_not_found" | "invitation_not_found" | "identity_provider_not_found" | "webhook_not_found" | "webhook_delivery_not_found" | "sso_test_not_found" | "method_not_allowed" | "request_timeout" | "tenant_name_taken" | "email_taken" | "already_member" | "integration_exists" | "integration_name_taken" | "role_name_taken" | "role_read_only" | "idempotency_key_reused" | "invalid_state_transition" | "self_lockout" | "last_platform_administrator" | "scim_key_limit" | "invitation_expired" | "precondition_failed" | "payload_too_large" | "too_many_items" | "unsupported_media_type" | "rate_limited" | "headers_too_large" | "internal" | "service_unavailable" | "database_unavailable";
                             message: string;
                             attribute?: {
                                 [key: string]: string;
@@ -7385,7 +7505,7 @@ export interface operations {
                              * @description Stable identifier of the failure; the closed list of reasons.
                              * @enum {string}
                              */
-                            reason: "validation_failed" | "invalid_json" | "unauthorized" | "reset_token_expired" | "permission_denied" | "role_exceeds_caller" | "sso_required" | "not_found" | "tenant_not_found" | "user_not_found" | "role_not_found" | "region_not_found" | "integration_not_found" | "api_key_not_found" | "invitation_not_found" | "identity_provider_not_found" | "webhook_not_found" | "method_not_allowed" | "request_timeout" | "tenant_name_taken" | "email_taken" | "already_member" | "integration_exists" | "integration_name_taken" | "role_name_taken" | "role_read_only" | "idempotency_key_reused" | "invalid_state_transition" | "self_lockout" | "last_platform_administrator" | "scim_key_limit" | "invitation_expired" | "precondition_failed" | "payload_too_large" | "too_many_items" | "unsupported_media_type" | "rate_limited" | "headers_too_large" | "internal" | "service_unavailable" | "database_unavailable";
+                            reason: "validation_failed" | "invalid_json" | "unauthorized" | "reset_token_expired" | "permission_denied" | "role_exceeds_caller" | "sso_required" | "not_found" | "tenant_not_found" | "user_not_found" | "role_not_found" | "region_not_found" | "integration_not_found" | "api_key_not_found" | "invitation_not_found" | "identity_provider_not_found" | "webhook_not_found" | "webhook_delivery_not_found" | "sso_test_not_found" | "method_not_allowed" | "request_timeout" | "tenant_name_taken" | "email_taken" | "already_member" | "integration_exists" | "integration_name_taken" | "role_name_taken" | "role_read_only" | "idempotency_key_reused" | "invalid_state_transition" | "self_lockout" | "last_platform_administrator" | "scim_key_limit" | "invitation_expired" | "precondition_failed" | "payload_too_large" | "too_many_items" | "unsupported_media_type" | "rate_limited" | "headers_too_large" | "internal" | "service_unavailable" | "database_unavailable";
                             message: string;
                             requestId?: string;
                         };
@@ -17138,6 +17258,7 @@ export interface operations {
                             /** @description Also the events of every sub-tenant */
                             includeSubTenants: boolean;
                             failingSince: string | null;
+                            previousSecretExpires: string | null;
                             disabledReason: string | null;
                             /**
                              * Format: date-time
@@ -17497,6 +17618,7 @@ export interface operations {
                             /** @description Also the events of every sub-tenant */
                             includeSubTenants: boolean;
                             failingSince: string | null;
+                            previousSecretExpires: string | null;
                             disabledReason: string | null;
                             /**
                              * Format: date-time
@@ -17512,7 +17634,7 @@ export interface operations {
                             updated: string;
                             /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
                             updatedBy: string;
-                            /** @description whsec_…: the Standard Webhooks signing secret, shown once */
+                            /** @description whsec_…: the Standard Webhooks signing secret, shown once (on create and on rotation) */
                             secret: string;
                         };
                     };
@@ -17954,6 +18076,7 @@ export interface operations {
                             /** @description Also the events of every sub-tenant */
                             includeSubTenants: boolean;
                             failingSince: string | null;
+                            previousSecretExpires: string | null;
                             disabledReason: string | null;
                             /**
                              * Format: date-time
@@ -18311,6 +18434,7 @@ export interface operations {
                             /** @description Also the events of every sub-tenant */
                             includeSubTenants: boolean;
                             failingSince: string | null;
+                            previousSecretExpires: string | null;
                             disabledReason: string | null;
                             /**
                              * Format: date-time
@@ -19081,6 +19205,1136 @@ export interface operations {
             };
         };
     };
+    sendWebhookTestEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                tenantId: string;
+                /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                            id: string;
+                            /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                            webhookId: string;
+                            /**
+                             * @description The webhook-id header; the same on every retry of one event
+                             * @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f
+                             */
+                            messageId: string;
+                            eventId: string | null;
+                            action: string;
+                            attempt: number;
+                            /** @description succeeded | failed */
+                            outcome: string;
+                            responseStatus: number | null;
+                            error: string | null;
+                            durationMs: number;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-22T10:15:00Z
+                             */
+                            attemptedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Bad request: `validation_failed` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 400,
+                     *         "reason": "validation_failed",
+                     *         "message": "Invalid name (is required)",
+                     *         "attribute": {
+                     *           "name": "is required"
+                     *         },
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 400
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "validation_failed";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No or invalid credentials: `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 401,
+                     *         "reason": "unauthorized",
+                     *         "message": "Credentials are required",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 401
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "unauthorized";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: `permission_denied`, `sso_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 403,
+                     *         "reason": "permission_denied",
+                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 403
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "permission_denied" | "sso_required";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: `tenant_not_found`, `webhook_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 404,
+                     *         "reason": "tenant_not_found",
+                     *         "message": "Tenant not found",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 404
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "tenant_not_found" | "webhook_not_found";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Conflict: `idempotency_key_reused` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 409,
+                     *         "reason": "idempotency_key_reused",
+                     *         "message": "Idempotency key reused",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 409
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "idempotency_key_reused";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests (see Retry-After): `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 429,
+                     *         "reason": "rate_limited",
+                     *         "message": "Too many failed attempts; try again later",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 429
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "rate_limited";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Internal error (the log has the cause, under the request id): `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 500,
+                     *         "reason": "internal",
+                     *         "message": "An internal error occurred; quote the request id when reporting it",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 500
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "internal";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Unavailable: `database_unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 503,
+                     *         "reason": "database_unavailable",
+                     *         "message": "Database unavailable",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 503
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "database_unavailable";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure, in the same envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    redeliverWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                tenantId: string;
+                /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                webhookId: string;
+                /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                            id: string;
+                            /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                            webhookId: string;
+                            /**
+                             * @description The webhook-id header; the same on every retry of one event
+                             * @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f
+                             */
+                            messageId: string;
+                            eventId: string | null;
+                            action: string;
+                            attempt: number;
+                            /** @description succeeded | failed */
+                            outcome: string;
+                            responseStatus: number | null;
+                            error: string | null;
+                            durationMs: number;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-22T10:15:00Z
+                             */
+                            attemptedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Bad request: `validation_failed` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 400,
+                     *         "reason": "validation_failed",
+                     *         "message": "Invalid name (is required)",
+                     *         "attribute": {
+                     *           "name": "is required"
+                     *         },
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 400
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "validation_failed";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No or invalid credentials: `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 401,
+                     *         "reason": "unauthorized",
+                     *         "message": "Credentials are required",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 401
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "unauthorized";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: `permission_denied`, `sso_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 403,
+                     *         "reason": "permission_denied",
+                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 403
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "permission_denied" | "sso_required";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: `tenant_not_found`, `webhook_not_found`, `webhook_delivery_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 404,
+                     *         "reason": "tenant_not_found",
+                     *         "message": "Tenant not found",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 404
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "tenant_not_found" | "webhook_not_found" | "webhook_delivery_not_found";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Conflict: `idempotency_key_reused`, `invalid_state_transition` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 409,
+                     *         "reason": "idempotency_key_reused",
+                     *         "message": "Idempotency key reused",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 409
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "idempotency_key_reused" | "invalid_state_transition";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests (see Retry-After): `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 429,
+                     *         "reason": "rate_limited",
+                     *         "message": "Too many failed attempts; try again later",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 429
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "rate_limited";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Internal error (the log has the cause, under the request id): `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 500,
+                     *         "reason": "internal",
+                     *         "message": "An internal error occurred; quote the request id when reporting it",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 500
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "internal";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Unavailable: `database_unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 503,
+                     *         "reason": "database_unavailable",
+                     *         "message": "Database unavailable",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 503
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "database_unavailable";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure, in the same envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                tenantId: string;
+                /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                            id: string;
+                            /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                            tenantId: string;
+                            url: string;
+                            events: string[];
+                            active: boolean;
+                            /** @description Also the events of every sub-tenant */
+                            includeSubTenants: boolean;
+                            failingSince: string | null;
+                            previousSecretExpires: string | null;
+                            disabledReason: string | null;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-22T10:15:00Z
+                             */
+                            created: string;
+                            /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                            createdBy: string;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-22T10:15:00Z
+                             */
+                            updated: string;
+                            /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                            updatedBy: string;
+                            /** @description whsec_…: the Standard Webhooks signing secret, shown once (on create and on rotation) */
+                            secret: string;
+                        };
+                    };
+                };
+            };
+            /** @description Bad request: `validation_failed` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 400,
+                     *         "reason": "validation_failed",
+                     *         "message": "Invalid name (is required)",
+                     *         "attribute": {
+                     *           "name": "is required"
+                     *         },
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 400
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "validation_failed";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No or invalid credentials: `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 401,
+                     *         "reason": "unauthorized",
+                     *         "message": "Credentials are required",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 401
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "unauthorized";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: `permission_denied`, `sso_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 403,
+                     *         "reason": "permission_denied",
+                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 403
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "permission_denied" | "sso_required";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: `tenant_not_found`, `webhook_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 404,
+                     *         "reason": "tenant_not_found",
+                     *         "message": "Tenant not found",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 404
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "tenant_not_found" | "webhook_not_found";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Conflict: `idempotency_key_reused` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 409,
+                     *         "reason": "idempotency_key_reused",
+                     *         "message": "Idempotency key reused",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 409
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "idempotency_key_reused";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests (see Retry-After): `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 429,
+                     *         "reason": "rate_limited",
+                     *         "message": "Too many failed attempts; try again later",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 429
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "rate_limited";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Internal error (the log has the cause, under the request id): `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 500,
+                     *         "reason": "internal",
+                     *         "message": "An internal error occurred; quote the request id when reporting it",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 500
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "internal";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Unavailable: `database_unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 503,
+                     *         "reason": "database_unavailable",
+                     *         "message": "Database unavailable",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 503
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "database_unavailable";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure, in the same envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     listTenantAuditEvents: {
         parameters: {
             query?: {
@@ -19101,6 +20355,8 @@ export interface operations {
                 until?: string;
                 limit?: number;
                 cursor?: string;
+                /** @description csv: every event the filters select (limit ignored; cursor continues after an event), streamed as text/csv */
+                format?: "json" | "csv";
             };
             header?: never;
             path: {
@@ -19456,6 +20712,8 @@ export interface operations {
                 until?: string;
                 limit?: number;
                 cursor?: string;
+                /** @description csv: every event the filters select (limit ignored; cursor continues after an event), streamed as text/csv */
+                format?: "json" | "csv";
             };
             header?: never;
             path?: never;
@@ -21450,6 +22708,1070 @@ export interface operations {
             };
         };
     };
+    startIdentityProviderTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                tenantId: string;
+                /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                            id: string;
+                            /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                            tenantId: string;
+                            /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                            providerId: string;
+                            /**
+                             * @description pending: open `url` in a browser; started: the browser went to the provider; succeeded / failed: its answer was judged
+                             * @enum {string}
+                             */
+                            status: "pending" | "started" | "succeeded" | "failed";
+                            /** @description Open in a browser to sign in at the provider; works once, within 10 minutes */
+                            url: string;
+                            email: string | null;
+                            nameId: string | null;
+                            attributes: {
+                                [key: string]: unknown;
+                            } | null;
+                            error: string | null;
+                            memberFound: boolean | null;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-22T10:15:00Z
+                             */
+                            created: string;
+                            /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                            createdBy: string;
+                            started: string | null;
+                            completed: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When the result is deleted
+                             * @example 2026-11-22T10:15:00Z
+                             */
+                            expires: string;
+                        };
+                    };
+                };
+            };
+            /** @description Bad request: `validation_failed` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 400,
+                     *         "reason": "validation_failed",
+                     *         "message": "Invalid name (is required)",
+                     *         "attribute": {
+                     *           "name": "is required"
+                     *         },
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 400
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "validation_failed";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No or invalid credentials: `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 401,
+                     *         "reason": "unauthorized",
+                     *         "message": "Credentials are required",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 401
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "unauthorized";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: `permission_denied`, `sso_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 403,
+                     *         "reason": "permission_denied",
+                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 403
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "permission_denied" | "sso_required";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: `tenant_not_found`, `identity_provider_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 404,
+                     *         "reason": "tenant_not_found",
+                     *         "message": "Tenant not found",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 404
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "tenant_not_found" | "identity_provider_not_found";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Conflict: `idempotency_key_reused` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 409,
+                     *         "reason": "idempotency_key_reused",
+                     *         "message": "Idempotency key reused",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 409
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "idempotency_key_reused";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests (see Retry-After): `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 429,
+                     *         "reason": "rate_limited",
+                     *         "message": "Too many failed attempts; try again later",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 429
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "rate_limited";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Internal error (the log has the cause, under the request id): `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 500,
+                     *         "reason": "internal",
+                     *         "message": "An internal error occurred; quote the request id when reporting it",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 500
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "internal";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Unavailable: `database_unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 503,
+                     *         "reason": "database_unavailable",
+                     *         "message": "Database unavailable",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 503
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "database_unavailable";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure, in the same envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getIdentityProviderTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                tenantId: string;
+                /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                id: string;
+                /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                testId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                            id: string;
+                            /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                            tenantId: string;
+                            /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                            providerId: string;
+                            /**
+                             * @description pending: open `url` in a browser; started: the browser went to the provider; succeeded / failed: its answer was judged
+                             * @enum {string}
+                             */
+                            status: "pending" | "started" | "succeeded" | "failed";
+                            /** @description Open in a browser to sign in at the provider; works once, within 10 minutes */
+                            url: string;
+                            email: string | null;
+                            nameId: string | null;
+                            attributes: {
+                                [key: string]: unknown;
+                            } | null;
+                            error: string | null;
+                            memberFound: boolean | null;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-22T10:15:00Z
+                             */
+                            created: string;
+                            /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                            createdBy: string;
+                            started: string | null;
+                            completed: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When the result is deleted
+                             * @example 2026-11-22T10:15:00Z
+                             */
+                            expires: string;
+                        };
+                    };
+                };
+            };
+            /** @description Bad request: `validation_failed` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 400,
+                     *         "reason": "validation_failed",
+                     *         "message": "Invalid name (is required)",
+                     *         "attribute": {
+                     *           "name": "is required"
+                     *         },
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 400
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "validation_failed";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No or invalid credentials: `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 401,
+                     *         "reason": "unauthorized",
+                     *         "message": "Credentials are required",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 401
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "unauthorized";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: `permission_denied`, `sso_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 403,
+                     *         "reason": "permission_denied",
+                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 403
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "permission_denied" | "sso_required";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: `tenant_not_found`, `sso_test_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 404,
+                     *         "reason": "tenant_not_found",
+                     *         "message": "Tenant not found",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 404
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "tenant_not_found" | "sso_test_not_found";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests (see Retry-After): `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 429,
+                     *         "reason": "rate_limited",
+                     *         "message": "Too many failed attempts; try again later",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 429
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "rate_limited";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Internal error (the log has the cause, under the request id): `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 500,
+                     *         "reason": "internal",
+                     *         "message": "An internal error occurred; quote the request id when reporting it",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 500
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "internal";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Unavailable: `database_unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 503,
+                     *         "reason": "database_unavailable",
+                     *         "message": "Database unavailable",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 503
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "database_unavailable";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure, in the same envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getPasswordPolicyImpact: {
+        parameters: {
+            query: {
+                cxengageIdentityProvider: "enabled" | "disabled" | "denied";
+            };
+            header?: never;
+            path: {
+                /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                            tenantId: string;
+                            /** @enum {string} */
+                            current: "enabled" | "disabled" | "denied";
+                            /** @enum {string} */
+                            proposed: "enabled" | "disabled" | "denied";
+                            /** @description Accepted memberships of the tenant */
+                            members: number;
+                            /** @description Of them, those who may use their password now */
+                            passwordSignIn: number;
+                            /** @description Those who may now and would not under `proposed` */
+                            losePasswordSignIn: number;
+                            /** @description Those who may not now and would under `proposed` */
+                            gainPasswordSignIn: number;
+                        };
+                    };
+                };
+            };
+            /** @description Bad request: `validation_failed` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 400,
+                     *         "reason": "validation_failed",
+                     *         "message": "Invalid name (is required)",
+                     *         "attribute": {
+                     *           "name": "is required"
+                     *         },
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 400
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "validation_failed";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No or invalid credentials: `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 401,
+                     *         "reason": "unauthorized",
+                     *         "message": "Credentials are required",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 401
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "unauthorized";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: `permission_denied`, `sso_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 403,
+                     *         "reason": "permission_denied",
+                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 403
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "permission_denied" | "sso_required";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: `tenant_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 404,
+                     *         "reason": "tenant_not_found",
+                     *         "message": "Tenant not found",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 404
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "tenant_not_found";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests (see Retry-After): `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 429,
+                     *         "reason": "rate_limited",
+                     *         "message": "Too many failed attempts; try again later",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 429
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "rate_limited";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Internal error (the log has the cause, under the request id): `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 500,
+                     *         "reason": "internal",
+                     *         "message": "An internal error occurred; quote the request id when reporting it",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 500
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "internal";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Unavailable: `database_unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 503,
+                     *         "reason": "database_unavailable",
+                     *         "message": "Database unavailable",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 503
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "database_unavailable";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure, in the same envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     getMe: {
         parameters: {
             query?: never;
@@ -21817,6 +24139,11 @@ export interface operations {
         parameters: {
             query?: {
                 returnTo?: string;
+                /**
+                 * @description A test sign-in’s id: its answer is reported, not used
+                 * @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f
+                 */
+                test?: string;
             };
             header?: never;
             path: {
