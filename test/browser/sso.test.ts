@@ -11,7 +11,7 @@ import { launchBrowser } from '../helpers/browser.js'
 import { createTenantAsAdmin, insertMembership, insertUser } from '../helpers/fixtures.js'
 import { type InteractiveOp, startInteractiveOp } from '../helpers/oidc-op-pages.js'
 import { createTestIdp, type TestIdp } from '../helpers/saml-idp.js'
-import { createTestApp, FollowingClock, type TestApp } from '../helpers/test-app.js'
+import { FollowingClock, useTestApp } from '../helpers/test-app.js'
 
 /**
  * Single sign-on as a person lives it (docs/sso.md): in a real Chromium, GET /v1/sso/{id}/login sends the
@@ -20,8 +20,8 @@ import { createTestApp, FollowingClock, type TestApp } from '../helpers/test-app
  * its default page, /sso/complete, with the token in the URL fragment. That token then works on the API.
  * On failure a screenshot lands in a fresh temp folder, named in the error.
  */
-let t: TestApp
 let baseUrl: string
+let port: number
 let browser: Browser
 
 /** A loopback port nobody holds now: the public URL must name it before the app is built. */
@@ -38,24 +38,25 @@ function closeServer(server: Server): Promise<void> {
   return new Promise<void>((resolve) => server.close(() => resolve()))
 }
 
-beforeAll(async () => {
-  const port = await freePort()
+const t = useTestApp(async () => {
+  port = await freePort()
   baseUrl = `http://127.0.0.1:${port}`
   // The IdPs live on loopback over plain http: the outbound rule is relaxed as in the other SSO tests.
-  t = await createTestApp({
+  return {
     clock: new FollowingClock(),
     env: {
       TENANTRY_PUBLIC_URL: baseUrl,
       TENANTRY_OUTBOUND_ALLOW_HTTP: 'true',
       TENANTRY_OUTBOUND_ALLOW_PRIVATE: 'true',
     },
-  })
+  }
+})
+beforeAll(async () => {
   await t.app.listen({ port, host: '127.0.0.1' })
   browser = await launchBrowser()
 })
 afterAll(async () => {
   await browser?.close()
-  await t?.close()
 })
 
 /** A new tenant with a member whose membership is accepted. */

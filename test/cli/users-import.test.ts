@@ -9,17 +9,16 @@ import { ROLE_IDS } from '../../src/access/permissions.js'
 import { runUsersCommand } from '../../src/cli/users-import.js'
 import { closeAfterBulk } from '../helpers/bulk.js'
 import { insertUser, uniqueEmail } from '../helpers/fixtures.js'
-import { createTestApp, type TestApp } from '../helpers/test-app.js'
+import { useTestApp } from '../helpers/test-app.js'
 import { TEST_ADMIN } from '../helpers/test-env.js'
 
 /** `tenantry users import` against a real listening server, run as the command a person runs. */
 
-let t: TestApp
+const t = useTestApp()
 let url: string
 let dir: string
 
 beforeAll(async () => {
-  t = await createTestApp()
   url = await t.app.listen({ port: 0, host: '127.0.0.1' })
   dir = mkdtempSync(join(tmpdir(), 'tenantry-import-'))
 })

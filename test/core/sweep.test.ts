@@ -1,13 +1,9 @@
 import { randomUUID } from 'node:crypto'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { sweepExpired } from '../../src/background.js'
-import { createTestApp, type TestApp } from '../helpers/test-app.js'
+import { useTestApp } from '../helpers/test-app.js'
 
-let t: TestApp
-beforeAll(async () => {
-  t = await createTestApp()
-})
-afterAll(async () => t.close())
+const t = useTestApp()
 
 describe('the hourly sweep', () => {
   it('drops replay-cache entries and rate-limit windows past their use, and keeps the live ones', async () => {

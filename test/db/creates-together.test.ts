@@ -1,19 +1,19 @@
 import { sql } from 'kysely'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../../src/access/permissions.js'
 import { newId } from '../../src/crypto/uuid7.js'
 import { auditEvent, isReusedInsertShape } from '../../src/modules/audit/audit.repository.js'
 import { insertTenant } from '../../src/modules/tenants/tenants.repository.js'
 import { batchFigures, createsInOneBurst, tableLock, whileLocked } from '../helpers/batching.js'
 import { freshTenant, REGION_ID, uniqueEmail, uniqueName } from '../helpers/fixtures.js'
-import { createTestApp, type TestApp } from '../helpers/test-app.js'
+import { useTestApp } from '../helpers/test-app.js'
 
 /**
  * Creates that arrive together are written together (modules/audit/audited-insert-writes.ts): one
  * statement holds several new rows, each with its own audit event (and webhook deliveries), yet each
  * request is answered with its own record, and a refused one refuses only itself.
  */
-let t: TestApp
+const t = useTestApp()
 let parent: { id: string; name: string }
 /** The parent tenant's own Administrator: creates come from a tenant administrator, as in the bench. */
 let token: string
@@ -21,10 +21,8 @@ let adminId: string
 let platformToken: string
 
 beforeAll(async () => {
-  t = await createTestApp()
   platformToken = await t.adminToken()
 })
-afterAll(() => t.close())
 beforeEach(async () => {
   const fresh = await freshTenant(t)
   parent = fresh.tenant

@@ -1,15 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { ERROR_REASONS } from '../../src/errors.js'
 import { REGION_ID } from '../helpers/fixtures.js'
-import { createTestApp, type TestApp } from '../helpers/test-app.js'
+import { createTestApp, useTestApp } from '../helpers/test-app.js'
 
-let t: TestApp
+const t = useTestApp()
 let token: string
 beforeAll(async () => {
-  t = await createTestApp()
   token = await t.adminToken()
 })
-afterAll(() => t.close())
 
 describe('the error envelope', () => {
   it('answers unknown routes with 404 in the envelope', async () => {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MAX_PATTERNED_LENGTH } from '../../src/http/validation.js'
 import { createTenantAsAdmin } from '../helpers/fixtures.js'
-import { createTestApp, type TestApp } from '../helpers/test-app.js'
+import { useTestApp } from '../helpers/test-app.js'
 
 /**
  * Hostile input against every request body of the OpenAPI document (issue 18): long strings (200 KB, with
@@ -22,13 +22,12 @@ const LONG_STRINGS = {
 }
 const DEEP = 10_000
 
-let t: TestApp
+const t = useTestApp()
 let base: string
 let token: string
 let tenantId: string
 
 beforeAll(async () => {
-  t = await createTestApp()
   token = await t.adminToken()
   tenantId = (await createTenantAsAdmin(t)).id
   base = await t.app.listen({ port: 0, host: '127.0.0.1' })

@@ -1,15 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { sweepIdempotencyKeys } from '../../src/http/idempotency.js'
 import { REGION_ID, uniqueName } from '../helpers/fixtures.js'
-import { createTestApp, type TestApp } from '../helpers/test-app.js'
+import { useTestApp } from '../helpers/test-app.js'
 
-let t: TestApp
+const t = useTestApp()
 let token: string
 beforeAll(async () => {
-  t = await createTestApp()
   token = await t.adminToken()
 })
-afterAll(() => t.close())
 
 async function tenantsNamed(name: string): Promise<number> {
   const rows = await t.database.handle.db

@@ -1,11 +1,11 @@
 import Fastify from 'fastify'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../../src/access/permissions.js'
 import { registerEtags } from '../../src/http/etag.js'
 import { createTenantAsAdmin, uniqueEmail, uniqueName } from '../helpers/fixtures.js'
 import { createRole } from '../helpers/roles.js'
 import { createTestIdp } from '../helpers/saml-idp.js'
-import { createTestApp, type TestApp } from '../helpers/test-app.js'
+import { useTestApp } from '../helpers/test-app.js'
 
 /**
  * If-Match on every PUT of a single resource (API.md §8, docs/api.md): checked in the UPDATE itself, so of
@@ -14,13 +14,11 @@ import { createTestApp, type TestApp } from '../helpers/test-app.js'
  * that is missing from the table fails the first test. The app's clock stands still (ManualClock), so
  * all writes share one clock reading: the version must move on anyway.
  */
-let t: TestApp
+const t = useTestApp()
 let token: string
 beforeAll(async () => {
-  t = await createTestApp()
   token = await t.adminToken()
 })
-afterAll(() => t.close())
 
 /**
  * Resources are made through the API, so their first version is the frozen clock's instant, as every

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto'
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { PERMISSIONS } from '../../src/access/permissions.js'
 import { ERROR_REASONS } from '../../src/errors.js'
-import { createTestApp, type TestApp } from '../helpers/test-app.js'
+import { useTestApp } from '../helpers/test-app.js'
 import { TEST_ADMIN } from '../helpers/test-env.js'
 
 /**
@@ -12,7 +12,7 @@ import { TEST_ADMIN } from '../helpers/test-env.js'
  * new route without it fails here — and that the document tells the truth about credentials and failures,
  * checked by calling every operation.
  */
-let t: TestApp
+const t = useTestApp()
 let doc: any
 let token: string
 
@@ -61,11 +61,9 @@ function documentedReasons(op: any, status: number): string[] {
 }
 
 beforeAll(async () => {
-  t = await createTestApp()
   doc = (await t.request('GET', '/openapi.json')).body
   token = await t.adminToken()
 })
-afterAll(() => t.close())
 
 describe('every operation declares itself', () => {
   it('has a unique camelCase operationId, a summary, a description and tags', () => {

@@ -1,17 +1,15 @@
 import { gunzipSync } from 'node:zlib'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { wantsPrettyLogs } from '../../src/logger.js'
 import { insertUser, REGION_ID } from '../helpers/fixtures.js'
-import { createTestApp, type TestApp } from '../helpers/test-app.js'
+import { createTestApp, useTestApp } from '../helpers/test-app.js'
 
 /** API.md §15 inside one process: /metrics, one log line per request, CORS, compression, the 413. */
-let t: TestApp
+const t = useTestApp({ env: { TENANTRY_CORS_ORIGINS: 'https://console.example.com' } })
 let token: string
 beforeAll(async () => {
-  t = await createTestApp({ env: { TENANTRY_CORS_ORIGINS: 'https://console.example.com' } })
   token = await t.adminToken()
 })
-afterAll(() => t.close())
 
 function metric(text: string, pattern: RegExp): number | undefined {
   const line = text.split('\n').find((l) => pattern.test(l))

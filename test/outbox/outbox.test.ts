@@ -13,7 +13,7 @@ import {
 import { OutboxWorker, type OutboxWorkerOptions } from '../../src/outbox/outbox-worker.js'
 import { createTenantAsAdmin, insertUser, REGION_ID, uniqueName } from '../helpers/fixtures.js'
 import { freePort, invitationLinkIn, startSmtpServer, type TestSmtpServer } from '../helpers/smtp.js'
-import { createTestApp, type TestApp } from '../helpers/test-app.js'
+import { useTestApp } from '../helpers/test-app.js'
 import { onServerDatabase } from '../helpers/test-database.js'
 import { TEST_ADMIN } from '../helpers/test-env.js'
 
@@ -22,14 +22,13 @@ import { TEST_ADMIN } from '../helpers/test-env.js'
  * worker that claims it (FOR UPDATE SKIP LOCKED), sends it over a real SMTP server, retries while the
  * server is down, gives up after its attempts, and writes the mail to the log when there is no SMTP.
  */
-let t: TestApp
+const t = useTestApp({ env: { TENANTRY_MAIL_FROM: 'Tenantry <invitations@tenantry.test>' } })
 let token: string
 let tenant: { id: string; name: string }
 const workers: OutboxWorker[] = []
 const servers: TestSmtpServer[] = []
 
 beforeAll(async () => {
-  t = await createTestApp({ env: { TENANTRY_MAIL_FROM: 'Tenantry <invitations@tenantry.test>' } })
   tenant = await createTenantAsAdmin(t, { name: uniqueName('Café <i>Ops</i>') })
 })
 // A worker a failed test left running would take the next test's mail.
@@ -37,7 +36,6 @@ afterEach(async () => {
   await Promise.all(workers.splice(0).map((w) => w.stop()))
 })
 afterAll(async () => {
-  await t.close()
   await Promise.all(servers.map((s) => s.close()))
 })
 beforeEach(async () => {

@@ -10,7 +10,7 @@ import { start } from '../../src/server.js'
 import { createTenantAsAdmin, insertUser } from '../helpers/fixtures.js'
 import { runTenantry, type ServiceProcess } from '../helpers/process.js'
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp.js'
-import { createTestApp, type TestApp } from '../helpers/test-app.js'
+import { useTestApp } from '../helpers/test-app.js'
 import { onServerDatabase } from '../helpers/test-database.js'
 import { TEST_SECRET_KEY, TEST_TOKEN_SECRET } from '../helpers/test-env.js'
 
@@ -18,19 +18,17 @@ import { TEST_SECRET_KEY, TEST_TOKEN_SECRET } from '../helpers/test-env.js'
  * `tenantry worker` as its own process (API.md §6): beside servers started with TENANTRY_WORKER=off, it
  * delivers what they queue, and stops cleanly on SIGTERM. It needs a PostgreSQL server database.
  */
-let t: TestApp
+// The test app starts no worker (only server.ts does): the process under test is the only one.
+const t = useTestApp()
 let smtp: TestSmtpServer
 const processes: ServiceProcess[] = []
 const folders: string[] = []
 
 beforeAll(async () => {
   smtp = await startSmtpServer()
-  // The test app starts no worker (only server.ts does): the process under test is the only one.
-  t = await createTestApp()
 })
 afterAll(async () => {
   for (const run of processes) if (run.child.exitCode === null) run.child.kill('SIGKILL')
-  await t.close()
   await smtp.close()
   for (const dir of folders) rmSync(dir, { recursive: true, force: true })
 })

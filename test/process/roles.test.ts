@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { createTenantAsAdmin, memberWithToken } from '../helpers/fixtures.js'
 import { runTenantry, type ServiceProcess } from '../helpers/process.js'
 import { apiKeyWithRole, createRole } from '../helpers/roles.js'
-import { createTestApp, FollowingClock, type TestApp } from '../helpers/test-app.js'
+import { FollowingClock, useTestApp } from '../helpers/test-app.js'
 import { onServerDatabase } from '../helpers/test-database.js'
 import { TEST_ADMIN, TEST_SECRET_KEY, TEST_TOKEN_SECRET } from '../helpers/test-env.js'
 
@@ -15,16 +15,12 @@ import { TEST_ADMIN, TEST_SECRET_KEY, TEST_TOKEN_SECRET } from '../helpers/test-
  */
 
 const WINDOW_MS = 5_000
-let t: TestApp
+const t = useTestApp({ clock: new FollowingClock() })
 const processes: ServiceProcess[] = []
 
-beforeAll(async () => {
-  t = await createTestApp({ clock: new FollowingClock() })
-})
 afterAll(async () => {
   for (const run of processes) if (run.child.exitCode === null) run.child.kill('SIGKILL')
   await Promise.all(processes.map((run) => run.exited))
-  await t.close()
 })
 
 async function startServer(): Promise<string> {

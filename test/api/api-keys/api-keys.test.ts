@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../../../src/access/permissions.js'
 import {
   createTenantAsAdmin,
@@ -8,7 +8,7 @@ import {
   uniqueEmail,
   uniqueName,
 } from '../../helpers/fixtures.js'
-import { createTestApp, FollowingClock, type TestApp } from '../../helpers/test-app.js'
+import { FollowingClock, useTestApp } from '../../helpers/test-app.js'
 
 const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/
 const KEY_FIELDS = [
@@ -24,16 +24,14 @@ const KEY_FIELDS = [
   'updatedBy',
 ].sort()
 
-let t: TestApp
+const t = useTestApp({ clock: new FollowingClock() })
 let adminToken: string
 let adminId: string
 
 beforeAll(async () => {
-  t = await createTestApp({ clock: new FollowingClock() })
   adminToken = await t.adminToken()
   adminId = (await t.request('POST', '/v1/login', { token: adminToken })).body.result.userId
 })
-afterAll(() => t.close())
 
 const basic = (user: string, password: string) =>
   `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`

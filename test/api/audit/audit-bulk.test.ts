@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../../../src/access/permissions.js'
 import { closeAfterBulk } from '../../helpers/bulk.js'
 import { createTenantAsAdmin, insertUser, uniqueEmail } from '../../helpers/fixtures.js'
-import { createTestApp, type TestApp } from '../../helpers/test-app.js'
+import { useTestApp } from '../../helpers/test-app.js'
 
 /**
  * The audit trail of bulk loads (API.md §7, §13): every row a bulk load of `POST /v1/users` writes —
@@ -11,14 +11,13 @@ import { createTestApp, type TestApp } from '../../helpers/test-app.js'
  * and an invitation leave (`user.created`, then `membership.created` / `membership.invited`), with the
  * request's id and address and the caller as actor; a rejected row leaves none, and a dry run none.
  */
-let t: TestApp
+const t = useTestApp()
 let admin: string
 let adminId: string
 let url: string
 let tenantId: string
 
 beforeAll(async () => {
-  t = await createTestApp()
   admin = await t.adminToken()
   adminId = (
     await t.ctx.db

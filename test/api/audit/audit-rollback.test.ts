@@ -15,7 +15,7 @@ import {
   uniqueName,
 } from '../../helpers/fixtures.js'
 import { createTestIdp, type TestIdp } from '../../helpers/saml-idp.js'
-import { type ApiResponse, createTestApp, type TestApp } from '../../helpers/test-app.js'
+import { type ApiResponse, type TestApp, useTestApp } from '../../helpers/test-app.js'
 
 /**
  * A change and its audit event commit together or not at all (API.md §13), for every write of the API
@@ -37,12 +37,11 @@ import { type ApiResponse, createTestApp, type TestApp } from '../../helpers/tes
  * login; its counters are not the event's change), and the worker's events (invitation.expired,
  * webhook.disabled, invitation.email_failed), which no request writes.
  */
-let t: TestApp
+const t = useTestApp()
 let admin: string
 let idp: TestIdp
 
 beforeAll(async () => {
-  t = await createTestApp()
   admin = await t.adminToken()
   idp = createTestIdp()
   await sql

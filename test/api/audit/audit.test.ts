@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../../../src/access/permissions.js'
 import {
   createTenantAsAdmin,
@@ -8,19 +8,18 @@ import {
   uniqueEmail,
   uniqueName,
 } from '../../helpers/fixtures.js'
-import { createTestApp, type TestApp } from '../../helpers/test-app.js'
+import { useTestApp } from '../../helpers/test-app.js'
 
 /**
  * The audit trail (API.md §13) and offboarding/erasure (§14): every write path leaves one event in the
  * change's transaction — and a change that fails leaves none —, the read endpoints filter and page, and
  * an erasure leaves the person's e-mail and names in no table at all.
  */
-let t: TestApp
+const t = useTestApp()
 let admin: string
 let adminId: string
 
 beforeAll(async () => {
-  t = await createTestApp()
   admin = await t.adminToken()
   const row = await t.ctx.db
     .selectFrom('users')
@@ -29,7 +28,6 @@ beforeAll(async () => {
     .executeTakeFirstOrThrow()
   adminId = row.id
 })
-afterAll(async () => t.close())
 
 async function events(query: Record<string, string> = {}) {
   const qs = new URLSearchParams(query).toString()

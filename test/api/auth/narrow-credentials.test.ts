@@ -3,7 +3,7 @@ import { ROLE_IDS } from '../../../src/access/permissions.js'
 import { OutboxWorker } from '../../../src/outbox/outbox-worker.js'
 import { createTenantAsAdmin, insertMembership, insertUser, uniqueEmail } from '../../helpers/fixtures.js'
 import { resetTokenIn, startSmtpServer, type TestSmtpServer } from '../../helpers/smtp.js'
-import { createTestApp, type TestApp } from '../../helpers/test-app.js'
+import { useTestApp } from '../../helpers/test-app.js'
 import { TEST_ADMIN } from '../../helpers/test-env.js'
 
 /**
@@ -14,22 +14,22 @@ import { TEST_ADMIN } from '../../helpers/test-env.js'
 const DAY_MS = 86_400_000
 const UI_LINK = 'https://admin.example.test/#/invite-accept?userId={userId}&tenantId={tenantId}&token={token}'
 
-let t: TestApp
 let smtp: TestSmtpServer
+const t = useTestApp(async () => {
+  smtp = await startSmtpServer()
+  return { env: { TENANTRY_SMTP_URL: smtp.url, TENANTRY_INVITATION_URL: UI_LINK } }
+})
 let worker: OutboxWorker
 let admin: string
 let tenant: { id: string; name: string }
 
 beforeAll(async () => {
-  smtp = await startSmtpServer()
-  t = await createTestApp({ env: { TENANTRY_SMTP_URL: smtp.url, TENANTRY_INVITATION_URL: UI_LINK } })
   worker = new OutboxWorker(t.ctx)
   worker.start()
   tenant = await createTenantAsAdmin(t)
 })
 afterAll(async () => {
   await worker.stop()
-  await t.close()
   await smtp.close()
 })
 beforeEach(async () => {

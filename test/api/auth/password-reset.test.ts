@@ -9,7 +9,7 @@ import {
   uniqueEmail,
 } from '../../helpers/fixtures.js'
 import { resetTokenIn, startSmtpServer, type TestSmtpServer } from '../../helpers/smtp.js'
-import { createTestApp, type TestApp } from '../../helpers/test-app.js'
+import { createTestApp, useTestApp } from '../../helpers/test-app.js'
 import { TEST_ADMIN } from '../../helpers/test-env.js'
 
 /**
@@ -19,20 +19,20 @@ import { TEST_ADMIN } from '../../helpers/test-env.js'
  */
 const HOUR_MS = 3_600_000
 
-let t: TestApp
 let smtp: TestSmtpServer
+const t = useTestApp(async () => {
+  smtp = await startSmtpServer()
+  return { env: { TENANTRY_SMTP_URL: smtp.url } }
+})
 let worker: OutboxWorker
 let admin: string
 
 beforeAll(async () => {
-  smtp = await startSmtpServer()
-  t = await createTestApp({ env: { TENANTRY_SMTP_URL: smtp.url } })
   worker = new OutboxWorker(t.ctx)
   worker.start()
 })
 afterAll(async () => {
   await worker.stop()
-  await t.close()
   await smtp.close()
 })
 beforeEach(async () => {

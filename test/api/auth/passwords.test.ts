@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../../../src/access/permissions.js'
 import {
   createTenantAsAdmin,
@@ -7,16 +7,14 @@ import {
   memberWithToken,
   uniqueEmail,
 } from '../../helpers/fixtures.js'
-import { createTestApp, FollowingClock, type TestApp } from '../../helpers/test-app.js'
+import { FollowingClock, useTestApp } from '../../helpers/test-app.js'
 
-let t: TestApp
+const t = useTestApp({ clock: new FollowingClock() })
 let adminToken: string
 
 beforeAll(async () => {
-  t = await createTestApp({ clock: new FollowingClock() })
   adminToken = await t.adminToken()
 })
-afterAll(() => t.close())
 
 const basic = (user: string, password: string) =>
   `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`

@@ -3,15 +3,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../../../src/access/permissions.js'
 import { closeAfterBulk } from '../../helpers/bulk.js'
 import { insertUser, REGION_ID, uniqueEmail, uniqueName } from '../../helpers/fixtures.js'
-import { createTestApp, type TestApp } from '../../helpers/test-app.js'
+import { useTestApp } from '../../helpers/test-app.js'
 
 /** Bulk load of platform users, the NDJSON form (API.md §7). */
 
-let t: TestApp
+const t = useTestApp()
 let adminToken: string
 
 beforeAll(async () => {
-  t = await createTestApp()
   adminToken = await t.adminToken()
 })
 afterAll(() => closeAfterBulk(t))

@@ -4,17 +4,16 @@ import { invitationTokenHash } from '../../../src/modules/memberships/invitation
 import { openInvitationMail } from '../../../src/outbox/mail/invitation-mail.js'
 import { closeAfterBulk } from '../../helpers/bulk.js'
 import { createTenantAsAdmin, insertUser, memberWithToken, uniqueEmail } from '../../helpers/fixtures.js'
-import { createTestApp, type TestApp } from '../../helpers/test-app.js'
+import { useTestApp } from '../../helpers/test-app.js'
 
 /** Bulk load of platform users, the JSON-array form (API.md §7). The NDJSON form: bulk-ndjson.test.ts. */
 
-let t: TestApp
+const t = useTestApp()
 let adminToken: string
 let supervisor: { token: string; id: string }
 let tenantId: string
 
 beforeAll(async () => {
-  t = await createTestApp()
   adminToken = await t.adminToken()
   tenantId = (await createTenantAsAdmin(t)).id
   // A tenant Supervisor holds MANAGE_ALL_USERS in its tenant but no platform permission: it may create

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../../../src/access/permissions.js'
 import { createTenantAsAdmin, memberWithToken } from '../../helpers/fixtures.js'
-import { createTestApp, type TestApp } from '../../helpers/test-app.js'
+import { useTestApp } from '../../helpers/test-app.js'
 
 /**
  * Creating and reading integrations (SPEC §2.4, §4.4; API.md §4.5): the brief's `attributes` body and the
@@ -78,16 +78,14 @@ function samples() {
   } as const
 }
 
-let t: TestApp
+const t = useTestApp()
 let token: string
 let adminId: string
 
 beforeAll(async () => {
-  t = await createTestApp()
   token = await t.adminToken()
   adminId = (await t.request('POST', '/v1/login', { token })).body.result.userId
 })
-afterAll(() => t.close())
 
 describe('creating each type with the brief’s body and with the flat body', () => {
   for (const type of ['salesforce', 'zendesk', 'rest'] as const) {

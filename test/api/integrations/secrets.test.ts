@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto'
 import { sql } from 'kysely'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { decryptSecret, isSecretEnvelope, SecretDecryptionError } from '../../../src/crypto/secrets.js'
 import { secretAssociatedData } from '../../../src/modules/integrations/integration-secrets.js'
 import { createTenantAsAdmin } from '../../helpers/fixtures.js'
-import { createTestApp, type TestApp } from '../../helpers/test-app.js'
+import { useTestApp } from '../../helpers/test-app.js'
 
 /**
  * Integration credentials at rest (API.md §4.5): encrypted in the row, bound to their tenant, integration
@@ -18,14 +18,12 @@ function secret(label: string): string {
   return value
 }
 
-let t: TestApp
+const t = useTestApp()
 let token: string
 
 beforeAll(async () => {
-  t = await createTestApp()
   token = await t.adminToken()
 })
-afterAll(() => t.close())
 
 async function storedProperties(tenantId: string, id: string): Promise<Record<string, any>> {
   const row = await t.database.handle.db

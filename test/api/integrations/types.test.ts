@@ -1,23 +1,21 @@
 import { randomUUID } from 'node:crypto'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { createTenantAsAdmin } from '../../helpers/fixtures.js'
-import { createTestApp, type TestApp } from '../../helpers/test-app.js'
+import { useTestApp } from '../../helpers/test-app.js'
 
 /**
  * The integration types the admin UIs create (API.md §10), each with the body the UI sends: properties
  * kept, secrets encrypted and masked, flags as booleans, `type` in any case stored lower-case; and an
  * incomplete integration stored while inactive but refused activation with `attribute.active`.
  */
-let t: TestApp
+const t = useTestApp()
 let token: string
 let tenantId: string
 
 beforeAll(async () => {
-  t = await createTestApp()
   token = await t.adminToken()
   tenantId = (await createTenantAsAdmin(t)).id
 })
-afterAll(() => t.close())
 
 /** [type as the UI spells it, complete properties, the secret keys, the flag keys] */
 const UI_BODIES: Array<[string, Record<string, unknown>, string[], string[]]> = [

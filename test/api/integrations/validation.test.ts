@@ -1,22 +1,20 @@
 import { randomUUID } from 'node:crypto'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { createTenantAsAdmin } from '../../helpers/fixtures.js'
-import { createTestApp, type TestApp } from '../../helpers/test-app.js'
+import { useTestApp } from '../../helpers/test-app.js'
 
 /**
  * Every rule of API.md §4.5's table: a 400 naming the field in `attribute`, and nothing stored. Each case
  * is sent in both spellings (the brief's `attributes` wrapper and the flat body) where they differ.
  */
-let t: TestApp
+const t = useTestApp()
 let token: string
 let tenantId: string
 
 beforeAll(async () => {
-  t = await createTestApp()
   token = await t.adminToken()
   tenantId = (await createTenantAsAdmin(t)).id
 })
-afterAll(() => t.close())
 
 async function storedCount(): Promise<number> {
   const list = await t.request('GET', `/v1/tenants/${tenantId}/integrations`, { token })

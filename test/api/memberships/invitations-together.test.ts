@@ -1,24 +1,20 @@
 import { sql } from 'kysely'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { beforeEach, describe, expect, it } from 'vitest'
 import { batchFigures, whileLocked } from '../../helpers/batching.js'
 import { type FixtureUser, freshTenant, insertUser, uniqueEmail } from '../../helpers/fixtures.js'
 import { membershipRequests } from '../../helpers/memberships.js'
-import { createTestApp, type TestApp } from '../../helpers/test-app.js'
+import { useTestApp } from '../../helpers/test-app.js'
 
 /**
  * Invitations that arrive together are written together (modules/memberships/invitation-writes.ts): one
  * statement holds several, yet each request is answered with its own membership, leaves its own audit
  * event and mail, and a refused one refuses only itself.
  */
-let t: TestApp
+const t = useTestApp()
 let tenant: { id: string; name: string }
 /** The test's tenant's own Administrator: invitations come from a tenant administrator, as in the bench. */
 let token: string
 
-beforeAll(async () => {
-  t = await createTestApp()
-})
-afterAll(() => t.close())
 beforeEach(async () => {
   t.clock.set(new Date(Math.max(Date.now(), t.clock.now().getTime())))
   const fresh = await freshTenant(t)

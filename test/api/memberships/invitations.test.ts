@@ -10,7 +10,7 @@ import {
   uniqueName,
 } from '../../helpers/fixtures.js'
 import { invitationLinkIn, startSmtpServer, type TestSmtpServer } from '../../helpers/smtp.js'
-import { createTestApp, type TestApp } from '../../helpers/test-app.js'
+import { useTestApp } from '../../helpers/test-app.js'
 import { TEST_ADMIN } from '../../helpers/test-env.js'
 
 /**
@@ -20,15 +20,16 @@ import { TEST_ADMIN } from '../../helpers/test-env.js'
  */
 const DAY_MS = 86_400_000
 
-let t: TestApp
 let smtp: TestSmtpServer
+const t = useTestApp(async () => {
+  smtp = await startSmtpServer()
+  return { env: { TENANTRY_SMTP_URL: smtp.url } }
+})
 let worker: OutboxWorker
 let token: string
 let tenant: { id: string; name: string }
 
 beforeAll(async () => {
-  smtp = await startSmtpServer()
-  t = await createTestApp({ env: { TENANTRY_SMTP_URL: smtp.url } })
   worker = new OutboxWorker(t.ctx)
   worker.start()
   token = await t.adminToken()
@@ -36,7 +37,6 @@ beforeAll(async () => {
 })
 afterAll(async () => {
   await worker.stop()
-  await t.close()
   await smtp.close()
 })
 beforeEach(async () => {

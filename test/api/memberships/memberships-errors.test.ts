@@ -1,22 +1,20 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../../../src/access/permissions.js'
 import { createTenantAsAdmin, insertUser, uniqueEmail } from '../../helpers/fixtures.js'
 import { membershipRequests } from '../../helpers/memberships.js'
-import { createTestApp, type TestApp } from '../../helpers/test-app.js'
+import { useTestApp } from '../../helpers/test-app.js'
 
 /**
  * Memberships (API.md §4.4): what is refused and how — unknown users, tenants and roles, a second
  * membership, a status move the state machine does not have — and that a refusal changes nothing.
  */
-let t: TestApp
+const t = useTestApp()
 let token: string
 let tenant: { id: string; name: string }
 
 beforeAll(async () => {
-  t = await createTestApp()
   token = await t.adminToken()
 })
-afterAll(() => t.close())
 // Fixture users get a password_changed_at from the wall clock; keep the app's clock from lagging behind it.
 beforeEach(() => t.clock.set(new Date(Math.max(Date.now(), t.clock.now().getTime()))))
 // Each test works in a tenant of its own.

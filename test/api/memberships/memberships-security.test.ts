@@ -1,23 +1,21 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../../../src/access/permissions.js'
 import { createTenantAsAdmin, insertUser, memberWithToken } from '../../helpers/fixtures.js'
 import { expectRouteSecured, stranger } from '../../helpers/security-checks.js'
-import { createTestApp, type TestApp } from '../../helpers/test-app.js'
+import { type TestApp, useTestApp } from '../../helpers/test-app.js'
 
 /**
  * Memberships (API.md §4.4): who may invite, read and change them (API.md §3). Every route withstands
  * the four attacks of helpers/security-checks.ts; the rules of the role ceiling and of tenant
  * visibility follow.
  */
-let t: TestApp
+const t = useTestApp()
 let token: string
 let tenant: { id: string; name: string }
 
 beforeAll(async () => {
-  t = await createTestApp()
   token = await t.adminToken()
 })
-afterAll(() => t.close())
 // Fixture users get a password_changed_at from the wall clock; keep the app's clock from lagging behind it.
 beforeEach(() => t.clock.set(new Date(Math.max(Date.now(), t.clock.now().getTime()))))
 // Each test works in a tenant of its own.

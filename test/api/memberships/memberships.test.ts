@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../../../src/access/permissions.js'
 import { createTenantAsAdmin, insertUser, memberWithToken, uniqueEmail } from '../../helpers/fixtures.js'
 import { membershipRequests } from '../../helpers/memberships.js'
-import { createTestApp, type TestApp } from '../../helpers/test-app.js'
+import { useTestApp } from '../../helpers/test-app.js'
 
 /**
  * Tenant users over HTTP (API.md §4.4): invite with each status, every field of SPEC §2.3, the status
@@ -45,13 +45,12 @@ const TENANT_USER_FIELDS = [
   'updated',
 ].sort()
 
-let t: TestApp
+const t = useTestApp()
 let token: string
 let adminId: string
 let tenant: { id: string; name: string }
 
 beforeAll(async () => {
-  t = await createTestApp()
   token = await t.adminToken()
   adminId = (await t.request('POST', '/v1/login', { token })).body.result.userId
 })
@@ -59,7 +58,6 @@ beforeAll(async () => {
 beforeEach(async () => {
   tenant = await createTenantAsAdmin(t)
 })
-afterAll(() => t.close())
 // Fixture users get a password_changed_at from the wall clock; keep the app's clock from lagging behind it.
 beforeEach(() => t.clock.set(new Date(Math.max(Date.now(), t.clock.now().getTime()))))
 

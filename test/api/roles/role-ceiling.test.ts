@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { PERMISSIONS, type Permission, permissionIds, ROLE_IDS } from '../../../src/access/permissions.js'
 import {
   createTenantAsAdmin,
@@ -9,7 +9,7 @@ import {
   uniqueName,
 } from '../../helpers/fixtures.js'
 import { apiKeyWithRole, createRole } from '../../helpers/roles.js'
-import { createTestApp, FollowingClock, type RequestOptions, type TestApp } from '../../helpers/test-app.js'
+import { FollowingClock, type RequestOptions, useTestApp } from '../../helpers/test-app.js'
 
 /**
  * The role ceiling applied to roles themselves (API.md §11), and to every path that assigns a custom
@@ -18,14 +18,12 @@ import { createTestApp, FollowingClock, type RequestOptions, type TestApp } from
  * above itself through invitations, membership changes, bulk rows and API keys.
  */
 
-let t: TestApp
+const t = useTestApp({ clock: new FollowingClock() })
 let adminToken: string
 
 beforeAll(async () => {
-  t = await createTestApp({ clock: new FollowingClock() })
   adminToken = await t.adminToken()
 })
-afterAll(() => t.close())
 
 const ALL: readonly Permission[] = PERMISSIONS
 const subset = (assigned: readonly Permission[], held: readonly Permission[]) =>

@@ -1,5 +1,5 @@
 import { uuidv7 } from 'uuidv7'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import {
   BUILT_IN_ROLES,
   PERMISSION_IDS,
@@ -16,7 +16,7 @@ import {
   uniqueEmail,
   uniqueName,
 } from '../../helpers/fixtures.js'
-import { createTestApp, FollowingClock, type RequestOptions, type TestApp } from '../../helpers/test-app.js'
+import { FollowingClock, type RequestOptions, useTestApp } from '../../helpers/test-app.js'
 
 const ROLE_FIELDS = [
   'id',
@@ -33,14 +33,12 @@ const ROLE_FIELDS = [
   'updatedBy',
 ].sort()
 
-let t: TestApp
+const t = useTestApp({ clock: new FollowingClock() })
 let adminToken: string
 
 beforeAll(async () => {
-  t = await createTestApp({ clock: new FollowingClock() })
   adminToken = await t.adminToken()
 })
-afterAll(() => t.close())
 
 const roleById = new Map(BUILT_IN_ROLES.map((role) => [role.id, role]))
 const PLATFORM_ROLES = BUILT_IN_ROLES.filter((role) => role.scope === 'platform')

@@ -1,22 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { PERMISSION_IDS, permissionIds, ROLE_IDS } from '../../../src/access/permissions.js'
 import { createTenantAsAdmin, insertUser, memberWithToken, uniqueName } from '../../helpers/fixtures.js'
 import { apiKeyWithRole, createRole } from '../../helpers/roles.js'
-import { createTestApp, FollowingClock, type TestApp } from '../../helpers/test-app.js'
+import { FollowingClock, useTestApp } from '../../helpers/test-app.js'
 
 /**
  * Tenant roles over HTTP (API.md §11): the record, names, read-only roles, who may read and write,
  * visibility up and down the tree, disabled roles, and changes reaching every holder at once.
  */
 
-let t: TestApp
+const t = useTestApp({ clock: new FollowingClock() })
 let adminToken: string
 
 beforeAll(async () => {
-  t = await createTestApp({ clock: new FollowingClock() })
   adminToken = await t.adminToken()
 })
-afterAll(() => t.close())
 
 const auditEvents = (targetId: string) =>
   t.database.handle.db

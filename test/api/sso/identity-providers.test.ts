@@ -4,20 +4,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../../../src/access/permissions.js'
 import { createTenantAsAdmin, memberWithToken } from '../../helpers/fixtures.js'
 import { createTestIdp } from '../../helpers/saml-idp.js'
-import { createTestApp, type TestApp } from '../../helpers/test-app.js'
+import { useTestApp } from '../../helpers/test-app.js'
 
 /** Identity provider records (API.md §12): CRUD, permissions, the write-only secret, and the outbound rule. */
-let strict: TestApp
-let relaxed: TestApp
 let server: Server
 let metadataUrl: string
 const idp = createTestIdp()
 
+const strict = useTestApp()
+const relaxed = useTestApp({
+  env: { TENANTRY_OUTBOUND_ALLOW_HTTP: 'true', TENANTRY_OUTBOUND_ALLOW_PRIVATE: 'true' },
+})
 beforeAll(async () => {
-  strict = await createTestApp()
-  relaxed = await createTestApp({
-    env: { TENANTRY_OUTBOUND_ALLOW_HTTP: 'true', TENANTRY_OUTBOUND_ALLOW_PRIVATE: 'true' },
-  })
   server = createServer((_req, res) =>
     res.writeHead(200, { 'content-type': 'application/xml' }).end(idp.metadata),
   )
@@ -26,8 +24,6 @@ beforeAll(async () => {
 })
 afterAll(async () => {
   server.close()
-  await strict.close()
-  await relaxed.close()
 })
 
 describe('SAML providers', () => {

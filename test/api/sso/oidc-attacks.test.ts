@@ -4,13 +4,15 @@ import { exportJWK, generateKeyPair, SignJWT } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../../../src/access/permissions.js'
 import { createTenantAsAdmin, insertMembership, insertUser } from '../../helpers/fixtures.js'
-import { createTestApp, type TestApp } from '../../helpers/test-app.js'
+import { useTestApp } from '../../helpers/test-app.js'
 
 /**
  * A hostile OpenID provider: it answers discovery and the token endpoint with an ID token of the test's
  * choosing (wrong issuer, audience, nonce, expired). Each must be refused by the relying party.
  */
-let t: TestApp
+const t = useTestApp({
+  env: { TENANTRY_OUTBOUND_ALLOW_HTTP: 'true', TENANTRY_OUTBOUND_ALLOW_PRIVATE: 'true' },
+})
 let server: Server
 let issuer: string
 let providerId: string
@@ -51,9 +53,6 @@ beforeAll(async () => {
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  t = await createTestApp({
-    env: { TENANTRY_OUTBOUND_ALLOW_HTTP: 'true', TENANTRY_OUTBOUND_ALLOW_PRIVATE: 'true' },
-  })
   const tenant = await createTenantAsAdmin(t)
   const created = await t.request('POST', `/v1/tenants/${tenant.id}/identity-providers`, {
     token: await t.adminToken(),
@@ -76,7 +75,6 @@ beforeAll(async () => {
 })
 afterAll(async () => {
   server?.close()
-  await t?.close()
 })
 
 /** Starts a login and comes straight back with a code, as the IdP would redirect the browser. */

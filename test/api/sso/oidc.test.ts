@@ -2,19 +2,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../../../src/access/permissions.js'
 import { createTenantAsAdmin, insertMembership, insertUser } from '../../helpers/fixtures.js'
 import { startTestOp, type TestOp } from '../../helpers/oidc-op.js'
-import { createTestApp, type TestApp } from '../../helpers/test-app.js'
+import { useTestApp } from '../../helpers/test-app.js'
 
 /** OpenID Connect sign-in against a real provider (oidc-provider on loopback), followed like a browser. */
-let t: TestApp
+const t = useTestApp({
+  env: { TENANTRY_OUTBOUND_ALLOW_HTTP: 'true', TENANTRY_OUTBOUND_ALLOW_PRIVATE: 'true' },
+})
 let op: TestOp
 let tenant: { id: string; name: string }
 let providerId: string
 let member: { id: string; email: string }
 
 beforeAll(async () => {
-  t = await createTestApp({
-    env: { TENANTRY_OUTBOUND_ALLOW_HTTP: 'true', TENANTRY_OUTBOUND_ALLOW_PRIVATE: 'true' },
-  })
   op = await startTestOp()
   tenant = await createTenantAsAdmin(t)
   const created = await t.request('POST', `/v1/tenants/${tenant.id}/identity-providers`, {

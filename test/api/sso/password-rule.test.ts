@@ -1,17 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../../../src/access/permissions.js'
 import { createTenantAsAdmin, memberWithToken, REGION_ID, uniqueName } from '../../helpers/fixtures.js'
-import { createTestApp, type TestApp } from '../../helpers/test-app.js'
+import { useTestApp } from '../../helpers/test-app.js'
 
 /**
  * The password rule (brief §2.3, §5 rule 2; API.md §12), attacked the way the issue found it open: a member
  * who must use SSO logs in with a password and acts in the tenant anyway.
  */
-let t: TestApp
-beforeAll(async () => {
-  t = await createTestApp()
-})
-afterAll(() => t.close())
+const t = useTestApp()
 
 async function setNoPassword(tenantId: string, userId: string, value: boolean | null) {
   await t.database.handle.db

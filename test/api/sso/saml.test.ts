@@ -1,14 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../../../src/access/permissions.js'
 import { createTenantAsAdmin, insertMembership, insertUser } from '../../helpers/fixtures.js'
 import { createTestIdp, type TestIdp } from '../../helpers/saml-idp.js'
-import { createTestApp, type TestApp } from '../../helpers/test-app.js'
+import { useTestApp } from '../../helpers/test-app.js'
 
 /**
  * SAML 2.0 sign-in against a real IdP (samlify, signing with its own generated key), and the attacks on
  * an assertion consumer service: each would sign someone in without its defence.
  */
-let t: TestApp
+const t = useTestApp()
 let idp: TestIdp
 let tenant: { id: string; name: string }
 let providerId: string
@@ -16,7 +16,6 @@ let spMetadata: string
 let member: { id: string; email: string }
 
 beforeAll(async () => {
-  t = await createTestApp()
   idp = createTestIdp()
   tenant = await createTenantAsAdmin(t)
   const created = await t.request('POST', `/v1/tenants/${tenant.id}/identity-providers`, {
@@ -34,7 +33,6 @@ beforeAll(async () => {
   })
   member = user
 })
-afterAll(() => t.close())
 
 /** Starts a login as a browser would; the AuthnRequest id the IdP must answer. */
 async function startLogin(returnTo?: string): Promise<string> {

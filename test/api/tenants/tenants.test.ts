@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { REGIONS, ROLE_IDS } from '../../../src/access/permissions.js'
 import {
   createTenantAsAdmin,
@@ -7,24 +7,22 @@ import {
   REGION_ID,
   uniqueName,
 } from '../../helpers/fixtures.js'
-import { createTestApp, type TestApp } from '../../helpers/test-app.js'
+import { useTestApp } from '../../helpers/test-app.js'
 
 const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
-let t: TestApp
+const t = useTestApp()
 let token: string
 let adminId: string
 let platformId: string
 
 beforeAll(async () => {
-  t = await createTestApp()
   token = await t.adminToken()
   const login = await t.request('POST', '/v1/login', { token })
   adminId = login.body.result.userId
   platformId = t.ctx.platform.id
 })
-afterAll(() => t.close())
 
 async function countTenants(): Promise<number> {
   const row = await t.database.handle.db

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../../../src/access/permissions.js'
 import {
   createTenantAsAdmin,
@@ -7,22 +7,20 @@ import {
   REGION_ID,
   uniqueName,
 } from '../../helpers/fixtures.js'
-import { createTestApp, type TestApp } from '../../helpers/test-app.js'
+import { useTestApp } from '../../helpers/test-app.js'
 
 /**
  * The request bodies the existing clients send every day (API.md §10): whole records sent back, nulls for
  * "none", the platform id as a root tenant's parent; and the tenant-user fields and filter they read.
  */
-let t: TestApp
+const t = useTestApp()
 let admin: string
 let tenant: { id: string; name: string }
 
 beforeAll(async () => {
-  t = await createTestApp()
   admin = await t.adminToken()
   tenant = await createTenantAsAdmin(t)
 })
-afterAll(() => t.close())
 
 describe('the newer admin UI’s profile save', () => {
   it('sends the whole record back with nulls and unchanged roleId and status: 200', async () => {

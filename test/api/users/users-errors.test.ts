@@ -1,19 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../../../src/access/permissions.js'
 import { uniqueEmail } from '../../helpers/fixtures.js'
-import { createTestApp, FollowingClock, type TestApp } from '../../helpers/test-app.js'
+import { FollowingClock, useTestApp } from '../../helpers/test-app.js'
 import { userRequests } from '../../helpers/users.js'
 
 /** Platform users (API.md §4.3): what is refused and how — taken e-mails, invalid fields, unknown ids. */
 
-let t: TestApp
+const t = useTestApp({ clock: new FollowingClock() })
 let token: string
 
 beforeAll(async () => {
-  t = await createTestApp({ clock: new FollowingClock() })
   token = await t.adminToken()
 })
-afterAll(() => t.close())
 
 const { createUser, countUsers } = userRequests(
   () => t,

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../../../src/access/permissions.js'
 import {
   createTenantAsAdmin,
@@ -7,7 +7,7 @@ import {
   memberWithToken,
   uniqueEmail,
 } from '../../helpers/fixtures.js'
-import { createTestApp, FollowingClock, type TestApp } from '../../helpers/test-app.js'
+import { FollowingClock, useTestApp } from '../../helpers/test-app.js'
 import { TEST_ADMIN } from '../../helpers/test-env.js'
 import { expectNoSecrets, userRequests } from '../../helpers/users.js'
 
@@ -17,16 +17,14 @@ import { expectNoSecrets, userRequests } from '../../helpers/users.js'
  * tenant routes; platform users are seen through memberships (a user outside the caller's tenants is 404).
  */
 
-let t: TestApp
+const t = useTestApp({ clock: new FollowingClock() })
 let token: string
 let adminId: string
 
 beforeAll(async () => {
-  t = await createTestApp({ clock: new FollowingClock() })
   token = await t.adminToken()
   adminId = (await t.request('POST', '/v1/login', { token })).body.result.userId
 })
-afterAll(() => t.close())
 
 const { createUser, countUsers } = userRequests(
   () => t,

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../../../src/access/permissions.js'
 import { createTenantAsAdmin, insertUser, memberWithToken, uniqueEmail } from '../../helpers/fixtures.js'
-import { createTestApp, FollowingClock, type TestApp } from '../../helpers/test-app.js'
+import { FollowingClock, useTestApp } from '../../helpers/test-app.js'
 import { expectNoSecrets, userRequests } from '../../helpers/users.js'
 
 const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/
@@ -27,16 +27,14 @@ const USER_FIELDS = [
   'updated',
 ].sort()
 
-let t: TestApp
+const t = useTestApp({ clock: new FollowingClock() })
 let token: string
 let adminId: string
 
 beforeAll(async () => {
-  t = await createTestApp({ clock: new FollowingClock() })
   token = await t.adminToken()
   adminId = (await t.request('POST', '/v1/login', { token })).body.result.userId
 })
-afterAll(() => t.close())
 
 const { createUser, countUsers } = userRequests(
   () => t,

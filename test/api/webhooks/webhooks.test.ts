@@ -1,11 +1,11 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { Webhook } from 'standardwebhooks'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../../../src/access/permissions.js'
 import { OutboxWorker, type OutboxWorkerOptions } from '../../../src/outbox/outbox-worker.js'
 import { createTenantAsAdmin, insertUser, REGION_ID } from '../../helpers/fixtures.js'
-import { createTestApp, FollowingClock, type TestApp } from '../../helpers/test-app.js'
+import { FollowingClock, useTestApp } from '../../helpers/test-app.js'
 import { TEST_ADMIN } from '../../helpers/test-env.js'
 
 /**
@@ -14,25 +14,23 @@ import { TEST_ADMIN } from '../../helpers/test-env.js'
  * webhook-id on retries —; an endpoint failing for 24 h is disabled (an event too); invitation.expired
  * is written once whatever the number of workers.
  */
-let t: TestApp
+const t = useTestApp({
+  clock: new FollowingClock(),
+  env: {
+    TENANTRY_OUTBOUND_ALLOW_HTTP: 'true',
+    TENANTRY_OUTBOUND_ALLOW_PRIVATE: 'true',
+    TENANTRY_INVITATION_TTL: '60',
+  },
+})
 let admin: string
 const workers: OutboxWorker[] = []
 
 beforeAll(async () => {
-  t = await createTestApp({
-    clock: new FollowingClock(),
-    env: {
-      TENANTRY_OUTBOUND_ALLOW_HTTP: 'true',
-      TENANTRY_OUTBOUND_ALLOW_PRIVATE: 'true',
-      TENANTRY_INVITATION_TTL: '60',
-    },
-  })
   admin = await t.adminToken()
 })
 afterEach(async () => {
   await Promise.all(workers.splice(0).map((w) => w.stop()))
 })
-afterAll(async () => t.close())
 
 const FAST: OutboxWorkerOptions = {
   pollIntervalMs: 30,
