@@ -77,6 +77,15 @@ describe('every membership route withstands the four attacks', () => {
       bodyNamingRole: (_userId, roleId) => ({ roleId }),
     })
   })
+
+  it('DELETE /v1/tenants/{tenantId}/users/{userId}', async () => {
+    await expectRouteSecured(t, {
+      method: 'DELETE',
+      path: (tenantId, userId) => `/v1/tenants/${tenantId}/users/${userId}`,
+      setUp: pendingMember,
+      roleWithoutPermission: ROLE_IDS.agent,
+    })
+  })
 })
 
 describe('who may invite (API.md §3)', () => {
