@@ -18,6 +18,13 @@ describe('the test folder', () => {
     expect(testFiles.filter((path) => relative('test', path).split('/').length === 1)).toEqual([])
   })
 
+  it('has no test file over 500 lines: a large module splits by concern (happy paths, errors, security)', () => {
+    const long = testFiles
+      .map((path) => ({ path, lines: readFileSync(join(root, path), 'utf8').split('\n').length }))
+      .filter(({ lines }) => lines > 500)
+    expect(long).toEqual([])
+  })
+
   it('lists as database-free only files that open no database and start no app', () => {
     const free = testFiles.filter((path) => DATABASE_FREE_TESTS.some((glob) => matches(glob)(path)))
     expect(free.length).toBeGreaterThan(5)

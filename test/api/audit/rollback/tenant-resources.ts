@@ -3,7 +3,7 @@ import { inflateRawSync } from 'node:zlib'
 import { expect } from 'vitest'
 import { ROLE_IDS } from '../../../../src/access/permissions.js'
 import { insertMembership, insertUser, uniqueName } from '../../../helpers/fixtures.js'
-import type { Rollback, WriteAction } from './harness.js'
+import { as, type Rollback, type WriteAction } from './harness.js'
 
 /** The audit-rollback scenes of tenant resources (see ../audit-rollback.test.ts). */
 export function tenantResourceScenes(r: Rollback): WriteAction[] {
