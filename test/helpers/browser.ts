@@ -1,32 +1,98 @@
-import { mkdirSync } from 'node:fs'
+import { execFile } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
-import { join } from 'node:path'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
 import { type Browser, type BrowserContext, chromium } from 'playwright-core'
 import { OutboxWorker } from '../../src/outbox/outbox-worker.js'
 import { startSmtpServer, type TestSmtpServer } from './smtp.js'
 import { createTestApp, type TestApp } from './test-app.js'
 
 /**
- * A real Chromium (Debian's `chromium` package, driven by playwright-core): the browser tests open the
- * pages the service serves exactly as a person would.
+ * A real Chromium driven by playwright-core: the browser tests open the pages the service serves
+ * exactly as a person would. The system's (Debian's `chromium`, or CHROMIUM_PATH) is preferred; on a
+ * machine without one, the headless Chromium that `@sparticuz/chromium` ships inside its npm package,
+ * so that `npm install && npm test` needs nothing else.
  */
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+const SYSTEM_CHROMIUM = '/usr/bin/chromium'
 
-export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM_PATH,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  })
+const COMMON_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-component-update',
+  '--disable-sync',
+]
+
+/**
+ * The bundled build's recommended flags (made for one page per short-lived function) include some that
+ * switch browser defences off — the same-origin policy, mixed-content blocking, site isolation — and a
+ * test of a page's security must see the defaults a person's browser has; and `--single-process`, with
+ * which the browser dies when a second context opens (each test opens its own). Those are dropped; the
+ * rest are what the build needs to start (no zygote, its own GL).
+ */
+const DROPPED_FLAGS = [
+  '--disable-web-security',
+  '--allow-running-insecure-content',
+  '--disable-site-isolation-trials',
+  '--single-process',
+]
+
+export interface ChromiumExecutable {
+  path: string
+  args: string[]
+  /** Where it comes from: the system's or the npm package's. */
+  source: 'system' | 'bundled'
+}
+
+export async function chromiumExecutable(): Promise<ChromiumExecutable> {
+  const chosen = process.env.CHROMIUM_PATH || (existsSync(SYSTEM_CHROMIUM) ? SYSTEM_CHROMIUM : undefined)
+  if (chosen) return { path: chosen, args: COMMON_ARGS, source: 'system' }
+  const { default: bundled } = await import('@sparticuz/chromium')
+  const args = bundled.args.filter((flag) => !DROPPED_FLAGS.includes(flag) && !flag.startsWith('--headless'))
+  return { path: await unpackBundledChromium(), args: [...COMMON_ARGS, ...args], source: 'bundled' }
+}
+
+/**
+ * Unpacks the bundled Chromium once per machine into <tmp>/tenantry-chromium-<version>/ (~200 MB,
+ * a few seconds) and reuses it afterwards. The package unpacks into the temp folder it is given and,
+ * if `chromium` is already there, trusts it — so a run killed mid-unpack would leave a broken binary
+ * behind. Hence: unpack in a child process whose TMPDIR is a fresh folder, then rename that folder
+ * into place in one step; a concurrent unpacker (the other test worker) loses the rename and uses
+ * the winner's.
+ */
+async function unpackBundledChromium(): Promise<string> {
+  // The package exports only its entry (build/index.js); its package.json lies one folder up.
+  const entry = fileURLToPath(import.meta.resolve('@sparticuz/chromium'))
+  const { version } = JSON.parse(readFileSync(join(dirname(entry), '..', 'package.json'), 'utf8')) as {
+    version: string
+  }
+  const home = join(tmpdir(), `tenantry-chromium-${version}`)
+  const binary = join(home, 'chromium')
+  if (existsSync(binary)) return binary
+  const partial = mkdtempSync(`${home}.partial-`)
+  await promisify(execFile)(
+    process.execPath,
+    ['--input-type=module', '-e', "await (await import('@sparticuz/chromium')).default.executablePath()"],
+    { env: { ...process.env, TMPDIR: partial } },
+  )
+  try {
+    renameSync(partial, home)
+  } catch (error) {
+    if (!existsSync(binary)) throw error
+    rmSync(partial, { recursive: true, force: true })
+  }
+  return binary
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  const { path, args } = await chromiumExecutable()
+  return chromium.launch({ executablePath: path, args })
 }
 
 /** test-output/<name>: where a test leaves screenshots for a person to look at (git-ignored). */

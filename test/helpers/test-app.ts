@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
+import { afterAll, beforeAll } from 'vitest'
 import { buildApp } from '../../src/app.js'
 import { ManualClock } from '../../src/clock.js'
 import { type Config, loadConfig } from '../../src/config.js'
@@ -151,6 +152,61 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       if (documentViolations.length > 0) {
         throw new Error(`The OpenAPI document disagrees with the service:\n${documentViolations.join('\n')}`)
       }
+    },
+  }
+}
+
+/**
+ * The app preamble of a test file in one line: the app is created before the file's tests and closed
+ * after them. What it returns stands for that app (it forwards to it), so tests write `t.request(…)`
+ * as before. Options may be computed in the hook — e.g. from an SMTP server the file starts first:
+ * `useTestApp(async () => ({ env: { TENANTRY_SMTP_URL: (smtp = await startSmtpServer()).url } }))`.
+ * A file's own `afterAll` runs before the app closes (vitest runs after-hooks in reverse), and may close
+ * it itself.
+ */
+export function useTestApp(
+  options: TestAppOptions | (() => TestAppOptions | Promise<TestAppOptions>) = {},
+): TestApp {
+  let current: TestApp | undefined
+  const the = (): TestApp => {
+    if (!current) throw new Error('the test app exists from beforeAll to afterAll (useTestApp)')
+    return current
+  }
+  beforeAll(async () => {
+    current = await createTestApp(typeof options === 'function' ? await options() : options)
+  })
+  afterAll(async () => {
+    await current?.close()
+    current = undefined
+  })
+  return {
+    get app() {
+      return the().app
+    },
+    get ctx() {
+      return the().ctx
+    },
+    get clock() {
+      return the().clock
+    },
+    get config() {
+      return the().config
+    },
+    get database() {
+      return the().database
+    },
+    get logs() {
+      return the().logs
+    },
+    request: (method, url, requestOptions) => the().request(method, url, requestOptions),
+    adminToken: () => the().adminToken(),
+    tokenFor: (username, password) => the().tokenFor(username, password),
+    // A file may close the app itself (closeAfterBulk does, to wait for the pool's goodbyes); the
+    // after-hook then finds nothing left to close.
+    close: async () => {
+      const app = the()
+      current = undefined
+      await app.close()
     },
   }
 }

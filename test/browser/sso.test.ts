@@ -1,0 +1,290 @@
+import { mkdtempSync } from 'node:fs'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { inflateRawSync } from 'node:zlib'
+import type { Browser, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ROLE_IDS } from '../../src/access/permissions.js'
+import { launchBrowser } from '../helpers/browser.js'
+import { createTenantAsAdmin, insertMembership, insertUser } from '../helpers/fixtures.js'
+import { type InteractiveOp, startInteractiveOp } from '../helpers/oidc-op-pages.js'
+import { createTestIdp, type TestIdp } from '../helpers/saml-idp.js'
+import { FollowingClock, useTestApp } from '../helpers/test-app.js'
+
+/**
+ * Single sign-on as a person lives it (docs/sso.md): in a real Chromium, GET /v1/sso/{id}/login sends the
+ * browser to a real identity provider on loopback — a samlify IdP whose page posts the signed SAMLResponse
+ * back to the ACS, or oidc-provider with its own login and consent pages — and the service hands over at
+ * its default page, /sso/complete, with the token in the URL fragment. That token then works on the API.
+ * On failure a screenshot lands in a fresh temp folder, named in the error.
+ */
+let baseUrl: string
+let port: number
+let browser: Browser
+
+/** A loopback port nobody holds now: the public URL must name it before the app is built. */
+async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  return port
+}
+
+function closeServer(server: Server): Promise<void> {
+  server.closeAllConnections()
+  return new Promise<void>((resolve) => server.close(() => resolve()))
+}
+
+const t = useTestApp(async () => {
+  port = await freePort()
+  baseUrl = `http://127.0.0.1:${port}`
+  // The IdPs live on loopback over plain http: the outbound rule is relaxed as in the other SSO tests.
+  return {
+    clock: new FollowingClock(),
+    env: {
+      TENANTRY_PUBLIC_URL: baseUrl,
+      TENANTRY_OUTBOUND_ALLOW_HTTP: 'true',
+      TENANTRY_OUTBOUND_ALLOW_PRIVATE: 'true',
+    },
+  }
+})
+beforeAll(async () => {
+  await t.app.listen({ port, host: '127.0.0.1' })
+  browser = await launchBrowser()
+})
+afterAll(async () => {
+  await browser?.close()
+})
+
+/** A new tenant with a member whose membership is accepted. */
+async function tenantWithMember() {
+  const tenant = await createTenantAsAdmin(t)
+  const member = await insertUser(t.database.handle.db)
+  await insertMembership(t.database.handle.db, {
+    tenantId: tenant.id,
+    userId: member.id,
+    roleId: ROLE_IDS.agent,
+    status: 'accepted',
+  })
+  return { tenant, member }
+}
+
+/** Runs `steps` in a fresh browser context; on failure, a screenshot in a temp folder named in the error. */
+async function inChromium(name: string, steps: (page: Page) => Promise<void>): Promise<void> {
+  const context = await browser.newContext()
+  const page = await context.newPage()
+  try {
+    await steps(page)
+  } catch (error) {
+    const path = join(mkdtempSync(join(tmpdir(), 'tenantry-browser-sso-')), `${name}.png`)
+    const shot = await page.screenshot({ path, fullPage: true }).then(
+      () => `screenshot: ${path}`,
+      (cause) => `no screenshot (${String(cause)})`,
+    )
+    if (error instanceof Error) error.message += `\n${shot} (page at ${page.url()})`
+    throw error
+  } finally {
+    await context.close()
+  }
+}
+
+/**
+ * Every address the main frame commits to, fragment included: the hand-over page's script takes the
+ * token out of the address bar at once, so the test remembers the address as it arrived.
+ */
+function recordNavigations(page: Page): string[] {
+  const urls: string[] = []
+  page.on('framenavigated', (frame) => {
+    if (frame === page.mainFrame()) urls.push(frame.url())
+  })
+  return urls
+}
+
+/** The hand-over as the browser saw it, the page's own confirmation, and the token checked on the API. */
+async function expectHandedOver(
+  page: Page,
+  urls: string[],
+  member: { email: string },
+  tenant: { id: string; name: string },
+) {
+  const status = page.getByRole('status')
+  await expect.poll(() => status.getAttribute('data-signed-in')).toBe(member.email)
+  expect(await status.textContent()).toBe(`Signed in as ${member.email} to ${tenant.name}.`)
+  expect(new URL(page.url()).pathname).toBe('/sso/complete')
+
+  const arrival = urls.map((url) => new URL(url)).find((url) => url.hash.includes('token='))
+  expect(arrival, `no hand-over with a token among ${urls.join(', ')}`).toBeDefined()
+  expect(arrival!.origin + arrival!.pathname).toBe(`${baseUrl}/sso/complete`)
+  const fragment = new URLSearchParams(arrival!.hash.slice(1))
+  const token = fragment.get('token') ?? ''
+  expect(token).not.toBe('')
+  expect(fragment.get('tenantId')).toBe(tenant.id)
+  // The page kept the token for a front end on this origin, and it is the one from the fragment.
+  expect(await page.evaluate(() => sessionStorage.getItem('tenantry.token'))).toBe(token)
+
+  const login = await t.request('POST', '/v1/login', { token })
+  expect(login.status).toBe(200)
+  expect(login.body.result.username).toBe(member.email)
+  expect(login.body.result.tenants).toEqual([
+    expect.objectContaining({ tenantId: tenant.id, tenantName: tenant.name, roleId: ROLE_IDS.agent }),
+  ])
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
+}
+
+function htmlPage(title: string, body: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body>${body}</body></html>`
+}
+
+/**
+ * The samlify IdP's pages on loopback: GET /sso (HTTP-Redirect binding) reads the AuthnRequest and asks
+ * who signs in; POST /sso answers with the signed SAMLResponse in a form for the ACS (HTTP-POST binding),
+ * sent when the person clicks Continue.
+ */
+async function startSamlIdpPages(answer: {
+  idp?: TestIdp
+  spMetadata?: string
+}): Promise<{ ssoUrl: string; close(): Promise<void> }> {
+  const server = createServer((req, res) => {
+    void (async () => {
+      const url = new URL(req.url ?? '/', 'http://idp.invalid')
+      res.setHeader('content-type', 'text/html; charset=utf-8')
+      if (req.method === 'GET' && url.pathname === '/sso') {
+        const request = inflateRawSync(
+          Buffer.from(url.searchParams.get('SAMLRequest') ?? '', 'base64'),
+        ).toString()
+        const requestId = /ID="([^"]+)"/.exec(request)?.[1] ?? ''
+        const relayState = url.searchParams.get('RelayState') ?? ''
+        res.end(
+          htmlPage(
+            'Test IdP: sign in',
+            `<h1>Test IdP</h1><form method="post" action="/sso">
+<input type="hidden" name="requestId" value="${escapeHtml(requestId)}">
+<input type="hidden" name="relayState" value="${escapeHtml(relayState)}">
+<label for="email">E-mail</label> <input id="email" name="email" type="email" required>
+<button type="submit">Sign in</button></form>`,
+          ),
+        )
+        return
+      }
+      if (req.method === 'POST' && url.pathname === '/sso' && answer.idp && answer.spMetadata) {
+        let body = ''
+        for await (const chunk of req) body += chunk
+        const form = new URLSearchParams(body)
+        const acs = /AssertionConsumerService[^>]*Location="([^"]+)"/.exec(answer.spMetadata)?.[1] ?? ''
+        const samlResponse = await answer.idp.respond(answer.spMetadata, form.get('email') ?? '', {
+          InResponseTo: form.get('requestId') ?? '',
+        })
+        const relayState = form.get('relayState')
+        res.end(
+          htmlPage(
+            'Test IdP: continue',
+            `<h1>Signed in at the test IdP</h1><form method="post" action="${escapeHtml(acs)}">
+<input type="hidden" name="SAMLResponse" value="${escapeHtml(samlResponse)}">
+${relayState ? `<input type="hidden" name="RelayState" value="${escapeHtml(relayState)}">` : ''}
+<button type="submit">Continue</button></form>`,
+          ),
+        )
+        return
+      }
+      res.statusCode = 404
+      res.end(htmlPage('Not found', '<h1>Not found</h1>'))
+    })().catch((error: unknown) => {
+      res.statusCode = 500
+      res.end(htmlPage('Error', `<h1>IdP error</h1><pre>${escapeHtml(String(error))}</pre>`))
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return {
+    ssoUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/sso`,
+    close: () => closeServer(server),
+  }
+}
+
+describe('single sign-on in Chromium', () => {
+  it('SAML 2.0: login → the IdP signs in and posts the signed response to the ACS → the hand-over page', async () => {
+    const { tenant, member } = await tenantWithMember()
+    const answer: { idp?: TestIdp; spMetadata?: string } = {}
+    const pages = await startSamlIdpPages(answer)
+    try {
+      answer.idp = createTestIdp({ ssoUrl: pages.ssoUrl })
+      const created = await t.request('POST', `/v1/tenants/${tenant.id}/identity-providers`, {
+        token: await t.adminToken(),
+        body: { name: 'Test IdP', identityProvider: 'saml', metadataFile: answer.idp.metadata },
+      })
+      expect(created.status).toBe(201)
+      const providerId: string = created.body.result.id
+      answer.spMetadata = (await t.request('GET', `/v1/sso/${providerId}/metadata`)).body
+      expect(answer.spMetadata).toContain(`${baseUrl}/v1/sso/${providerId}/acs`)
+
+      await inChromium('saml', async (page) => {
+        const urls = recordNavigations(page)
+        await page.goto(`${baseUrl}/v1/sso/${providerId}/login`)
+        expect(page.url().startsWith(`${pages.ssoUrl}?SAMLRequest=`)).toBe(true)
+        await page.getByLabel('E-mail').fill(member.email)
+        await page.getByRole('button', { name: 'Sign in' }).click()
+        await page.waitForURL(`${pages.ssoUrl}`)
+        const [acs] = await Promise.all([
+          page.waitForResponse((response) => response.url() === `${baseUrl}/v1/sso/${providerId}/acs`),
+          page.getByRole('button', { name: 'Continue' }).click(),
+        ])
+        expect(acs.status()).toBe(303)
+        expect(acs.headers().location?.startsWith(`${baseUrl}/sso/complete#token=`)).toBe(true)
+        await expectHandedOver(page, urls, member, tenant)
+      })
+    } finally {
+      await pages.close()
+    }
+  })
+
+  it('OpenID Connect: login → oidc-provider’s login and consent pages → the callback → the hand-over page', async () => {
+    const { tenant, member } = await tenantWithMember()
+    let op: InteractiveOp | undefined
+    try {
+      op = await startInteractiveOp()
+      const created = await t.request('POST', `/v1/tenants/${tenant.id}/identity-providers`, {
+        token: await t.adminToken(),
+        body: {
+          name: 'Test OP',
+          identityProvider: 'oidc',
+          issuer: op.issuer,
+          clientId: op.clientId,
+          clientSecret: op.clientSecret,
+        },
+      })
+      expect(created.status).toBe(201)
+      const providerId: string = created.body.result.id
+      const redirectUri: string = created.body.result.serviceProvider.redirectUri
+      expect(redirectUri).toBe(`${baseUrl}/v1/sso/${providerId}/callback`)
+      op.register(redirectUri)
+      const issuer = op.issuer
+
+      await inChromium('oidc', async (page) => {
+        const urls = recordNavigations(page)
+        await page.goto(`${baseUrl}/v1/sso/${providerId}/login`)
+        // oidc-provider's sign-in page: any login, any password; the login is the account's e-mail.
+        expect(page.url().startsWith(`${issuer}/interaction/`)).toBe(true)
+        await page.locator('input[name="login"]').fill(member.email)
+        await page.locator('input[name="password"]').fill('any password at the test OP')
+        await page.getByRole('button', { name: 'Sign-in' }).click()
+        // Its consent page: this client asks for the e-mail scope.
+        await page.waitForURL((url) => url.href.startsWith(`${issuer}/interaction/`))
+        await expect.poll(() => page.locator('body').textContent()).toContain('email')
+        const [callback] = await Promise.all([
+          page.waitForResponse((response) => response.url().startsWith(`${redirectUri}?`)),
+          page.getByRole('button', { name: 'Continue' }).click(),
+        ])
+        expect(callback.status()).toBe(303)
+        expect(callback.headers().location?.startsWith(`${baseUrl}/sso/complete#token=`)).toBe(true)
+        await expectHandedOver(page, urls, member, tenant)
+      })
+    } finally {
+      await op?.close()
+    }
+  })
+})
