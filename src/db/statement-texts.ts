@@ -20,9 +20,13 @@ export class StatementTexts {
    * The statement of shape `key` with `parameters`: its reused text, or — the first time, or for a shape
    * whose parameter list did not match — what `build()` compiles.
    */
-  compile<Row>(key: string, parameters: unknown[], build: () => CompiledQuery<Row>): CompiledQuery<Row> {
+  compile<Row>(
+    key: string,
+    parameters: readonly unknown[],
+    build: () => CompiledQuery<Row>,
+  ): CompiledQuery<Row> {
     const text = this.#texts.get(key)
-    if (text !== undefined) return CompiledQuery.raw(text, parameters) as CompiledQuery<Row>
+    if (text !== undefined) return CompiledQuery.raw(text, parameters as unknown[]) as CompiledQuery<Row>
     const compiled = build()
     if (sameParameters(compiled.parameters, parameters)) {
       this.#texts.set(key, compiled.sql)

@@ -5,7 +5,8 @@ import type { Keys } from '../crypto/keys.js'
 import { decryptSecret, type SecretEnvelope } from '../crypto/secrets.js'
 import type { Database, OutboxRow } from '../db/schema.js'
 import type { OutboundFetch } from '../http/outbound.js'
-import { recordAudit, toAuditEventRecord } from './audit-writer.js'
+import { toAuditEventRecord } from './audit-event.js'
+import { recordAudit } from './audit-trail.js'
 import { markFailed, markRetry } from './outbox.repository.js'
 import {
   disableWebhook,

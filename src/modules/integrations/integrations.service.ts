@@ -9,6 +9,7 @@ import { AppError } from '../../errors.js'
 import { preconditionFailed } from '../../http/etag.js'
 import { type Page, readPage } from '../../http/pagination.js'
 import { auditEvent, type Changes, MASKED, recordAudit } from '../audit/audit.repository.js'
+import { writeAudited } from '../audit/audited-insert-writes.js'
 import { requireTenantPermission } from '../tenants/tenant-access.js'
 import {
   checkActivation,
@@ -28,7 +29,7 @@ import { type IntegrationType, isIntegrationType, isSecretKey } from './integrat
 import {
   deleteIntegration,
   findIntegration,
-  insertIntegration,
+  integrationInsert,
   listIntegrations,
   updateIntegration,
 } from './integrations.repository.js'
@@ -96,19 +97,16 @@ export async function createIntegration(
     updated_by: actor.principalId,
   }
   try {
-    await insertIntegration(
-      ctx,
-      { ...row, properties: JSON.stringify(row.properties) },
-      auditEvent(ctx.clock, actor, {
-        action: 'integration.created',
-        tenantId: tenant,
-        target: { type: 'integration', id },
-        changes: integrationChanges(undefined, row),
-      }),
-    )
+    const event = auditEvent(ctx.clock, actor, {
+      action: 'integration.created',
+      tenantId: tenant,
+      target: { type: 'integration', id },
+      changes: integrationChanges(undefined, row),
+    })
+    await writeAudited(ctx, integrationInsert({ ...row, properties: JSON.stringify(row.properties) }, event))
     return { integration: toIntegration(row), created: true }
   } catch (error) {
-    // insertIntegration answers a taken id or name as its domain error.
+    // writeAudited answers a taken id or name as its domain error.
     if (integrationId !== undefined && error instanceof AppError) {
       // The id may be taken (a repeat, or a conflict); the name check can fire first, so look.
       const existing = await findIntegration(ctx.db, tenant, id)

@@ -112,41 +112,40 @@ export async function updateMembership(
       break
   }
   const inviter = invitation ? await inviterName(ctx, actor) : ''
-  let mail: NewOutboxRow | undefined
-
-  await ctx.db.transaction().execute(async (tx) => {
-    const expected = { status: current.status, tokenHash: current.invitation_token_hash }
-    const outcome = await updateMembershipRow(tx, key, expected, changes)
-    if (outcome === 'stale') throw preconditionFailed()
-    if (outcome === 'moved') {
-      throw new AppError(
-        'invalid_state_transition',
-        'The membership changed while this request was processed; read it again and retry',
-      )
-    }
-    await recordAudit(tx, ctx.clock, actor, membershipUpdateRecords(key, current, changes))
-    if (invitation) {
-      mail = await enqueueInvitationMail(
-        tx,
-        ctx.keys,
-        {
-          ...key,
-          to: current.email,
-          tenantName: access.tenant.name,
-          roleName,
-          inviterName: inviter,
-          expiresAt: invitation.expiresAt.toISOString(),
-        },
-        invitation.token,
-        now,
-        ctx.outboxSignal.lease(now),
-      )
-    } else if (move === 'cancel' || move === 'accept') {
-      await deleteQueuedInvitationMail(tx, key.tenantId, key.userId)
-    }
-  })
-
-  if (mail) ctx.outboxSignal.handOver([mail])
+  await ctx.outboxSignal.queueMail(now, (lease) =>
+    ctx.db.transaction().execute(async (tx): Promise<NewOutboxRow | undefined> => {
+      const expected = { status: current.status, tokenHash: current.invitation_token_hash }
+      const outcome = await updateMembershipRow(tx, key, expected, changes)
+      if (outcome === 'stale') throw preconditionFailed()
+      if (outcome === 'moved') {
+        throw new AppError(
+          'invalid_state_transition',
+          'The membership changed while this request was processed; read it again and retry',
+        )
+      }
+      await recordAudit(tx, ctx.clock, actor, membershipUpdateRecords(key, current, changes))
+      if (invitation) {
+        return enqueueInvitationMail(
+          tx,
+          ctx.keys,
+          {
+            ...key,
+            to: current.email,
+            tenantName: access.tenant.name,
+            roleName,
+            inviterName: inviter,
+            expiresAt: invitation.expiresAt.toISOString(),
+          },
+          invitation.token,
+          now,
+          lease,
+        )
+      }
+      if (move === 'cancel' || move === 'accept')
+        await deleteQueuedInvitationMail(tx, key.tenantId, key.userId)
+      return undefined
+    }),
+  )
   if (move !== 'none' || changes.role_id !== undefined) ctx.access.invalidate()
   return getMembershipRecord(ctx, key.tenantId, key.userId)
 }
