@@ -127,6 +127,8 @@ export interface InvitationRow {
   tenant_name: string
   role_name: string
   email: string
+  first_name: string
+  last_name: string
   has_password: boolean
 }
 
@@ -147,6 +149,8 @@ export async function findByTokenHash(db: Executor, tokenHash: string): Promise<
       't.name as tenant_name',
       'r.name as role_name',
       'u.email',
+      'u.first_name',
+      'u.last_name',
     ])
     .select(sql<boolean>`u.password_hash is not null`.as('has_password'))
     .select(sql<ExtensionRecord | null>`tu.extensions->0`.as('first_extension'))
