@@ -7,10 +7,10 @@ import { CompiledQuery } from 'kysely'
  * compiled once; later requests of that shape send it with their parameters, listed by the caller in the
  * order the text places them.
  *
- * The lists are written beside the builders they follow (auditParameters beside auditEventCtes,
- * membershipParameters beside membershipValues …), and they are checked: the first compile of a shape
- * compares the caller's list with Kysely's own, and a shape whose lists differ is never reused — it is
- * compiled every time, still correct, and test/audit-statement.test.ts fails on it.
+ * A caller's text and parameters come from one template (db/statement-pieces.ts), so they cannot drift;
+ * still, the first compile of a shape compares the caller's list with Kysely's own, and a shape whose
+ * lists differ is never reused — it is compiled every time, still correct, and
+ * test/audit-statement.test.ts fails on it.
  */
 export class StatementTexts {
   readonly #texts = new Map<string, string>()

@@ -29,7 +29,7 @@ export interface AuditedInsert extends AuditedRow {
 /**
  * Writes a new row and its audit event in one statement and answers its `returning` columns. In a
  * transaction (ctx.db is one) it is one statement of it. Otherwise rows of one table that arrive together
- * share a statement (db/statement-batcher.ts; docs/performance.md, "Creates written together"), each
+ * share a statement (db/statement-batcher.ts; docs/performance.md, "Writes written together"), each
  * still answered alone: a batch that fails runs each of its rows again on its own, so a refused row — a
  * taken name, an unknown region — is refused alone, as its own domain error.
  */

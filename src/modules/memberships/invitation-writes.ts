@@ -15,7 +15,7 @@ import {
  * Writes one invitation (invitation-statement.ts: the membership, its event, its mail and its count) and
  * answers its outcome. With a new platform user (`newUser`, its row and its `user.created` event) the
  * user and the invitation go in one transaction. Otherwise invitations that arrive together are written
- * together, in one statement (db/statement-batcher.ts; docs/performance.md, "Invitations written
+ * together, in one statement (db/statement-batcher.ts; docs/performance.md, "Writes written
  * together"), each still answered alone.
  */
 export async function writeInvitation(
