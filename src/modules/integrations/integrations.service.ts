@@ -18,14 +18,9 @@ import {
   readUpdateBody,
 } from './integration-input.js'
 import { integrationNameKey } from './integration-name.js'
-import {
-  maskProperties,
-  openSecret,
-  type StoredProperties,
-  type StoredValue,
-  sealProperties,
-} from './integration-secrets.js'
-import { type IntegrationType, isIntegrationType, isSecretKey } from './integration-types.js'
+import { toIntegration, typeOf } from './integration-record.js'
+import { openSecret, type StoredProperties, type StoredValue, sealProperties } from './integration-secrets.js'
+import { isSecretKey } from './integration-types.js'
 import {
   deleteIntegration,
   findIntegration,
@@ -279,24 +274,4 @@ function sameAttributes(ctx: ServiceContext, row: IntegrationRow, input: NewInte
   })
 }
 
-function typeOf(row: IntegrationRow): IntegrationType {
-  if (!isIntegrationType(row.type)) throw new Error(`integration ${row.id} has an unknown type ${row.type}`)
-  return row.type
-}
-
-export function toIntegration(row: IntegrationRow): Integration {
-  const type = typeOf(row)
-  return {
-    id: row.id,
-    tenantId: row.tenant_id,
-    type,
-    name: row.name,
-    description: row.description,
-    active: row.active,
-    properties: maskProperties(type, row.properties as StoredProperties),
-    createdBy: row.created_by,
-    updatedBy: row.updated_by,
-    created: row.created.toISOString(),
-    updated: row.updated.toISOString(),
-  }
-}
+export { toIntegration } from './integration-record.js'
