@@ -203,7 +203,9 @@ function membershipUpdateRecord(
   const invitation: Changes = {}
   if (changes.invitation_expiry_date !== undefined) {
     const before = current.invitation_expiry_date?.toISOString() ?? null
-    const after = changes.invitation_expiry_date ? new Date(changes.invitation_expiry_date).toISOString() : null
+    const after = changes.invitation_expiry_date
+      ? new Date(changes.invitation_expiry_date).toISOString()
+      : null
     if (before !== after) invitation.invitationExpiryDate = [before, after]
   }
   const role: Changes = {}
