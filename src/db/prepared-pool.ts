@@ -22,7 +22,7 @@ export const MAX_NAMED = 500
  * on how big a table is now, on a table that starts empty and grows fast (the outbox). A named statement
  * keeps the plan PostgreSQL chose after its first runs until the table's statistics change — never, while
  * autovacuum is off or behind — so a read by primary key planned on an empty outbox went on scanning the
- * whole table at every batch (docs/performance.md, "Invitations written together"). Planning such a
+ * whole table at every batch (docs/performance.md, "Writes written together"). Planning such a
  * statement costs a fraction of a millisecond, once per batch of rows.
  */
 const PLANNED_EACH_RUN_MARK = '/* planned each run */'

@@ -3,7 +3,7 @@
  * are written together, in one statement that holds one copy of the write per request, instead of one
  * statement each. On the two cores this service is sized for, a statement's fixed cost — the round trip,
  * its wake-ups on both sides, its commit and WAL flush — is most of a small write's cost
- * (docs/performance.md, "Invitations written together"), and the statements of a batch share it.
+ * (docs/performance.md, "Writes written together"), and the statements of a batch share it.
  *
  * - A write goes out at once while fewer than `maxInFlight` statements of this kind are running, so an
  *   unhurried request waits for nothing; under load, the writes that queued meanwhile go together.
@@ -29,7 +29,7 @@ export interface BatcherOptions<Item> {
  * of the fixed cost is small, while its text (one copy per write, prepared per connection) keeps growing —
  * and at most 2 statements of one kind at once: the writes that arrive meanwhile wait for the next
  * statement, so under load batches are fuller and cheaper per write than with more at once
- * (docs/performance.md, "Session of 2026-11-23 (eighth)"), and each kind leaves most of the pool
+ * (docs/performance.md, "Writes written together"), and each kind leaves most of the pool
  * (10 connections by default) to the other requests.
  */
 export const BATCHING = { maxBatch: 16, maxInFlight: 2 } as const

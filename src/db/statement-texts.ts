@@ -7,10 +7,10 @@ import { CompiledQuery } from 'kysely'
  * compiled once; later requests of that shape send it with their parameters, listed by the caller in the
  * order the text places them.
  *
- * The lists are written beside the builders they follow (auditParameters beside auditEventCtes,
- * membershipParameters beside membershipValues …), and they are checked: the first compile of a shape
- * compares the caller's list with Kysely's own, and a shape whose lists differ is never reused — it is
- * compiled every time, still correct, and test/audit-statement.test.ts fails on it.
+ * A caller's text and parameters come from one template (db/statement-pieces.ts), so they cannot drift;
+ * still, the first compile of a shape compares the caller's list with Kysely's own, and a shape whose
+ * lists differ is never reused — it is compiled every time, still correct, and
+ * test/audit-statement.test.ts fails on it.
  */
 export class StatementTexts {
   readonly #texts = new Map<string, string>()
@@ -20,9 +20,13 @@ export class StatementTexts {
    * The statement of shape `key` with `parameters`: its reused text, or — the first time, or for a shape
    * whose parameter list did not match — what `build()` compiles.
    */
-  compile<Row>(key: string, parameters: unknown[], build: () => CompiledQuery<Row>): CompiledQuery<Row> {
+  compile<Row>(
+    key: string,
+    parameters: readonly unknown[],
+    build: () => CompiledQuery<Row>,
+  ): CompiledQuery<Row> {
     const text = this.#texts.get(key)
-    if (text !== undefined) return CompiledQuery.raw(text, parameters) as CompiledQuery<Row>
+    if (text !== undefined) return CompiledQuery.raw(text, parameters as unknown[]) as CompiledQuery<Row>
     const compiled = build()
     if (sameParameters(compiled.parameters, parameters)) {
       this.#texts.set(key, compiled.sql)

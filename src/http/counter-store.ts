@@ -1,5 +1,6 @@
-import { type Kysely, sql } from 'kysely'
+import type { Kysely } from 'kysely'
 import type { Database } from '../db/schema.js'
+import { piece, value } from '../db/statement-pieces.js'
 import {
   type CounterRow,
   type CounterStatement,
@@ -17,22 +18,19 @@ export class DatabaseCounterStore implements CounterStore {
   constructor(private readonly db: Kysely<Database>) {}
 
   async hit(key: string, windowMs: number, nowMs: number): Promise<CounterWindow> {
-    const { rows } = await this.hitStatement(key, windowMs, nowMs).statement().execute(this.db)
-    return counterWindow(rows[0]!)
+    const { rows } = await this.hitStatement(key, windowMs, nowMs).sql().execute(this.db)
+    return counterWindow(rows[0] as CounterRow)
   }
 
   hitStatement(key: string, windowMs: number, nowMs: number): CounterStatement {
     const now = new Date(nowMs)
     const resetAt = new Date(nowMs + windowMs)
-    return {
-      statement: () => sql<CounterRow>`
-        insert into rate_limit_counters as c (key, count, reset_at) values (${key}, 1, ${resetAt})
-        on conflict (key) do update set
-          count = case when c.reset_at <= ${now} then 1 else c.count + 1 end,
-          reset_at = case when c.reset_at <= ${now} then excluded.reset_at else c.reset_at end
-        returning count, reset_at`,
-      parameters: [key, resetAt, now, now],
-    }
+    return piece`
+      insert into rate_limit_counters as c (key, count, reset_at) values (${value(key)}, 1, ${value(resetAt)})
+      on conflict (key) do update set
+        count = case when c.reset_at <= ${value(now)} then 1 else c.count + 1 end,
+        reset_at = case when c.reset_at <= ${value(now)} then excluded.reset_at else c.reset_at end
+      returning count, reset_at`
   }
 
   async peek(key: string, nowMs: number): Promise<CounterWindow | undefined> {

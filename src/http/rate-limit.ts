@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto'
-import type { RawBuilder } from 'kysely'
+import type { Piece } from '../db/statement-pieces.js'
 import { AppError } from '../errors.js'
 import { rateLimited } from './metrics.js'
 
@@ -26,11 +26,8 @@ export interface CounterStore {
   hitStatement?(key: string, windowMs: number, nowMs: number): CounterStatement
 }
 
-/** hit() as SQL: the upsert, and its parameters in the order it places them (db/statement-texts.ts). */
-export interface CounterStatement {
-  statement(): RawBuilder<CounterRow>
-  parameters: readonly unknown[]
-}
+/** hit() as SQL returning one CounterRow: the upsert, its text and parameters from one template. */
+export type CounterStatement = Piece
 
 /** What hitStatement returns. */
 export interface CounterRow {

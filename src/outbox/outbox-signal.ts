@@ -22,6 +22,20 @@ export interface OutboxTaker {
 export class OutboxSignal {
   #taker: OutboxTaker | undefined
 
+  /**
+   * Queue mail with a change and send it once the change committed — the one call a service makes for
+   * it. `write(lease)` writes the change and its mail rows, each built with `lease` (NewOutboxRow.lease:
+   * this process's worker then owns them already), and answers the rows it wrote; when it resolves the
+   * change has committed, and the rows go to the worker at once. When it throws, nothing is handed over.
+   */
+  async queueMail(
+    now: Date,
+    write: (lease: Date | undefined) => Promise<NewOutboxRow | undefined>,
+  ): Promise<void> {
+    const mail = await write(this.lease(now))
+    if (mail) this.handOver([mail])
+  }
+
   /** See OutboxTaker.lease; undefined when no worker runs in this process. */
   lease(now: Date): Date | undefined {
     return this.#taker?.lease(now)

@@ -1,117 +1,32 @@
-import type { Kysely } from 'kysely'
 import type { Logger } from 'pino'
-import type { Clock } from '../clock.js'
-import type { Config } from '../config.js'
-import type { Keys } from '../crypto/keys.js'
 import { isConnectionFailure } from '../db/connection-errors.js'
-import type { Database, OutboxRow } from '../db/schema.js'
-import { createOutboundFetch, type OutboundFetch, outboundPolicy } from '../http/outbound.js'
+import type { OutboxRow } from '../db/schema.js'
+import { createOutboundFetch, outboundPolicy } from '../http/outbound.js'
 import { fixedShapeLines } from '../logger.js'
-import { recordAudit } from './audit-writer.js'
-import { openInvitationMail, UndeliverableMail } from './mail/invitation-mail.js'
-import { renderInvitationMail } from './mail/invitation-template.js'
-import { invitationLink, passwordResetLink } from './mail/links.js'
-import { createMailer, type Mailer, type OutgoingMail, PermanentMailError } from './mail/mailer.js'
-import { openPasswordResetMail, renderPasswordResetMail } from './mail/password-reset-mail.js'
+import { createMailer, type Mailer } from './mail/mailer.js'
+import { composeMail, recordSendFailure, rowFields } from './mail-delivery.js'
+import { deleteOldHistory, expireInvitations } from './maintenance.js'
 import {
   claimDueRows,
-  INVITATION_EMAIL,
   type LeasedRow,
   leasedRows,
-  markFailed,
-  markRetry,
   markSent,
-  PASSWORD_RESET_EMAIL,
   releaseLeases,
   WEBHOOK_KIND,
 } from './outbox.repository.js'
-import type { OutboxSignal } from './outbox-signal.js'
-import { claimExpiredInvitations, deleteAttemptsBefore, deleteEventsBefore } from './webhook.repository.js'
+import {
+  DEFAULTS,
+  HANDED_OVER_BATCH,
+  MAX_HANDED_OVER,
+  type OutboxWorkerDeps,
+  type OutboxWorkerOptions,
+  type OutboxWorkerStats,
+  RETENTION_EVERY_MS,
+  UNREACHABLE_POLL_MS,
+} from './outbox-worker-options.js'
 import { WebhookDeliverer } from './webhook-delivery.js'
 
-export interface OutboxWorkerDeps {
-  db: Kysely<Database>
-  keys: Pick<Keys, 'secretKey' | 'secretKeyId'>
-  logger: Logger
-  clock: Clock
-  config: Pick<
-    Config,
-    'publicUrl' | 'smtpUrl' | 'mailFrom' | 'outboundAllowHttp' | 'outboundAllowPrivate' | 'auditRetentionDays'
-  > &
-    Partial<Pick<Config, 'invitationUrl' | 'passwordResetUrl'>>
-  /**
-   * The application's signal, when the worker runs in its process: writes hand it their rows already
-   * leased to it, and a commit that queued mail wakes it.
-   */
-  outboxSignal?: OutboxSignal
-}
-
-export interface OutboxWorkerOptions {
-  /** How often to look for due rows when not nudged; API.md §6 wants new mail out within a second. */
-  pollIntervalMs?: number
-  /**
-   * After a nudge, how long to let more commits arrive before claiming: under a burst of invitations one
-   * claim and one mark then serve many mails instead of one each.
-   */
-  coalesceMs?: number
-  /** Rows claimed at once; they are sent concurrently over the SMTP pool. */
-  batchSize?: number
-  /** How long a claimed row is reserved for this worker; a send always ends well within it. */
-  leaseMs?: number
-  /** Attempts before a row is marked failed. */
-  maxAttempts?: number
-  /** First retry delay; it doubles with every attempt, up to `maxBackoffMs`. */
-  baseBackoffMs?: number
-  maxBackoffMs?: number
-  /** Where mail goes; by default SMTP from the config, or the log without it. */
-  mailer?: Mailer
-  /** Webhook retries: first delay (doubling) and its cap; default 5 s and 1 h. */
-  webhookBaseBackoffMs?: number
-  webhookMaxBackoffMs?: number
-  /** An endpoint failing this long is disabled; default 24 h (API.md §13). */
-  webhookDisableAfterMs?: number
-  /** How webhooks are sent; default outboundFetch under the configured outbound rule. */
-  webhookFetch?: OutboundFetch
-  /** How often the invitation-expiry sweep runs (API.md §13: within a minute); default 20 s. */
-  sweepIntervalMs?: number
-}
-
-const DEFAULTS = {
-  pollIntervalMs: 250,
-  coalesceMs: 20,
-  batchSize: 20,
-  leaseMs: 120_000,
-  // 5 s, 10 s, 20 s … capped at 1 h: twelve attempts span about five hours.
-  maxAttempts: 12,
-  baseBackoffMs: 5_000,
-  maxBackoffMs: 3_600_000,
-  webhookBaseBackoffMs: 5_000,
-  webhookMaxBackoffMs: 3_600_000,
-  webhookDisableAfterMs: 24 * 3_600_000,
-  sweepIntervalMs: 20_000,
-} as const
-
-/** The poll interval while the database is unreachable: recovery is noticed within a second. */
-const UNREACHABLE_POLL_MS = 1_000
-/**
- * Rows handed over and not sent yet; past this many, writes are given no lease and the due scan finds
- * their rows (a burst, a slow SMTP server).
- */
-const MAX_HANDED_OVER = 10_000
-/**
- * Handed-over rows read and sent at once. Bigger than a claim's batch: the read is by primary key, and
- * each batch waits for its mark's commit, so under a burst of invitations larger batches are what keeps
- * delivery up with the writes (with 20, a busy machine fell behind: docs/performance.md).
- */
-const HANDED_OVER_BATCH = 100
-/** Retention runs at most this often (it deletes in bounded batches). */
-const RETENTION_EVERY_MS = 3_600_000
-
-export interface OutboxWorkerStats {
-  sent: number
-  retried: number
-  failed: number
-}
+export type { OutboxWorkerDeps, OutboxWorkerOptions, OutboxWorkerStats } from './outbox-worker-options.js'
 
 /**
  * Delivers the outbox (API.md §6). Any number of workers, in any number of processes, may run against one
@@ -243,39 +158,12 @@ export class OutboxWorker {
    * retention of audit events and delivery attempts (TENANTRY_AUDIT_RETENTION_DAYS).
    */
   async sweep(): Promise<void> {
-    const { db, clock } = this.deps
+    const { db, clock, config, logger } = this.deps
     const now = clock.now()
-    await db.transaction().execute(async (tx) => {
-      const expired = await claimExpiredInvitations(tx, now)
-      await recordAudit(
-        tx,
-        clock,
-        { kind: 'system' },
-        expired.map((row) => ({
-          action: 'invitation.expired',
-          tenantId: row.tenant_id,
-          target: { type: 'membership', id: row.user_id },
-          changes: { invitationExpiryDate: [row.invitation_expiry_date?.toISOString() ?? null, null] },
-        })),
-      )
-    })
+    await expireInvitations(db, clock)
     if (now.getTime() - this.#lastRetention >= RETENTION_EVERY_MS) {
       this.#lastRetention = now.getTime()
-      const before = new Date(now.getTime() - this.deps.config.auditRetentionDays * 86_400_000)
-      let deleted = 0
-      for (
-        let batch = await deleteEventsBefore(db, before);
-        batch > 0;
-        batch = await deleteEventsBefore(db, before)
-      ) {
-        deleted += batch
-      }
-      await deleteAttemptsBefore(db, before)
-      if (deleted > 0)
-        this.deps.logger.info(
-          { deleted, before: before.toISOString() },
-          'audit retention: old events deleted',
-        )
+      await deleteOldHistory(db, now, config.auditRetentionDays, logger)
     }
   }
 
@@ -356,28 +244,13 @@ export class OutboxWorker {
       }
     }
     try {
-      await this.#mailer.send(this.#compose(row))
+      await this.#mailer.send(composeMail(this.deps, row))
       return true
     } catch (error) {
-      await this.#failed(row, error, this.#rowLogger(row))
+      const outcome = await recordSendFailure(this.deps, this.#options, row, error, this.#rowLogger(row))
+      if (outcome) this.stats[outcome] += 1
       return false
     }
-  }
-
-  /** The mail of a claimed row, by its kind; the link is made from the decrypted token here. */
-  #compose(row: OutboxRow): OutgoingMail {
-    const links = { invitationUrl: undefined, passwordResetUrl: undefined, ...this.deps.config }
-    if (row.kind === INVITATION_EMAIL) {
-      const { facts, token } = openInvitationMail(this.deps.keys, row.id, row.payload)
-      const link = invitationLink(links, { token, userId: facts.userId, tenantId: facts.tenantId })
-      return { to: facts.to, ...renderInvitationMail(facts, link) }
-    }
-    if (row.kind === PASSWORD_RESET_EMAIL) {
-      const { facts, token } = openPasswordResetMail(this.deps.keys, row.id, row.payload)
-      const link = passwordResetLink(links, { token, userId: facts.userId })
-      return { to: facts.to, ...renderPasswordResetMail(facts, link) }
-    }
-    throw new UndeliverableMail(`unknown outbox kind "${row.kind}"`)
   }
 
   async #markSent(rows: OutboxRow[]): Promise<void> {
@@ -407,51 +280,4 @@ export class OutboxWorker {
   #rowLogger(row: OutboxRow): Logger {
     return this.deps.logger.child(rowFields(row))
   }
-
-  async #failed(row: OutboxRow, error: unknown, log: Logger): Promise<void> {
-    const message = (error instanceof Error ? error.message : String(error)).slice(0, 1_000)
-    const permanent = error instanceof PermanentMailError || error instanceof UndeliverableMail
-    try {
-      if (permanent || row.attempts >= this.#options.maxAttempts) {
-        const reason = permanent ? message : `gave up after ${row.attempts} attempts: ${message}`
-        await this.deps.db.transaction().execute(async (tx) => {
-          await markFailed(tx, row.id, reason)
-          const userId = (row.payload as { userId?: unknown }).userId
-          await recordAudit(
-            tx,
-            this.deps.clock,
-            { kind: 'system' },
-            {
-              action: 'invitation.email_failed',
-              tenantId: row.tenant_id,
-              target: { type: 'membership', id: typeof userId === 'string' ? userId : null },
-              changes: { reason: [null, reason] },
-            },
-          )
-        })
-        this.stats.failed += 1
-        log.error({ reason }, 'e-mail failed for good')
-        return
-      }
-      const next = new Date(this.deps.clock.now().getTime() + this.#backoff(row.attempts))
-      await markRetry(this.deps.db, row.id, message, next)
-      this.stats.retried += 1
-      log.warn({ error: message, nextAttemptAt: next.toISOString() }, 'e-mail not sent; will retry')
-    } catch (dbError) {
-      // The lease runs out and the row is claimed again: nothing is lost.
-      log.error({ err: dbError }, 'outbox: could not record a failed send')
-    }
-  }
-
-  /** 5 s · 2^(attempt−1), capped, with ±20 % jitter. */
-  #backoff(attempt: number): number {
-    const { baseBackoffMs, maxBackoffMs } = this.#options
-    const delay = Math.min(maxBackoffMs, baseBackoffMs * 2 ** Math.max(0, attempt - 1))
-    return Math.round(delay * (0.8 + Math.random() * 0.4))
-  }
-}
-
-/** What every log line about one outbox row carries. */
-function rowFields(row: OutboxRow): { outboxId: string; tenantId: string | null; attempt: number } {
-  return { outboxId: row.id, tenantId: row.tenant_id, attempt: row.attempts }
 }

@@ -1,6 +1,7 @@
-import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely'
+import { type Kysely, sql, type Transaction } from 'kysely'
 import { PLANNED_EACH_RUN } from '../db/prepared-pool.js'
 import type { Database, OutboxRow } from '../db/schema.js'
+import { joinPieces, type Piece, param, piece, raw } from '../db/statement-pieces.js'
 
 /**
  * SQL for the mail outbox (API.md §6). Rows are written inside the transaction of the change that causes
@@ -271,23 +272,15 @@ export async function latestPasswordResetMailStatus(
 /**
  * One new row as `insert into outbox … select … from <source>`, for a statement that writes it together
  * with the change causing it (a data-modifying WITH): `payloadAddition`, a jsonb expression over the
- * source without parameters, is merged into the payload (the id of the membership the same statement
- * inserts). No row is written when the source is empty. Its parameters, in order: outboxRowParameters.
+ * source, is merged into the payload (the id of the membership the same statement inserts). No row is
+ * written when the source is empty.
  */
-export function insertOutboxRowFrom(
-  row: NewOutboxRow,
-  source: string,
-  payloadAddition: RawBuilder<unknown>,
-): RawBuilder<unknown> {
+export function insertOutboxRowFrom(row: NewOutboxRow, source: string, payloadAddition: Piece): Piece {
   const values = outboxValues(row)
   const columns = NEW_ROW_COLUMNS.map((c) =>
-    c === 'payload' ? sql`${values.payload}::jsonb || ${payloadAddition}` : sql`${values[c]}::${typeOf(c)}`,
+    c === 'payload'
+      ? piece`${param(values.payload, 'jsonb')} || ${payloadAddition}`
+      : param(values[c], NEW_ROW_TYPES[c]),
   )
-  return sql`insert into outbox (${COLUMN_LIST}) select ${sql.join(columns)} from ${sql.raw(source)}`
-}
-
-/** The parameters of insertOutboxRowFrom, in the order it places them (db/statement-texts.ts). */
-export function outboxRowParameters(row: NewOutboxRow): unknown[] {
-  const values = outboxValues(row)
-  return NEW_ROW_COLUMNS.map((c) => values[c])
+  return piece`insert into outbox (${raw(NEW_ROW_COLUMNS.join(', '))}) select ${joinPieces(columns)} from ${raw(source)}`
 }

@@ -4,7 +4,8 @@ import type { Clock } from '../clock.js'
 import type { Keys } from '../crypto/keys.js'
 import type { Database, OutboxRow, WebhookRow } from '../db/schema.js'
 import type { OutboundFetch } from '../http/outbound.js'
-import { recordAudit, toAuditEventRecord } from './audit-writer.js'
+import { toAuditEventRecord } from './audit-event.js'
+import { recordAudit } from './audit-trail.js'
 import { markFailed, markRetry, markSent } from './outbox.repository.js'
 import {
   disableWebhook,

@@ -3,7 +3,8 @@ import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../../src/access/permissions.js'
 import { newId } from '../../src/crypto/uuid7.js'
 import { auditEvent, isReusedInsertShape } from '../../src/modules/audit/audit.repository.js'
-import { insertTenant } from '../../src/modules/tenants/tenants.repository.js'
+import { writeAudited } from '../../src/modules/audit/audited-insert-writes.js'
+import { tenantInsert } from '../../src/modules/tenants/tenants.repository.js'
 import { batchFigures, createsInOneBurst, tableLock, whileLocked } from '../helpers/batching.js'
 import { freshTenant, REGION_ID, uniqueEmail, uniqueName } from '../helpers/fixtures.js'
 import { useTestApp } from '../helpers/test-app.js'
@@ -219,33 +220,35 @@ describe('creates written together', () => {
       .execute(async (tx) => {
         const id = newId()
         const now = t.clock.now()
-        await insertTenant(
+        await writeAudited(
           { db: tx, statementBatchers: t.ctx.statementBatchers },
-          {
-            id,
-            name,
-            name_key: name.toLowerCase(),
-            description: '',
-            region_id: REGION_ID,
-            parent_id: parent.id,
-            parent_ids: [parent.id],
-            admin_user_id: adminId,
-            active: true,
-            timezone: 'UTC',
-            cxengage_identity_provider: 'enabled',
-            created: now,
-            created_by: adminId,
-            updated: now,
-            updated_by: adminId,
-          },
-          auditEvent(
-            t.clock,
-            { kind: 'system' },
+          tenantInsert(
             {
-              action: 'tenant.created',
-              tenantId: id,
-              target: { type: 'tenant', id },
+              id,
+              name,
+              name_key: name.toLowerCase(),
+              description: '',
+              region_id: REGION_ID,
+              parent_id: parent.id,
+              parent_ids: [parent.id],
+              admin_user_id: adminId,
+              active: true,
+              timezone: 'UTC',
+              cxengage_identity_provider: 'enabled',
+              created: now,
+              created_by: adminId,
+              updated: now,
+              updated_by: adminId,
             },
+            auditEvent(
+              t.clock,
+              { kind: 'system' },
+              {
+                action: 'tenant.created',
+                tenantId: id,
+                target: { type: 'tenant', id },
+              },
+            ),
           ),
         )
         throw new Error('roll back')

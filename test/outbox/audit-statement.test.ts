@@ -3,13 +3,13 @@ import { describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../../src/access/permissions.js'
 import { type DatabaseHandle, openDatabase } from '../../src/db/database.js'
 import { isReusedInsertShape } from '../../src/modules/audit/audit.repository.js'
-import { isReusedInvitationShape } from '../../src/modules/memberships/memberships.repository.js'
+import { isReusedInvitationShape } from '../../src/modules/memberships/invitation-statement.js'
 import { createTenantAsAdmin, uniqueEmail, uniqueName } from '../helpers/fixtures.js'
 import { createTestApp, type TestApp } from '../helpers/test-app.js'
 import { createTestDatabase, onServerDatabase } from '../helpers/test-database.js'
 
 /**
- * The create paths write their change and its audit event in one statement (audit-writer's
+ * The create paths write their change and its audit event in one statement (outbox/audited-statement.ts'
  * auditedInserts/auditEventCtes). On a server database each such statement must keep one generic plan:
  * a statement PostgreSQL re-plans on every execution costs about half a millisecond of database CPU per
  * write (docs/performance.md). pg_prepared_statements counts the plans of the one connection's statements.

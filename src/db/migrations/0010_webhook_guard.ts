@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely'
 
 /**
- * The guard of an audited write that leaves out the webhook fan-out (src/outbox/audit-writer.ts): true
+ * The guard of an audited write that leaves out the webhook fan-out (src/outbox/webhook-fan-out.ts): true
  * while no webhook endpoint is active; otherwise it fails the statement — nothing of it is written — with
  * SQLSTATE TW001, and the writer runs the statement again with its fan-out. Opening the outbox table and
  * its indexes for a fan-out that finds no endpoint cost more database time per write than the audit event

@@ -4,21 +4,18 @@ import type { Database } from '../../db/schema.js'
 export {
   type AuditActor,
   type AuditEvent,
-  type AuditForm,
   type AuditRecord,
   auditActorColumns,
   auditEvent,
-  auditEventCtes,
-  auditParameters,
   type Changes,
   changesBetween,
-  executeAudited,
-  isReusedInsertShape,
   MASKED,
-  recordAudit,
+  recordOfChange,
   toAuditEventRecord,
-  writeAuditEvents,
-} from '../../outbox/audit-writer.js'
+} from '../../outbox/audit-event.js'
+export { recordAudit, writeAuditEvents } from '../../outbox/audit-trail.js'
+export { auditEventCtes, isReusedInsertShape } from '../../outbox/audited-statement.js'
+export { type AuditForm, executeAudited } from '../../outbox/webhook-fan-out.js'
 
 export interface AuditFilter {
   /** Events of these tenants and every tenant below them; undefined: every event (platform). */

@@ -7,39 +7,42 @@ import {
   type AuditedTable,
   auditedRowShape,
   executeAuditedInserts,
-} from '../../outbox/audit-writer.js'
+} from '../../outbox/audited-statement.js'
 
-/** What writes an audited insert: the database, and the app's batchers for when it is not a transaction. */
-export type AuditedWriter = Pick<ServiceContext, 'db' | 'statementBatchers'>
-
-/** A new row to write with its event, and the value of the row's unique key. */
+/**
+ * A new row to write with its event (outbox/audited-statement.ts), as its repository describes it
+ * (tenantInsert, userInsert, integrationInsert): the table, what the insert answers, the row's unique key
+ * and what its constraint errors name.
+ */
 export interface AuditedInsert extends AuditedRow {
+  table: AuditedTable
+  returning: 'id' | '*'
   /**
    * Rows with one key never share a statement: two rows that the unique index would refuse together
    * wait for separate statements, so a batch fails only where one of its rows would fail alone.
    */
   uniqueKey: string
+  /** What a constraint error of this row names (db/constraint-errors.ts). */
+  constraints: ConstraintContext
 }
 
 /**
- * Writes a new row and its audit event (auditedInserts) and answers its `returning` columns. Outside a
- * transaction, rows of one table that arrive together share a statement (db/statement-batcher.ts;
- * docs/performance.md, "Session of 2026-11-23 (eighth)"), each still answered alone: a batch that fails runs
- * each of its rows again on its own, so a refused row — a taken name, an unknown region — is refused
- * alone, and its constraint error reaches this caller as the domain error `context` completes.
+ * Writes a new row and its audit event in one statement and answers its `returning` columns. In a
+ * transaction (ctx.db is one) it is one statement of it. Otherwise rows of one table that arrive together
+ * share a statement (db/statement-batcher.ts; docs/performance.md, "Writes written together"), each
+ * still answered alone: a batch that fails runs each of its rows again on its own, so a refused row — a
+ * taken name, an unknown region — is refused alone, as its own domain error.
  */
-export function insertAudited<Row>(
-  ctx: AuditedWriter,
-  table: AuditedTable,
-  returning: 'id' | '*',
-  write: AuditedInsert,
-  context: ConstraintContext = {},
+export function writeAudited<Row>(
+  ctx: Pick<ServiceContext, 'db' | 'statementBatchers'>,
+  insert: AuditedInsert,
 ): Promise<Row> {
+  const { table, returning } = insert
   if (ctx.db.isTransaction) {
     return withConstraintErrors(async () => {
-      const [row] = await executeAuditedInserts<Row>(ctx.db, table, returning, [write])
+      const [row] = await executeAuditedInserts<Row>(ctx.db, table, returning, [insert])
       return row as Row
-    }, context)
+    }, insert.constraints)
   }
   const batcher = ctx.statementBatchers.for(`audited insert ${table} ${returning}`, () => {
     return new StatementBatcher<AuditedInsert, Row>(
@@ -52,5 +55,5 @@ export function insertAudited<Row>(
       },
     )
   })
-  return withConstraintErrors(() => batcher.run(write), context)
+  return withConstraintErrors(() => batcher.run(insert), insert.constraints)
 }

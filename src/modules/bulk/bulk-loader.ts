@@ -1,15 +1,12 @@
 import type { Actor } from '../../access/actor.js'
 import type { ServiceContext } from '../../context.js'
 import { newId } from '../../crypto/uuid7.js'
-import type { NewUserRow, UserRow } from '../../db/schema.js'
+import type { UserRow } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
 import { bulkRows } from '../../http/metrics.js'
-import { currentRequest } from '../../http/request-context.js'
 import { compileBodyValidator } from '../../http/validation.js'
-import { auditActorColumns, recordAudit } from '../audit/audit.repository.js'
 import { invitationLimits } from '../memberships/invitation-limits.js'
 import { inviterName } from '../memberships/invitation-token.js'
-import { membershipCreatedRecord } from '../memberships/membership-audit.js'
 import { loadRoleCatalog } from '../roles/roles.service.js'
 import { buildNewUserRow, type NewUserEnv } from '../users/user-rules.js'
 import { platformPermissionsOf } from '../users/user-visibility.js'
@@ -19,66 +16,24 @@ import {
   insertUsers,
   insertUsersSkippingTakenEmails,
   type StoredUser,
-  type UserCreatedEvents,
 } from './bulk.repository.js'
-import { type BulkItemResult, type BulkSummary, type BulkUserInput, BulkUserItem } from './bulk.schemas.js'
-import { BulkMemberships, type PlannedMembership, writeMemberships } from './bulk-memberships.js'
+import { type BulkSummary, type BulkUserInput, BulkUserItem } from './bulk.schemas.js'
+import { BulkMemberships, insertUsersWithMemberships } from './bulk-memberships.js'
+import {
+  BatchInstant,
+  dryRunTooLong,
+  emailTaken,
+  failedRow,
+  type PendingRow,
+  PreparedRow,
+  type RowOutcome,
+  userCreatedEvents,
+} from './bulk-rows.js'
 import { MAX_DRY_RUN_ROWS, SeenEmails } from './seen-emails.js'
 
-/** A row that passed every check that needs no write: ready to be inserted. */
-export class PreparedRow {
-  constructor(
-    readonly index: number,
-    readonly row: NewUserRow,
-    readonly membership: PlannedMembership | undefined,
-  ) {}
-}
-
-/** A row whose outcome is known (it failed a check, or was written): its line of the answer. */
-export type RowOutcome = BulkItemResult
-
-export type PendingRow = PreparedRow | RowOutcome
+export { type PendingRow, PreparedRow, type RowOutcome } from './bulk-rows.js'
 
 const validateItem = compileBodyValidator(BulkUserItem)
-
-/**
- * The creation time shared by a batch's rows. Every answer formats it (created, updated) with
- * toISOString; the text is the same for the whole batch, so it is computed once.
- */
-class BatchInstant extends Date {
-  #iso: string | undefined
-  override toISOString(): string {
-    this.#iso ??= super.toISOString()
-    return this.#iso
-  }
-}
-
-function failedRow(index: number, error: AppError): RowOutcome {
-  return {
-    index,
-    status: error.statusCode,
-    error: {
-      code: error.statusCode,
-      reason: error.reason,
-      message: error.message,
-      ...(error.attribute ? { attribute: error.attribute } : {}),
-    },
-  }
-}
-
-function dryRunTooLong(): AppError {
-  return new AppError(
-    'too_many_items',
-    `A dry run checks at most ${MAX_DRY_RUN_ROWS.toLocaleString('en-US')} rows (each e-mail against every earlier row of the request); check the rest in a dry run of their own`,
-  )
-}
-
-function emailTaken(email: string, earlierIndex?: number): AppError {
-  const where = earlierIndex === undefined ? '' : ` (row ${earlierIndex} of this request)`
-  return new AppError('email_taken', `A user with e-mail "${email}" already exists${where}`, {
-    email: 'already exists',
-  })
-}
 
 /**
  * The bulk load of platform users (API.md §7), shared by the JSON-array and the NDJSON forms. A row is
@@ -298,41 +253,16 @@ export class BulkUserLoader {
    */
   async #insertBatch(rows: PreparedRow[], skipTaken: boolean): Promise<StoredUser[]> {
     const users = rows.map((r) => r.row)
-    const request = currentRequest()
-    const events: UserCreatedEvents = {
-      // UUIDv7 from the process's generator (newId), in row order: the trail lists a batch in input order.
-      ids: rows.map(() => newId()),
-      occurred: this.ctx.clock.now(),
-      actor: auditActorColumns(this.actor),
-      requestId: request?.requestId ?? null,
-      ip: request?.ip ?? null,
-    }
+    const events = userCreatedEvents(rows.length, this.ctx.clock.now(), this.actor)
     if (!rows.some((r) => r.membership)) {
       return skipTaken
         ? insertUsersSkippingTakenEmails(this.ctx.db, users, events)
         : insertUsers(this.ctx.db, users, events)
     }
-    let invitees: string[] = []
     // Read before the transaction: nothing but the batch's own statements runs inside it (the embedded
     // database has one connection, which the transaction holds).
     const inviter = rows.some((r) => r.membership?.status === 'invited') ? await this.#inviter() : ''
-    const stored = await this.ctx.db.transaction().execute(async (tx) => {
-      const inserted = await insertUsersSkippingTakenEmails(tx, users, events)
-      const created = new Set(inserted.map((r) => r.id))
-      const memberships = rows.flatMap((r) =>
-        r.membership && created.has(r.row.id) ? [{ user: r.row, membership: r.membership }] : [],
-      )
-      invitees = await writeMemberships(tx, this.ctx, this.actor, inviter, memberships)
-      await recordAudit(
-        tx,
-        this.ctx.clock,
-        this.actor,
-        memberships.map(({ user, membership: { tenantId, roleId, status } }) =>
-          membershipCreatedRecord({ tenantId, userId: user.id, roleId, status }),
-        ),
-      )
-      return inserted
-    })
+    const { stored, invitees } = await insertUsersWithMemberships(this.ctx, this.actor, inviter, rows, events)
     // New members change what the permission caches know; queued mail wakes the worker.
     this.ctx.access.invalidate()
     if (invitees.length > 0) {

@@ -5,11 +5,14 @@ import type { Database, NewUserRow } from '../../db/schema.js'
 import { AppError, invalidField } from '../../errors.js'
 import { invitationMailRow } from '../../outbox/mail/invitation-mail.js'
 import { insertOutboxRows, type NewOutboxRow } from '../../outbox/outbox.repository.js'
+import { recordAudit } from '../audit/audit.repository.js'
+import { insertMemberships, type NewMembershipRow } from '../memberships/invitation-statement.js'
 import { issueInvitation } from '../memberships/invitation-token.js'
-import { insertMemberships, type NewMembershipRow } from '../memberships/memberships.repository.js'
+import { membershipCreatedRecord } from '../memberships/membership-audit.js'
 import type { CreateStatus } from '../memberships/memberships.schemas.js'
 import { findTenantRoleFor } from '../roles/roles.service.js'
 import { checkRoleCeiling, requireTenantPermission } from '../tenants/tenant-access.js'
+import { insertUsersSkippingTakenEmails, type StoredUser, type UserCreatedEvents } from './bulk.repository.js'
 import type { BulkUserInput } from './bulk.schemas.js'
 
 /** The membership one bulk row asks for, checked: where, with which role, in which status. */
@@ -153,3 +156,39 @@ export async function writeMemberships(
 
 /** A bulk row gives no extensions: the user's default webrtc one is all it gets. */
 const NO_EXTENSIONS = { given: [], defaultFirst: true }
+
+/**
+ * A batch some of whose rows name tenants, in one transaction: the users and their `user.created`
+ * events (bulk.repository.ts), the memberships, the invitation mail and the membership events
+ * (`membership.created`/`membership.invited`, by `recordAudit`, which also queues their webhook
+ * deliveries) — the records an invitation writes. Answers the stored users and the invitees mailed.
+ */
+export async function insertUsersWithMemberships(
+  ctx: ServiceContext,
+  actor: Actor,
+  inviter: string,
+  rows: readonly { row: NewUserRow; membership: PlannedMembership | undefined }[],
+  events: UserCreatedEvents,
+): Promise<{ stored: StoredUser[]; invitees: string[] }> {
+  return ctx.db.transaction().execute(async (tx) => {
+    const stored = await insertUsersSkippingTakenEmails(
+      tx,
+      rows.map((r) => r.row),
+      events,
+    )
+    const created = new Set(stored.map((r) => r.id))
+    const memberships = rows.flatMap((r) =>
+      r.membership && created.has(r.row.id) ? [{ user: r.row, membership: r.membership }] : [],
+    )
+    const invitees = await writeMemberships(tx, ctx, actor, inviter, memberships)
+    await recordAudit(
+      tx,
+      ctx.clock,
+      actor,
+      memberships.map(({ user, membership: { tenantId, roleId, status } }) =>
+        membershipCreatedRecord({ tenantId, userId: user.id, roleId, status }),
+      ),
+    )
+    return { stored, invitees }
+  })
+}

@@ -9,6 +9,7 @@ import { AppError } from '../../errors.js'
 import { preconditionFailed } from '../../http/etag.js'
 import { type Page, readPage } from '../../http/pagination.js'
 import { auditEvent, type Changes, MASKED, recordAudit } from '../audit/audit.repository.js'
+import { writeAudited } from '../audit/audited-insert-writes.js'
 import { requireTenantPermission } from '../tenants/tenant-access.js'
 import {
   checkActivation,
@@ -17,18 +18,13 @@ import {
   readUpdateBody,
 } from './integration-input.js'
 import { integrationNameKey } from './integration-name.js'
-import {
-  maskProperties,
-  openSecret,
-  type StoredProperties,
-  type StoredValue,
-  sealProperties,
-} from './integration-secrets.js'
-import { type IntegrationType, isIntegrationType, isSecretKey } from './integration-types.js'
+import { toIntegration, typeOf } from './integration-record.js'
+import { openSecret, type StoredProperties, type StoredValue, sealProperties } from './integration-secrets.js'
+import { isSecretKey } from './integration-types.js'
 import {
   deleteIntegration,
   findIntegration,
-  insertIntegration,
+  integrationInsert,
   listIntegrations,
   updateIntegration,
 } from './integrations.repository.js'
@@ -96,19 +92,16 @@ export async function createIntegration(
     updated_by: actor.principalId,
   }
   try {
-    await insertIntegration(
-      ctx,
-      { ...row, properties: JSON.stringify(row.properties) },
-      auditEvent(ctx.clock, actor, {
-        action: 'integration.created',
-        tenantId: tenant,
-        target: { type: 'integration', id },
-        changes: integrationChanges(undefined, row),
-      }),
-    )
+    const event = auditEvent(ctx.clock, actor, {
+      action: 'integration.created',
+      tenantId: tenant,
+      target: { type: 'integration', id },
+      changes: integrationChanges(undefined, row),
+    })
+    await writeAudited(ctx, integrationInsert({ ...row, properties: JSON.stringify(row.properties) }, event))
     return { integration: toIntegration(row), created: true }
   } catch (error) {
-    // insertIntegration answers a taken id or name as its domain error.
+    // writeAudited answers a taken id or name as its domain error.
     if (integrationId !== undefined && error instanceof AppError) {
       // The id may be taken (a repeat, or a conflict); the name check can fire first, so look.
       const existing = await findIntegration(ctx.db, tenant, id)
@@ -281,24 +274,4 @@ function sameAttributes(ctx: ServiceContext, row: IntegrationRow, input: NewInte
   })
 }
 
-function typeOf(row: IntegrationRow): IntegrationType {
-  if (!isIntegrationType(row.type)) throw new Error(`integration ${row.id} has an unknown type ${row.type}`)
-  return row.type
-}
-
-export function toIntegration(row: IntegrationRow): Integration {
-  const type = typeOf(row)
-  return {
-    id: row.id,
-    tenantId: row.tenant_id,
-    type,
-    name: row.name,
-    description: row.description,
-    active: row.active,
-    properties: maskProperties(type, row.properties as StoredProperties),
-    createdBy: row.created_by,
-    updatedBy: row.updated_by,
-    created: row.created.toISOString(),
-    updated: row.updated.toISOString(),
-  }
-}
+export { toIntegration } from './integration-record.js'

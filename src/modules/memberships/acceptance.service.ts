@@ -3,7 +3,7 @@ import { hashPassword } from '../../crypto/passwords.js'
 import { AppError, invalidField } from '../../errors.js'
 import { preconditionFailed } from '../../http/etag.js'
 import { deleteQueuedInvitationMail } from '../../outbox/outbox.repository.js'
-import { type AuditActor, MASKED, recordAudit } from '../audit/audit.repository.js'
+import { type AuditActor, changesBetween, MASKED, recordAudit } from '../audit/audit.repository.js'
 import { setInitialPassword } from './acceptance.repository.js'
 import type { AcceptInvitationInput, Invitation } from './acceptance.schemas.js'
 import { invitationLimits } from './invitation-limits.js'
@@ -119,6 +119,8 @@ export async function acceptInvitation(
     settingPassword && input.password !== undefined ? await hashPassword(input.password) : undefined
 
   const now = ctx.clock.now()
+  // Accepted, the first extension becomes the active one when none is (SPEC §2.3).
+  const activated = row.active_extension === null ? row.first_extension : null
   await ctx.db.transaction().execute(async (tx) => {
     const key = { tenantId: row.tenant_id, userId: row.user_id }
     // Only while still invited with this very token and not expired: a token works once.
@@ -131,9 +133,7 @@ export async function acceptInvitation(
         status: 'accepted',
         updated: now,
         updated_by: row.user_id,
-        ...(row.active_extension === null && row.first_extension
-          ? { active_extension: JSON.stringify(row.first_extension), extension: row.first_extension.value }
-          : {}),
+        ...(activated ? { active_extension: JSON.stringify(activated), extension: activated.value } : {}),
       },
     )
     if (accepted === 'stale') throw preconditionFailed()
@@ -150,12 +150,16 @@ export async function acceptInvitation(
     await deleteQueuedInvitationMail(tx, key.tenantId, key.userId)
     // The invitee acts on its own invitation (it holds no token yet).
     const invitee = { kind: 'user', userId: row.user_id } as AuditActor
+    // One event per record changed (API.md §13): the membership, and the user when it got its password.
     await recordAudit(tx, ctx.clock, invitee, [
       {
         action: 'membership.status_changed',
         tenantId: key.tenantId,
         target: { type: 'membership', id: key.userId },
-        changes: { status: ['invited', 'accepted'] },
+        changes: {
+          status: ['invited', 'accepted'],
+          ...(activated ? { activeExtension: [null, activated] } : {}),
+        },
       },
       ...(passwordHash
         ? [
@@ -163,7 +167,14 @@ export async function acceptInvitation(
               action: 'user.password_changed',
               tenantId: null,
               target: { type: 'user', id: key.userId },
-              changes: { password: [null, MASKED] as [unknown, unknown] },
+              changes: {
+                ...changesBetween(
+                  { firstName: row.first_name, lastName: row.last_name },
+                  { firstName: input.firstName, lastName: input.lastName },
+                  ['firstName', 'lastName'],
+                ),
+                password: [null, MASKED] as [unknown, unknown],
+              },
             },
           ]
         : []),

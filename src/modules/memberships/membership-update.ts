@@ -7,7 +7,7 @@ import { AppError, invalidField } from '../../errors.js'
 import { preconditionFailed } from '../../http/etag.js'
 import { enqueueInvitationMail } from '../../outbox/mail/invitation-mail.js'
 import { deleteQueuedInvitationMail, type NewOutboxRow } from '../../outbox/outbox.repository.js'
-import { type AuditRecord, recordAudit } from '../audit/audit.repository.js'
+import { type AuditRecord, type Changes, recordAudit, recordOfChange } from '../audit/audit.repository.js'
 import { describeRole, findTenantRoleFor } from '../roles/roles.service.js'
 import { checkDefaultIdentityProvider } from '../sso/default-provider.js'
 import { checkRoleCeiling, requireTenantPermission } from '../tenants/tenant-access.js'
@@ -112,41 +112,41 @@ export async function updateMembership(
       break
   }
   const inviter = invitation ? await inviterName(ctx, actor) : ''
-  let mail: NewOutboxRow | undefined
-
-  await ctx.db.transaction().execute(async (tx) => {
-    const expected = { status: current.status, tokenHash: current.invitation_token_hash }
-    const outcome = await updateMembershipRow(tx, key, expected, changes)
-    if (outcome === 'stale') throw preconditionFailed()
-    if (outcome === 'moved') {
-      throw new AppError(
-        'invalid_state_transition',
-        'The membership changed while this request was processed; read it again and retry',
-      )
-    }
-    await recordAudit(tx, ctx.clock, actor, membershipUpdateRecords(key, current, changes))
-    if (invitation) {
-      mail = await enqueueInvitationMail(
-        tx,
-        ctx.keys,
-        {
-          ...key,
-          to: current.email,
-          tenantName: access.tenant.name,
-          roleName,
-          inviterName: inviter,
-          expiresAt: invitation.expiresAt.toISOString(),
-        },
-        invitation.token,
-        now,
-        ctx.outboxSignal.lease(now),
-      )
-    } else if (move === 'cancel' || move === 'accept') {
-      await deleteQueuedInvitationMail(tx, key.tenantId, key.userId)
-    }
-  })
-
-  if (mail) ctx.outboxSignal.handOver([mail])
+  await ctx.outboxSignal.queueMail(now, (lease) =>
+    ctx.db.transaction().execute(async (tx): Promise<NewOutboxRow | undefined> => {
+      const expected = { status: current.status, tokenHash: current.invitation_token_hash }
+      const outcome = await updateMembershipRow(tx, key, expected, changes)
+      if (outcome === 'stale') throw preconditionFailed()
+      if (outcome === 'moved') {
+        throw new AppError(
+          'invalid_state_transition',
+          'The membership changed while this request was processed; read it again and retry',
+        )
+      }
+      const record = membershipUpdateRecord(key, current, changes)
+      if (record) await recordAudit(tx, ctx.clock, actor, record)
+      if (invitation) {
+        return enqueueInvitationMail(
+          tx,
+          ctx.keys,
+          {
+            ...key,
+            to: current.email,
+            tenantName: access.tenant.name,
+            roleName,
+            inviterName: inviter,
+            expiresAt: invitation.expiresAt.toISOString(),
+          },
+          invitation.token,
+          now,
+          lease,
+        )
+      }
+      if (move === 'cancel' || move === 'accept')
+        await deleteQueuedInvitationMail(tx, key.tenantId, key.userId)
+      return undefined
+    }),
+  )
   if (move !== 'none' || changes.role_id !== undefined) ctx.access.invalidate()
   return getMembershipRecord(ctx, key.tenantId, key.userId)
 }
@@ -186,31 +186,33 @@ export async function removeMembership(
   ctx.access.invalidate()
 }
 
-/** membership.status_changed, membership.role_changed and membership.updated (profile), as they apply. */
-function membershipUpdateRecords(
+/**
+ * The one event of a membership's change (API.md §13: one record, one event, every field it changed),
+ * named after the most telling part: a status move, else a resent invitation (a new link and window),
+ * else a role change, else a profile edit. None when nothing changed.
+ */
+function membershipUpdateRecord(
   key: { tenantId: string; userId: string },
   current: MembershipRecordRow,
   changes: Updateable<MembershipsTable>,
-): AuditRecord[] {
-  const target = { type: 'membership', id: key.userId }
-  const records: AuditRecord[] = []
+): AuditRecord | undefined {
+  const status: Changes = {}
   if (changes.status !== undefined && changes.status !== current.status) {
-    records.push({
-      action: 'membership.status_changed',
-      tenantId: key.tenantId,
-      target,
-      changes: { status: [current.status, changes.status] },
-    })
+    status.status = [current.status, changes.status]
   }
+  const invitation: Changes = {}
+  if (changes.invitation_expiry_date !== undefined) {
+    const before = current.invitation_expiry_date?.toISOString() ?? null
+    const after = changes.invitation_expiry_date
+      ? new Date(changes.invitation_expiry_date).toISOString()
+      : null
+    if (before !== after) invitation.invitationExpiryDate = [before, after]
+  }
+  const role: Changes = {}
   if (changes.role_id !== undefined && changes.role_id !== current.role_id) {
-    records.push({
-      action: 'membership.role_changed',
-      tenantId: key.tenantId,
-      target,
-      changes: { roleId: [current.role_id, changes.role_id] },
-    })
+    role.roleId = [current.role_id, changes.role_id]
   }
-  const profile: Record<string, [unknown, unknown]> = {}
+  const profile: Changes = {}
   const fields = {
     noPassword: ['no_password', current.no_password],
     defaultIdentityProvider: ['default_identity_provider', current.default_identity_provider],
@@ -228,10 +230,12 @@ function membershipUpdateRecords(
         : raw
     if (JSON.stringify(after) !== JSON.stringify(before ?? null)) profile[name] = [before ?? null, after]
   }
-  if (Object.keys(profile).length > 0) {
-    records.push({ action: 'membership.updated', tenantId: key.tenantId, target, changes: profile })
-  }
-  return records
+  return recordOfChange({ tenantId: key.tenantId, target: { type: 'membership', id: key.userId } }, [
+    ['membership.status_changed', status],
+    ['membership.invited', invitation],
+    ['membership.role_changed', role],
+    ['membership.updated', profile],
+  ])
 }
 
 /** The profile fields: identity provider, SSO-only, extensions, the active one, supervisor, workstation. */

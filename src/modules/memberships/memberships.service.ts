@@ -5,26 +5,21 @@ import { AppError } from '../../errors.js'
 import { type Page, readPage } from '../../http/pagination.js'
 import type { CountInStatement } from '../../http/rate-limit.js'
 import { invitationMailRow } from '../../outbox/mail/invitation-mail.js'
-import { auditEvent, writeAuditEvents } from '../audit/audit.repository.js'
+import { auditEvent } from '../audit/audit.repository.js'
 import { findTenantRoleFor, loadRoleCatalog } from '../roles/roles.service.js'
 import { checkDefaultIdentityProvider } from '../sso/default-provider.js'
 import { checkRoleCeiling, requireTenantPermission } from '../tenants/tenant-access.js'
 import { userCreatedRecord } from '../users/user-audit.js'
 import { buildNewUserRow, normalizeEmail } from '../users/user-rules.js'
-import { findUserByEmail, insertUserRows } from '../users/users.repository.js'
+import { findUserByEmail } from '../users/users.repository.js'
 import { givenExtensions } from './extensions.js'
 import { invitationLimits } from './invitation-limits.js'
+import type { NewMembershipByEmail } from './invitation-statement.js'
 import { type IssuedInvitation, inviterName, issueInvitation } from './invitation-token.js'
-import { invitationWrites } from './invitation-writes.js'
+import { writeInvitation } from './invitation-writes.js'
 import { membershipCreatedRecord } from './membership-audit.js'
 import { membershipNotFound, toMembership } from './membership-record.js'
-import {
-  findMembership,
-  type InvitationWrite,
-  insertMembershipsByEmail,
-  listMembershipRows,
-  type NewMembershipByEmail,
-} from './memberships.repository.js'
+import { findMembership, listMembershipRows, type MembershipRecordRow } from './memberships.repository.js'
 import type { CreateMembershipInput, ListMembershipsQuery, Membership } from './memberships.schemas.js'
 
 const READ_PERMISSIONS = ['VIEW_ALL_USERS', 'MANAGE_ALL_USERS'] as const
@@ -64,22 +59,14 @@ export async function createMembership(
     if (!mailCount) await invitationLimits(ctx).takeMail(email)
     invitation = issueInvitation(ctx)
   }
-  const mail =
-    invitation &&
-    invitationMailRow(
-      ctx.keys,
-      {
-        tenantId,
-        to: email,
-        tenantName: access.tenant.name,
-        roleName: role.name,
-        inviterName: await inviterName(ctx, actor),
-        expiresAt: invitation.expiresAt.toISOString(),
-      },
-      invitation.token,
-      now,
-      ctx.outboxSignal.lease(now),
-    )
+  const mailContent = invitation && {
+    tenantId,
+    to: email,
+    tenantName: access.tenant.name,
+    roleName: role.name,
+    inviterName: await inviterName(ctx, actor),
+    expiresAt: invitation.expiresAt.toISOString(),
+  }
   await checkDefaultIdentityProvider(ctx.db, tenantId, input.defaultIdentityProvider)
   const membership: NewMembershipByEmail = {
     email,
@@ -99,37 +86,33 @@ export async function createMembership(
     actorId: actor.principalId,
     now,
   }
-  // A new user's event comes first; the membership's is written by the membership's own statement.
-  const userEvent = newUser && auditEvent(ctx.clock, actor, userCreatedRecord(newUser))
-  // The target is the invitee's id, which the statement looks up (auditEventCtes' targetIdColumn).
-  const membershipEvent = auditEvent(
+  // The target is the invitee's id, which the statement looks up.
+  const event = auditEvent(
     ctx.clock,
     actor,
     membershipCreatedRecord({ tenantId, userId: null, roleId: role.id, status }),
   )
-  const write: InvitationWrite = {
-    membership,
-    event: membershipEvent,
-    ...(mail ? { mail } : {}),
-    ...(mailCount ? { mailCount } : {}),
-  }
-  // Outside a transaction, invitations that arrive together are written together (invitation-writes.ts).
-  const { stored, mailCount: counted } = userEvent
-    ? await ctx.db.transaction().execute(async (tx) => {
-        await insertUserRows(tx, [newUser])
-        await writeAuditEvents(tx, [userEvent])
-        const [outcome] = await insertMembershipsByEmail(tx, [write])
-        return outcome ?? {}
-      })
-    : await invitationWrites(ctx).run(write)
-  if (counted) invitationLimits(ctx).refuseMailBeyondLimit(counted)
+  // A new user's event comes first; the membership's is written by the membership's own statement.
+  const user = newUser && { row: newUser, event: auditEvent(ctx.clock, actor, userCreatedRecord(newUser)) }
+  let stored: MembershipRecordRow | undefined
+  await ctx.outboxSignal.queueMail(now, async (lease) => {
+    const mail =
+      mailContent && invitation && invitationMailRow(ctx.keys, mailContent, invitation.token, now, lease)
+    const outcome = await writeInvitation(
+      ctx,
+      { membership, event, ...(mail ? { mail } : {}), ...(mailCount ? { mailCount } : {}) },
+      user,
+    )
+    if (outcome.mailCount) invitationLimits(ctx).refuseMailBeyondLimit(outcome.mailCount)
+    stored = outcome.stored
+    return stored && mail
+  })
   if (!stored) {
     throw new AppError('user_not_found', `No platform user has the e-mail "${email}"`, {
       email: 'no such user',
     })
   }
 
-  if (mail) ctx.outboxSignal.handOver([mail])
   if (status === 'accepted' || newUser) ctx.access.invalidate()
   return toMembership(stored, now)
 }

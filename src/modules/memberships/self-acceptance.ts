@@ -67,7 +67,10 @@ export async function acceptOwnInvitation(
       action: 'membership.status_changed',
       tenantId: key.tenantId,
       target: { type: 'membership', id: key.userId },
-      changes: { status: ['invited', 'accepted'] },
+      changes: {
+        status: ['invited', 'accepted'],
+        ...(current.active_extension === null && first ? { activeExtension: [null, first] } : {}),
+      },
     })
   })
   ctx.access.invalidate()

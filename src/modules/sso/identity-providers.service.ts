@@ -11,8 +11,9 @@ import {
   OutboundRefusedError,
   outboundPolicy,
 } from '../../http/outbound.js'
-import { changesBetween, MASKED, recordAudit } from '../audit/audit.repository.js'
+import { MASKED, recordAudit } from '../audit/audit.repository.js'
 import { requireTenantPermission } from '../tenants/tenant-access.js'
+import { identityProviderChanges } from './identity-provider-audit.js'
 import {
   findTenantIdentityProvider,
   insertIdentityProvider,
@@ -186,7 +187,7 @@ export async function createIdentityProvider(
       action: 'identity_provider.created',
       tenantId,
       target: { type: 'identityProvider', id },
-      changes: auditView(undefined, inserted),
+      changes: identityProviderChanges(undefined, inserted),
     })
     return inserted
   })
@@ -231,7 +232,7 @@ export async function updateIdentityProviderById(
     })
     if (updated === 'stale') throw preconditionFailed()
     if (!updated) throw identityProviderNotFound()
-    const changes = auditView(current, updated)
+    const changes = identityProviderChanges(current, updated)
     if (secretChanged)
       changes.clientSecret = [current.client_secret ? MASKED : '', fields.secret ? MASKED : '']
     await recordAudit(trx, ctx.clock, actor, {
@@ -279,32 +280,4 @@ async function protocolFields(
 function emailMapping(protocol: 'saml' | 'oidc', value: string | null | undefined): string {
   const trimmed = value?.trim()
   return trimmed ? trimmed : protocol === 'saml' ? 'NameID' : 'email'
-}
-
-/** What an audit event shows of a provider: the plain settings (the secret only as "********"). */
-function auditView(before: IdentityProviderRow | undefined, after: IdentityProviderRow) {
-  const view = (row: IdentityProviderRow) => ({
-    name: row.name,
-    description: row.description,
-    active: row.active,
-    identityProvider: row.protocol,
-    emailMapping: row.email_mapping,
-    metadataUrl: row.metadata_url,
-    issuer: row.issuer,
-    clientId: row.client_id,
-    clientSecret: row.client_secret ? MASKED : '',
-  })
-  const fields = [
-    'name',
-    'description',
-    'active',
-    'identityProvider',
-    'emailMapping',
-    'metadataUrl',
-    'issuer',
-    'clientId',
-  ] as const
-  const changes = changesBetween(before ? view(before) : undefined, view(after), fields)
-  if (!before && after.client_secret) changes.clientSecret = [null, MASKED]
-  return changes
 }

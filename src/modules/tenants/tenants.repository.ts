@@ -1,10 +1,11 @@
-import { CompiledQuery, type Kysely, sql } from 'kysely'
+import { type Kysely, sql } from 'kysely'
 import { withConstraintErrors } from '../../db/constraint-errors.js'
 import { nextUpdated } from '../../db/row-version.js'
 import type { Database, NewTenantRow, TenantRow, TenantUpdate } from '../../db/schema.js'
+import { statementTexts } from '../../db/statement-texts.js'
 import { ifMatchUpdated } from '../../http/request-context.js'
 import type { AuditEvent } from '../audit/audit.repository.js'
-import { type AuditedWriter, insertAudited } from '../audit/audited-insert-writes.js'
+import type { AuditedInsert } from '../audit/audited-insert-writes.js'
 
 /** SQL for tenants. Each function takes the executor (db or transaction) first. */
 
@@ -37,34 +38,34 @@ function selectTenants(db: Kysely<Database>, childrenOf?: string) {
     ])
 }
 
-/** A taken name is tenant_name_taken; an unknown region or administrator a validation_failed naming it. */
-export async function insertTenant(
-  writer: AuditedWriter,
-  row: NewTenantRow,
-  event: AuditEvent,
-): Promise<void> {
-  // The event's tenant is the new one, which the statement's own snapshot cannot see: its ancestors come
-  // from the row.
-  const source = { ancestorIds: row.parent_ids ?? [] }
-  await insertAudited(
-    writer,
-    'tenants',
-    'id',
-    { row, event, source, uniqueKey: row.name_key },
-    { name: row.name },
-  )
+/**
+ * A new tenant and its `tenant.created` event, as one audited insert (audit/audited-insert-writes.ts). A
+ * taken name is tenant_name_taken; an unknown region or administrator a validation_failed naming it.
+ */
+export function tenantInsert(row: NewTenantRow, event: AuditEvent): AuditedInsert {
+  return {
+    table: 'tenants',
+    returning: 'id',
+    row,
+    event,
+    // The event's tenant is the new one, which the statement's own snapshot cannot see: its ancestors
+    // come from the row.
+    source: { ancestorIds: row.parent_ids ?? [] },
+    uniqueKey: row.name_key,
+    constraints: { name: row.name },
+  }
 }
 
 /**
- * The text of findTenant's statement, built and compiled once: only the id changes from read to read,
- * and building and compiling the query each time cost a tenth of the server's CPU per GET
+ * One tenant by id. Its text is built and compiled once (db/statement-texts.ts): only the id changes from
+ * read to read, and building and compiling the query each time cost a tenth of the server's CPU per GET
  * (docs/performance.md). Both of its parameters are the tenant id.
  */
-let findTenantSql: string | undefined
-
 export async function findTenant(db: Kysely<Database>, id: string): Promise<TenantRecordRow | undefined> {
-  findTenantSql ??= selectTenants(db, id).where('t.id', '=', id).compile().sql
-  const { rows } = await db.executeQuery<TenantRecordRow>(CompiledQuery.raw(findTenantSql, [id, id]))
+  const query = statementTexts.compile<TenantRecordRow>('find tenant', [id, id], () =>
+    selectTenants(db, id).where('t.id', '=', id).compile(),
+  )
+  const { rows } = await db.executeQuery(query)
   return rows[0]
 }
 

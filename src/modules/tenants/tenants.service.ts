@@ -8,14 +8,15 @@ import { AppError, invalidField } from '../../errors.js'
 import { preconditionFailed } from '../../http/etag.js'
 import { type Page, readPage } from '../../http/pagination.js'
 import { auditEvent, changesBetween, recordAudit } from '../audit/audit.repository.js'
+import { writeAudited } from '../audit/audited-insert-writes.js'
 import { isTimezone } from '../regions/timezones.js'
 import { checkDefaultIdentityProvider } from '../sso/default-provider.js'
 import { displayName, tenantNameKey } from './tenant-name.js'
 import {
   findTenant,
-  insertTenant,
   listTenants,
   type TenantRecordRow,
+  tenantInsert,
   updateTenant,
 } from './tenants.repository.js'
 import type { CreateTenantInput, ListTenantsQuery, Tenant, UpdateTenantInput } from './tenants.schemas.js'
@@ -84,15 +85,17 @@ export async function createTenant(
     updated: now,
     updated_by: actor.principalId,
   }
-  await insertTenant(
+  await writeAudited(
     ctx,
-    row,
-    auditEvent(ctx.clock, actor, {
-      action: 'tenant.created',
-      tenantId: row.id,
-      target: { type: 'tenant', id: row.id },
-      changes: changesBetween(undefined, auditView(row), TENANT_AUDIT_FIELDS),
-    }),
+    tenantInsert(
+      row,
+      auditEvent(ctx.clock, actor, {
+        action: 'tenant.created',
+        tenantId: row.id,
+        target: { type: 'tenant', id: row.id },
+        changes: changesBetween(undefined, auditView(row), TENANT_AUDIT_FIELDS),
+      }),
+    ),
   )
   // A new tenant has no children; its parent's childIds is derived, so it lists the new id already.
   return toTenant({ ...row, parent_name: parent.name, child_ids: [] }, ctx)

@@ -85,30 +85,32 @@ export async function issuePasswordReset(
   const token = randomSecret()
   const now = ctx.clock.now()
   const expiresAt = new Date(now.getTime() + ctx.config.passwordResetTtlSeconds * 1000)
-  const mail = passwordResetMailRow(
-    ctx.keys,
-    { userId: user.id, to: user.email, expiresAt: expiresAt.toISOString(), requestedBy },
-    token,
-    now,
-    ctx.outboxSignal.lease(now),
-  )
-  await ctx.db.transaction().execute(async (tx) => {
-    await storeResetToken(tx, user.id, sha256(token), expiresAt)
-    await deleteQueuedPasswordResetMail(tx, user.id)
-    await insertOutboxRows(tx, [mail])
-    await recordAudit(tx, ctx.clock, actor, {
-      action: 'user.password_reset_requested',
-      tenantId: null,
-      target: { type: 'user', id: user.id },
-      changes: {
-        resetPasswordExpiryDate: [
-          user.reset_password_expiry_date?.toISOString() ?? null,
-          expiresAt.toISOString(),
-        ],
-      },
+  await ctx.outboxSignal.queueMail(now, async (lease) => {
+    const mail = passwordResetMailRow(
+      ctx.keys,
+      { userId: user.id, to: user.email, expiresAt: expiresAt.toISOString(), requestedBy },
+      token,
+      now,
+      lease,
+    )
+    await ctx.db.transaction().execute(async (tx) => {
+      await storeResetToken(tx, user.id, sha256(token), expiresAt)
+      await deleteQueuedPasswordResetMail(tx, user.id)
+      await insertOutboxRows(tx, [mail])
+      await recordAudit(tx, ctx.clock, actor, {
+        action: 'user.password_reset_requested',
+        tenantId: null,
+        target: { type: 'user', id: user.id },
+        changes: {
+          resetPasswordExpiryDate: [
+            user.reset_password_expiry_date?.toISOString() ?? null,
+            expiresAt.toISOString(),
+          ],
+        },
+      })
     })
+    return mail
   })
-  ctx.outboxSignal.handOver([mail])
   return expiresAt
 }
 

@@ -1,5 +1,5 @@
 import type { UserRow } from '../../db/schema.js'
-import { type AuditRecord, changesBetween } from '../audit/audit.repository.js'
+import { type AuditRecord, changesBetween, recordOfChange } from '../audit/audit.repository.js'
 
 /** A user row in API field names, for the audit trail's changes. */
 function auditView(row: Partial<UserRow>) {
@@ -46,8 +46,9 @@ export function userCreatedRecord(row: Partial<UserRow> & { id: string }): Audit
 }
 
 /**
- * The events of one user update: user.updated (profile fields), user.status_changed, user.role_changed
- * and user.password_changed (masked), each only when something in it changed.
+ * The event of one user update, holding every field it changed (the password masked): named
+ * user.status_changed, else user.role_changed, else user.password_changed, else user.updated (profile
+ * fields). None when nothing changed.
  */
 export function userUpdateRecords(before: UserRow, after: UserRow): AuditRecord[] {
   const was = auditView(before)
@@ -56,13 +57,12 @@ export function userUpdateRecords(before: UserRow, after: UserRow): AuditRecord[
     after.password_hash !== before.password_hash
       ? { password: changesBetween(was, now, ['password'], ['password']) }
       : {}
-  const groups: [string, ReturnType<typeof changesBetween>][] = [
-    ['user.updated', changesBetween(was, now, PROFILE)],
+  // One change to one user is one event (API.md §13), named after its most telling part.
+  const record = recordOfChange({ tenantId: null, target: target(after.id) }, [
     ['user.status_changed', changesBetween(was, now, ['status'])],
     ['user.role_changed', changesBetween(was, now, ['roleId', 'additionalRoleIds'])],
     ['user.password_changed', passwordChanged.password ?? {}],
-  ]
-  return groups
-    .filter(([, changes]) => Object.keys(changes).length > 0)
-    .map(([action, changes]) => ({ action, tenantId: null, target: target(after.id), changes }))
+    ['user.updated', changesBetween(was, now, PROFILE)],
+  ])
+  return record ? [record] : []
 }

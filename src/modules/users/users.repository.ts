@@ -4,7 +4,7 @@ import { nextUpdated } from '../../db/row-version.js'
 import type { Database, NewUserRow, UserRow, UsersTable } from '../../db/schema.js'
 import { ifMatchChecked, ifMatchUpdated } from '../../http/request-context.js'
 import type { AuditEvent } from '../audit/audit.repository.js'
-import { type AuditedWriter, insertAudited } from '../audit/audited-insert-writes.js'
+import type { AuditedInsert } from '../audit/audited-insert-writes.js'
 
 /** SQL for platform users. Each function takes the executor (db or transaction) first. */
 
@@ -21,10 +21,19 @@ export async function insertUserRows(db: Executor, rows: NewUserRow[]): Promise<
   return withConstraintErrors(() => db.insertInto('users').values(rows).returningAll().execute(), { email })
 }
 
-/** One user and its `user.created` event, in one statement (insertAudited); the stored row. */
-export function insertUser(writer: AuditedWriter, row: NewUserRow, event: AuditEvent): Promise<UserRow> {
-  const write = { row, event, uniqueKey: row.email.toLowerCase() }
-  return insertAudited<UserRow>(writer, 'users', '*', write, { email: row.email })
+/**
+ * A new user and its `user.created` event, as one audited insert answering the stored row
+ * (audit/audited-insert-writes.ts). A taken e-mail is email_taken.
+ */
+export function userInsert(row: NewUserRow, event: AuditEvent): AuditedInsert {
+  return {
+    table: 'users',
+    returning: '*',
+    row,
+    event,
+    uniqueKey: row.email.toLowerCase(),
+    constraints: { email: row.email },
+  }
 }
 
 /** A user row as reads return it: with the delivery state of its live password-reset link's mail. */

@@ -5,6 +5,7 @@ import { AppError } from '../../errors.js'
 import { type Page, readPage } from '../../http/pagination.js'
 import { latestPasswordResetMailStatus } from '../../outbox/outbox.repository.js'
 import { auditEvent } from '../audit/audit.repository.js'
+import { writeAudited } from '../audit/audited-insert-writes.js'
 import { loadRoleCatalog } from '../roles/roles.service.js'
 import { userCreatedRecord } from './user-audit.js'
 import { buildNewUserRow, normalizeEmail } from './user-rules.js'
@@ -15,7 +16,7 @@ import {
   READ_USERS,
   userScope,
 } from './user-visibility.js'
-import { findUserByEmail, findUserById, insertUser, listUsers } from './users.repository.js'
+import { findUserByEmail, findUserById, listUsers, userInsert } from './users.repository.js'
 import type { CreateUserInput, ListUsersQuery, User } from './users.schemas.js'
 
 export function userNotFound(): AppError {
@@ -39,7 +40,8 @@ export async function createUser(ctx: ServiceContext, actor: Actor, input: Creat
     now: ctx.clock.now(),
   })
   if (row instanceof AppError) throw row
-  const stored = await insertUser(ctx, row, auditEvent(ctx.clock, actor, userCreatedRecord(row)))
+  const event = auditEvent(ctx.clock, actor, userCreatedRecord(row))
+  const stored = await writeAudited<UserRow>(ctx, userInsert(row, event))
   return toUser(stored)
 }
 

@@ -1,0 +1,151 @@
+/**
+ * A change and its audit event in one statement (a data-modifying WITH): one round trip and no
+ * transaction, where BEGIN, insert, event, COMMIT were four (docs/performance.md, "One statement per
+ * create"). Every text here is a Piece (db/statement-pieces.ts), so its parameters come from the same
+ * template as its SQL, and a shape's text is compiled once and reused (db/statement-texts.ts).
+ */
+import type { CompiledQuery, Kysely } from 'kysely'
+import type { Database } from '../db/schema.js'
+import { copyName, copySuffix } from '../db/statement-batcher.js'
+import { joinPieces, NOTHING, type Piece, param, piece, raw, value } from '../db/statement-pieces.js'
+import { statementTexts } from '../db/statement-texts.js'
+import { type AuditEvent, EVENT_COLUMN_LIST, EVENT_COLUMNS } from './audit-event.js'
+import { type AuditForm, executeAudited, webhookFanOut } from './webhook-fan-out.js'
+
+export interface EventSource {
+  /** The relation of the statement whose rows the event follows (a CTE with RETURNING). */
+  relation: string
+  /** A column of that relation that is the event's target id, when only the statement knows it. */
+  targetIdColumn?: string
+  /**
+   * The ancestors of the event's tenant when that tenant is the row the statement inserts (a new tenant,
+   * which the statement's own snapshot cannot see); otherwise they are read from tenants.
+   */
+  ancestorIds?: readonly string[]
+}
+
+/**
+ * The CTEs that write an event together with the change of the statement they join: `audit_event`,
+ * written exactly when the change's relation has a row, and — in the `fan-out` form — `webhook_delivery`,
+ * its fan-out. Run the statement with executeAudited (webhook-fan-out.ts), which picks the form.
+ *
+ * Every value is a scalar parameter, so PostgreSQL keeps one generic plan per statement text instead of
+ * re-planning each execution (checked with pg_prepared_statements in test/audit-statement.test.ts).
+ * `suffix` names the CTEs of one copy of a write in a statement that holds several (db/statement-batcher.ts).
+ */
+export function auditEventCtes(event: AuditEvent, source: EventSource, form: AuditForm, suffix = ''): Piece {
+  const auditEvent = raw(`audit_event${suffix}`)
+  const values = EVENT_COLUMNS.map(([column, type, field]) =>
+    column === 'target_id' && source.targetIdColumn
+      ? raw(`source.${source.targetIdColumn}`)
+      : param(event[field], type),
+  )
+  const insertEvent = piece`
+    ${auditEvent} as (
+      insert into audit_events (${raw(EVENT_COLUMN_LIST)})
+      select ${joinPieces(values)}
+      from (select * from ${raw(source.relation)} limit 1) as source
+      ${form === 'guarded' ? raw('where tenantry_no_active_webhook()') : NOTHING}
+      returning id, occurred, action, tenant_id)`
+  if (form === 'guarded') return insertEvent
+  const ancestors = source.ancestorIds
+    ? param(source.ancestorIds, 'uuid[]')
+    : piece`(select t.parent_ids from tenants t where t.id = ${auditEvent}.tenant_id)`
+  const events = piece`(select ${auditEvent}.*, ${ancestors} as ancestor_ids from ${auditEvent})`
+  return piece`${insertEvent},
+    ${raw(`webhook_delivery${suffix}`)} as (${webhookFanOut(events)})`
+}
+
+/** The tables whose creates write their event in the insert's own statement. */
+export type AuditedTable = 'tenants' | 'users' | 'integrations'
+
+/** One new row of an audited insert, and its event. */
+export interface AuditedRow {
+  row: Readonly<Record<string, unknown>>
+  event: AuditEvent
+  source?: Omit<EventSource, 'relation'>
+}
+
+/**
+ * Which text a row needs: rows of one shape can share a statement (db/statement-batcher.ts). The text
+ * depends on the columns that have a value and on the event's optional parts, never on the values.
+ */
+export function auditedRowShape({ row, source = {} }: AuditedRow): string {
+  return [source.targetIdColumn ?? '', source.ancestorIds ? 'a' : '', ...valuedColumns(row)].join('\u0000')
+}
+
+/** The row's columns that have a value: a column whose value is undefined takes its default. */
+function valuedColumns(row: AuditedRow['row']): string[] {
+  return Object.keys(row).filter((column) => row[column] !== undefined)
+}
+
+/**
+ * New rows and their audit events in one statement. Every row must have the first one's shape
+ * (auditedRowShape). With one row the statement answers the inserted row's `returning` columns; with
+ * several, each copy of the insert and its event has CTEs of its own (`change`, `change_1` … as
+ * copySuffix names them) and the answer adds `copy`, the row's place. Run it with executeAudited.
+ */
+export function auditedInserts<Row>(
+  db: Kysely<Database>,
+  table: AuditedTable,
+  returning: 'id' | '*',
+  rows: readonly AuditedRow[],
+): (form: AuditForm) => CompiledQuery<Row & { copy?: number }> {
+  return (form) => {
+    const first = rows[0]
+    if (!first) throw new Error('auditedInserts needs a row')
+    const columns = valuedColumns(first.row)
+    const columnList = raw(columns.map((column) => `"${column}"`).join(', '))
+    const copies = rows.map(({ row, event, source = {} }, k) => {
+      const relation = copyName('change', k)
+      const values = joinPieces(columns.map((column) => value(row[column])))
+      return piece`${raw(relation)} as (
+        insert into ${raw(`"${table}"`)} (${columnList}) values (${values}) returning ${raw(returning)}),
+        ${auditEventCtes(event, { ...source, relation }, form, copySuffix(k))}`
+    })
+    const answers =
+      rows.length === 1
+        ? raw('select * from change')
+        : raw(
+            rows
+              .map((_, k) => `select ${k}::int as copy, * from ${copyName('change', k)}`)
+              .join(' union all '),
+          )
+    const statement = piece`with ${joinPieces(copies)} ${answers}`
+    const key = `${INSERT_SHAPE}${table}\u0000${rows.length}\u0000${returning}\u0000${form}\u0000${auditedRowShape(first)}`
+    return statementTexts.compile<Row & { copy?: number }>(key, statement.parameters, () =>
+      statement.sql().compile(db),
+    ) as CompiledQuery<Row & { copy?: number }>
+  }
+}
+
+/**
+ * Runs auditedInserts' statement (executeAudited) and answers each row's `returning` columns, in the
+ * rows' order. The statement is one transaction: every row is written, or none.
+ */
+export async function executeAuditedInserts<Row>(
+  db: Kysely<Database>,
+  table: AuditedTable,
+  returning: 'id' | '*',
+  rows: readonly AuditedRow[],
+): Promise<Row[]> {
+  const { rows: answered } = await executeAudited(db, auditedInserts<Row>(db, table, returning, rows))
+  if (rows.length === 1) return answered as Row[]
+  const byCopy = new Map(answered.map(({ copy, ...row }) => [copy, row as Row]))
+  return rows.map((_, k) => {
+    const row = byCopy.get(k)
+    if (!row) throw new Error(`INSERT … RETURNING gave no row for copy ${k}`)
+    return row
+  })
+}
+
+/** The prefix of auditedInserts' shapes among the reused statement texts. */
+const INSERT_SHAPE = 'audited insert\u0000'
+
+/** Whether a shape's text is reused (for the test that holds every create path to it). */
+export function isReusedInsertShape(table: AuditedTable, copies: 'one' | 'several' = 'one'): boolean {
+  return statementTexts.reuses(`${INSERT_SHAPE}${table}\u0000`, (rest) => {
+    const count = Number(rest.slice(0, rest.indexOf('\u0000')))
+    return copies === 'one' ? count === 1 : count > 1
+  })
+}
