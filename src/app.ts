@@ -43,6 +43,8 @@ import { membershipRoutes } from './modules/memberships/memberships.routes.js'
 import { regionRoutes } from './modules/regions/regions.routes.js'
 import { roleRoutes } from './modules/roles/roles.routes.js'
 import { createRoleCatalogCache } from './modules/roles/roles.service.js'
+import { scimRoutes } from './modules/scim/scim.routes.js'
+import { scimSettingsRoutes } from './modules/scim/scim-settings.routes.js'
 import { identityProviderRoutes } from './modules/sso/identity-providers.routes.js'
 import { ssoRoutes } from './modules/sso/sso.routes.js'
 import { tenantRoutes } from './modules/tenants/tenants.routes.js'
@@ -90,6 +92,7 @@ const ROUTE_MODULES: RouteModule[] = [
   auditRoutes,
   identityProviderRoutes,
   ssoRoutes,
+  scimSettingsRoutes,
 ]
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
@@ -224,6 +227,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     },
     { prefix: '/v1' },
   )
+  // SCIM 2.0 (API.md §16): its own media type, error shape and bearer credential, outside /v1.
+  await app.register(scimRoutes(ctx, authenticator), { prefix: '/scim/v2' })
   return { app: app as unknown as FastifyInstance, ctx }
 }
 

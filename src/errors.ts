@@ -30,6 +30,7 @@ export const ERROR_REASONS = {
   role_read_only: 409,
   idempotency_key_reused: 409,
   invalid_state_transition: 409,
+  scim_key_limit: 409,
   invitation_expired: 410,
   precondition_failed: 412,
   payload_too_large: 413,

@@ -115,5 +115,32 @@ export async function arrange(input: ArrangeInput): Promise<Arrangement> {
     'insert the row the select ceiling reads',
   ).result
 
-  return { token, tenantId: tenant.id, parentId: parent.id, ceilingRowId: String(row.id) }
+  // SCIM (API.md §16): a scim key of the bench tenant with the custom role, and one user it provisioned,
+  // whom the find scenario looks up by userName as Entra ID does on every cycle.
+  const scimToken = expectStatus(
+    await call(serverUrl, 'POST', `/v1/tenants/${tenant.id}/api-keys`, {
+      token: adminToken,
+      body: { name: 'Bench directory', roleId: role.id, scope: 'scim' },
+    }),
+    201,
+    'create the bench SCIM key',
+  ).result.token as string
+  const scimUserName = 'scim-found@bench.test'
+  const scimHeaders = { authorization: `Bearer ${scimToken}` }
+  const created = await fetch(`${serverUrl}/scim/v2/tenants/${tenant.id}/Users`, {
+    method: 'POST',
+    headers: { ...scimHeaders, 'content-type': 'application/scim+json' },
+    body: JSON.stringify({ userName: scimUserName, name: { givenName: 'Found', familyName: 'User' } }),
+  })
+  if (created.status !== 201)
+    throw new Error(`create the SCIM user: ${created.status} ${await created.text()}`)
+
+  return {
+    token,
+    tenantId: tenant.id,
+    parentId: parent.id,
+    ceilingRowId: String(row.id),
+    scimToken,
+    scimUserName,
+  }
 }

@@ -14,12 +14,14 @@ export const ROUND_ORDER = [
   'issue-token',
   'ceiling-select',
   'get-tenant',
+  'scim-find-user',
   'create-tenant',
   'create-user',
   'ceiling-insert',
   'invite-user',
   'ceiling-invitation',
   'create-integration',
+  'scim-create-user',
 ]
 
 export interface RoundsInput {

@@ -48,6 +48,9 @@ export interface Arrangement {
   parentId: string
   /** A row of the ceiling's table, for the select ceiling. */
   ceilingRowId: string
+  /** A SCIM bearer token of the bench tenant, and the userName of a user it provisioned. */
+  scimToken: string
+  scimUserName: string
 }
 
 const REGION_ID = REGIONS[0]!.id
@@ -131,6 +134,9 @@ export function tenantryScenarios(
   const tenantN = counter()
   const userN = counter()
   const integrationN = counter()
+  const scimN = counter()
+  const scim = { authorization: `Bearer ${arrangement.scimToken}` }
+  const scimBase = `/scim/v2/tenants/${arrangement.tenantId}`
   return [
     {
       id: 'create-tenant',
@@ -217,6 +223,42 @@ export function tenantryScenarios(
       ceiling: 'select',
       budget: { minRatio: 0.6 },
       next: () => ({ method: 'GET', path: `/v1/tenants/${arrangement.tenantId}`, headers: auth }),
+    },
+    {
+      id: 'scim-create-user',
+      label: 'POST /scim/v2/tenants/{t}/Users',
+      target: 'server',
+      ceiling: 'insert',
+      budget: { minRatio: 0.5 },
+      // A new person each request: a platform user, an accepted membership and its SCIM row.
+      next: () => {
+        const n = scimN()
+        return {
+          method: 'POST',
+          path: `${scimBase}/Users`,
+          headers: scim,
+          body: {
+            schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
+            userName: `scim-${n}@${BENCH_EMAIL_DOMAIN}`,
+            name: { givenName: 'Scim', familyName: `User ${n}` },
+            emails: [{ value: `scim-${n}@${BENCH_EMAIL_DOMAIN}`, type: 'work', primary: true }],
+            externalId: `ext-${n}`,
+            active: true,
+          },
+        }
+      },
+    },
+    {
+      id: 'scim-find-user',
+      label: 'GET /scim/v2/tenants/{t}/Users?filter=userName eq',
+      target: 'server',
+      ceiling: 'select',
+      budget: { minRatio: 0.6 },
+      next: () => ({
+        method: 'GET',
+        path: `${scimBase}/Users?filter=${encodeURIComponent(`userName eq "${arrangement.scimUserName}"`)}`,
+        headers: scim,
+      }),
     },
     {
       id: 'issue-token',

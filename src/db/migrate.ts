@@ -11,6 +11,7 @@ import * as m0009 from './migrations/0009_audit_tenant_index_partial.js'
 import * as m0010 from './migrations/0010_webhook_guard.js'
 import * as m0011 from './migrations/0011_lean_indexes.js'
 import * as m0012 from './migrations/0012_closed_lists_as_domains.js'
+import * as m0013 from './migrations/0013_scim.js'
 import * as m0014 from './migrations/0014_console_sessions.js'
 
 /** Every migration, in order. Listed statically so that the compiled build needs no file scanning. */
@@ -27,6 +28,7 @@ const migrations: Record<string, Migration> = {
   '0010_webhook_guard': m0010,
   '0011_lean_indexes': m0011,
   '0012_closed_lists_as_domains': m0012,
+  '0013_scim': m0013,
   '0014_console_sessions': m0014,
 }
 

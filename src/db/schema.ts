@@ -18,6 +18,8 @@ export const MEMBERSHIP_STATUSES = ['pending', 'invited', 'accepted', 'disabled'
 /** An outbox row's delivery; a membership's `invitationEmailStatus` is its latest mail's. */
 export const OUTBOX_STATUSES = ['queued', 'sent', 'failed'] as const
 export const API_KEY_STATUSES = ['enabled', 'disabled'] as const
+/** `api`: the /v1 credential; `scim`: a tenant's SCIM bearer token (API.md §16). */
+export const API_KEY_SCOPES = ['api', 'scim'] as const
 /** Who made an audit event's change. */
 export const AUDIT_ACTOR_TYPES = ['user', 'apiKey', 'system'] as const
 
@@ -105,6 +107,7 @@ export interface TenantsTable {
 export type MembershipStatus = (typeof MEMBERSHIP_STATUSES)[number]
 export type OutboxStatus = (typeof OUTBOX_STATUSES)[number]
 export type ApiKeyStatus = (typeof API_KEY_STATUSES)[number]
+export type ApiKeyScope = (typeof API_KEY_SCOPES)[number]
 
 export interface Extension {
   description: Defaulted<string>
@@ -165,6 +168,8 @@ export interface ApiKeysTable {
   description: Defaulted<string>
   role_id: string
   status: ApiKeyStatus
+  scope: Defaulted<ApiKeyScope>
+  expires_at: Timestamp | null
   secret_hash: string
   created: Timestamp
   created_by: string
@@ -319,6 +324,53 @@ export interface Database {
   sso_requests: SsoRequestsTable
   sso_used_assertions: SsoUsedAssertionsTable
   console_sessions: ConsoleSessionsTable
+  scim_settings: ScimSettingsTable
+  scim_users: ScimUsersTable
+  scim_groups: ScimGroupsTable
+  scim_group_members: ScimGroupMembersTable
+}
+
+/** The scim module's own tables (API.md §16, migration 0013). */
+export interface ScimSettingsTable {
+  tenant_id: string
+  default_role_id: string
+  updated: Timestamp
+  updated_by: string
+}
+
+export interface ScimUsersTable {
+  tenant_id: string
+  user_id: string
+  user_name: string
+  user_name_key: string
+  email_key: string | null
+  external_id: string | null
+  active: boolean | null
+  /** The resource as the directory sent it (JSON text on write). */
+  attributes: Json<Record<string, unknown>>
+  provisioned: Defaulted<boolean>
+  created: Timestamp
+  updated: Timestamp
+  version: Defaulted<number>
+}
+
+export interface ScimGroupsTable {
+  tenant_id: string
+  id: string
+  display_name: string
+  display_name_key: string
+  external_id: string | null
+  role_id: string | null
+  priority: Defaulted<number>
+  created: Timestamp
+  updated: Timestamp
+  version: Defaulted<number>
+}
+
+export interface ScimGroupMembersTable {
+  tenant_id: string
+  group_id: string
+  user_id: string
 }
 
 export type UserRow = Selectable<UsersTable>

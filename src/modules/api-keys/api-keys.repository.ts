@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely'
+import { type Kysely, sql, type Transaction } from 'kysely'
 import { withConstraintErrors } from '../../db/constraint-errors.js'
 import type { ApiKeyRow, Database } from '../../db/schema.js'
 import { updateTenantOwnedRow } from '../../http/request-context.js'
@@ -42,4 +42,22 @@ export async function updateApiKeyStatus(
   changes: Pick<ApiKeyRow, 'status' | 'updated' | 'updated_by'>,
 ): Promise<ApiKeyRow | 'stale' | undefined> {
   return updateTenantOwnedRow(db, 'api_keys', tenantId, id, changes)
+}
+
+/** Enabled, unexpired SCIM keys of a tenant, counted under a lock on the tenant's row. */
+export async function countLiveScimKeys(
+  db: Transaction<Database>,
+  tenantId: string,
+  now: Date,
+): Promise<number> {
+  await sql`select 1 from tenants where id = ${tenantId} for update`.execute(db)
+  const row = await db
+    .selectFrom('api_keys')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('tenant_id', '=', tenantId)
+    .where('scope', '=', 'scim')
+    .where('status', '=', 'enabled')
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+    .executeTakeFirstOrThrow()
+  return Number(row.n)
 }

@@ -1,11 +1,17 @@
 import { type Static, Type } from 'typebox'
 import { ROLE_IDS } from '../../access/permissions.js'
-import { API_KEY_STATUSES } from '../../db/schema.js'
-import { Body, Description, Name, PageQuery, Timestamp, Uuid } from '../../http/schemas.js'
+import { API_KEY_SCOPES, API_KEY_STATUSES } from '../../db/schema.js'
+import { Body, Description, Name, Nullable, PageQuery, Timestamp, Uuid } from '../../http/schemas.js'
 
 /** API key shapes (API.md §4.6). The secret appears only in the create response, once. */
 
 const ApiKeyStatus = Type.Enum(API_KEY_STATUSES, { type: 'string' })
+const ApiKeyScope = Type.Enum(API_KEY_SCOPES, {
+  type: 'string',
+  description:
+    '`api` (default): used on /v1 as `Basic keyId:secret` or through POST /v1/tokens. `scim`: a SCIM ' +
+    'bearer token for this tenant’s /scim/v2 endpoint only (API.md §16); at most two live per tenant.',
+})
 
 const apiKeyFields = {
   id: Uuid({ description: 'Also the username of `Basic keyId:secret` and of POST /v1/tokens' }),
@@ -14,6 +20,8 @@ const apiKeyFields = {
   description: Type.String(),
   roleId: Uuid({ description: 'A tenant role; the key acts with it in its tenant and the sub-tenants' }),
   status: Type.String({ description: API_KEY_STATUSES.join(' | ') }),
+  scope: Type.String({ description: API_KEY_SCOPES.join(' | ') }),
+  expiresAt: Nullable(Timestamp({ description: 'After it the key is refused; null: never' })),
   created: Timestamp(),
   createdBy: Uuid({ description: 'The user on whose authority the key was created' }),
   updated: Timestamp(),
@@ -27,6 +35,8 @@ const apiKeyExample = {
   description: 'Nightly contact sync from the CRM',
   roleId: ROLE_IDS.supervisor,
   status: 'enabled',
+  scope: 'api',
+  expiresAt: null,
   created: '2026-11-22T10:15:00Z',
   createdBy: '0193a6e0-1111-7000-8000-00000000000a',
   updated: '2026-11-22T10:15:00Z',
@@ -39,7 +49,14 @@ export type ApiKey = Static<typeof ApiKeySchema>
 export const NewApiKeySchema = Type.Object(
   {
     ...apiKeyFields,
-    secret: Type.String({ description: 'Shown once; only its hash is stored' }),
+    secret: Type.Optional(
+      Type.String({ description: 'Shown once for an `api` key; only its hash is stored' }),
+    ),
+    token: Type.Optional(
+      Type.String({
+        description: 'Shown once for a `scim` key: send it as `Authorization: Bearer <token>` to /scim/v2',
+      }),
+    ),
   },
   { examples: [{ ...apiKeyExample, secret: 'JU24dw0Stexkyw8Pgu2CL_2PQ8l-b0Fu3bFCUvX4Rvo' }] },
 )
@@ -50,6 +67,8 @@ export const CreateApiKeyBody = Body(
     name: Name(),
     roleId: Uuid({ description: 'A tenant role within the caller’s effective permissions in the tenant' }),
     description: Type.Optional(Description()),
+    scope: Type.Optional(ApiKeyScope),
+    expiresAt: Type.Optional(Timestamp({ description: 'When the key stops working (optional)' })),
   },
   {
     examples: [

@@ -1,16 +1,23 @@
+import type { Transaction } from 'kysely'
 import { type Actor, actingUserId } from '../../access/actor.js'
 import type { TenantAccess } from '../../access/effective.js'
 import type { ServiceContext } from '../../context.js'
 import { randomSecret, sha256 } from '../../crypto/tokens.js'
 import { newId } from '../../crypto/uuid7.js'
-import type { ApiKeyRow } from '../../db/schema.js'
-import { AppError } from '../../errors.js'
+import type { ApiKeyRow, Database } from '../../db/schema.js'
+import { AppError, invalidField } from '../../errors.js'
 import { preconditionFailed } from '../../http/etag.js'
 import { type Page, readPage } from '../../http/pagination.js'
 import { MASKED, recordAudit } from '../audit/audit.repository.js'
 import { describeRole, findTenantRoleFor } from '../roles/roles.service.js'
 import { checkRoleCeiling, requireTenantPermission } from '../tenants/tenant-access.js'
-import { findApiKey, insertApiKey, listApiKeys, updateApiKeyStatus } from './api-keys.repository.js'
+import {
+  countLiveScimKeys,
+  findApiKey,
+  insertApiKey,
+  listApiKeys,
+  updateApiKeyStatus,
+} from './api-keys.repository.js'
 import type {
   ApiKey,
   CreateApiKeyInput,
@@ -25,6 +32,26 @@ import type {
  * sub-tenants only (access/effective.ts), so the role it carries must be within the caller's effective
  * permissions in that tenant — the role ceiling — both when the key is created and whenever it is changed.
  */
+
+/** At most two live SCIM keys per tenant: one in use and its replacement during a rotation (API.md §16). */
+export const MAX_LIVE_SCIM_KEYS = 2
+
+async function refuseThirdLiveScimKey(tx: Transaction<Database>, tenantId: string, now: Date): Promise<void> {
+  // The tenant's row is locked so that two concurrent creates cannot both see one live key.
+  const live = await countLiveScimKeys(tx, tenantId, now)
+  if (live >= MAX_LIVE_SCIM_KEYS) {
+    throw new AppError(
+      'scim_key_limit',
+      `This tenant already has ${MAX_LIVE_SCIM_KEYS} live SCIM keys; disable one before adding another`,
+      { scope: `at most ${MAX_LIVE_SCIM_KEYS} live scim keys per tenant` },
+    )
+  }
+}
+
+/** The bearer token of a SCIM key: `<keyId>.<secret>` (modules/scim/scim-auth.ts reads it). */
+export function scimToken(keyId: string, secret: string): string {
+  return `${keyId}.${secret}`
+}
 
 export function apiKeyNotFound(): AppError {
   return new AppError('api_key_not_found', 'API key not found')
@@ -46,6 +73,10 @@ export async function createApiKey(
 
   const secret = randomSecret()
   const now = ctx.clock.now()
+  const scope = input.scope ?? 'api'
+  const expiresAt = input.expiresAt === undefined ? null : new Date(input.expiresAt)
+  if (expiresAt && Number.isNaN(expiresAt.getTime())) throw invalidField('expiresAt', 'is not a timestamp')
+  if (expiresAt && expiresAt <= now) throw invalidField('expiresAt', 'must be in the future')
   const row: ApiKeyRow = {
     tenant_id: access.tenant.id,
     id: newId(),
@@ -53,6 +84,8 @@ export async function createApiKey(
     description: input.description ?? '',
     role_id: role.id,
     status: 'enabled',
+    scope,
+    expires_at: expiresAt,
     // 256 random bits: SHA-256 is enough, and cheap to check on every request (crypto/tokens.ts).
     secret_hash: sha256(secret),
     created: now,
@@ -63,6 +96,7 @@ export async function createApiKey(
     updated_by: actor.principalId,
   }
   await ctx.db.transaction().execute(async (tx) => {
+    if (scope === 'scim') await refuseThirdLiveScimKey(tx, row.tenant_id, now)
     await insertApiKey(tx, row)
     await recordAudit(tx, ctx.clock, actor, {
       action: 'api_key.created',
@@ -72,11 +106,15 @@ export async function createApiKey(
         name: [null, row.name],
         roleId: [null, row.role_id],
         status: [null, row.status],
+        scope: [null, row.scope],
         secret: [null, MASKED],
       },
     })
   })
-  return { ...toApiKey(row), secret }
+  // A SCIM directory is given one opaque bearer token: the key id and the secret together.
+  return scope === 'scim'
+    ? { ...toApiKey(row), token: scimToken(row.id, secret) }
+    : { ...toApiKey(row), secret }
 }
 
 export async function listTenantApiKeys(
@@ -121,6 +159,9 @@ export async function updateApiKey(
   const role = await describeRole(ctx, existing.role_id)
   checkRoleCeiling(role ?? { name: existing.role_id, permissions: [] }, access.permissions)
   const row = await ctx.db.transaction().execute(async (tx) => {
+    if (existing.scope === 'scim' && existing.status === 'disabled' && input.status === 'enabled') {
+      await refuseThirdLiveScimKey(tx, tenantId, ctx.clock.now())
+    }
     const updated = await updateApiKeyStatus(tx, tenantId, keyId, {
       status: input.status,
       updated: ctx.clock.now(),
@@ -150,6 +191,8 @@ export function toApiKey(row: ApiKeyRow): ApiKey {
     description: row.description,
     roleId: row.role_id,
     status: row.status,
+    scope: row.scope,
+    expiresAt: row.expires_at?.toISOString() ?? null,
     created: row.created.toISOString(),
     createdBy: row.created_by,
     updated: row.updated.toISOString(),

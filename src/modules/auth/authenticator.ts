@@ -1,8 +1,7 @@
 import type { Kysely } from 'kysely'
-import { type Actor, type ApiKeyActor, type UserActor, userDisplayName } from '../../access/actor.js'
+import { type Actor, type ApiKeyActor, userDisplayName } from '../../access/actor.js'
 import { TtlCache } from '../../access/cache.js'
 import type { AccessControl } from '../../access/effective.js'
-import { isPermission, type Permission } from '../../access/permissions.js'
 import type { Clock } from '../../clock.js'
 import {
   looksLikeJwt,
@@ -18,6 +17,13 @@ import { loginFailures } from '../../http/metrics.js'
 import { type CounterStore, FailureLimiter, MemoryCounterStore } from '../../http/rate-limit.js'
 import { recordAudit } from '../audit/audit.repository.js'
 import { PasswordChecks } from './password-checks.js'
+import {
+  type ApiKeyPrincipal,
+  permissionSet,
+  toApiKeyActor,
+  toUserActor,
+  type UserPrincipal,
+} from './principals.js'
 import { findApiKeyCredentials, findUserCredentials } from './principals.repository.js'
 
 export const WWW_AUTHENTICATE = 'Bearer realm="tenantry", Basic realm="tenantry", charset="UTF-8"'
@@ -30,15 +36,6 @@ export interface InvitationCredential {
 
 export function unauthorized(message = 'Missing or invalid credentials'): AppError {
   return new AppError('unauthorized', message, undefined, { 'www-authenticate': WWW_AUTHENTICATE })
-}
-
-interface UserPrincipal extends UserActor {
-  status: string
-  passwordChangedAtMs: number
-}
-
-interface ApiKeyPrincipal extends ApiKeyActor {
-  status: string
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
@@ -159,7 +156,7 @@ export class Authenticator {
     if (!claims) throw unauthorized('Invalid or expired token')
     if (claims.typ === 'api_key') {
       const key = await this.#apiKey(claims.sub)
-      if (key?.status !== 'enabled') throw unauthorized('This API key is disabled or gone')
+      if (!this.#usable(key, 'api')) throw unauthorized('This API key is disabled or gone')
       return toApiKeyActor(key)
     }
     const user = await this.#user(claims.sub)
@@ -207,7 +204,24 @@ export class Authenticator {
     const row = await findApiKeyCredentials(this.db, keyId)
     if (row?.status !== 'enabled' || !safeEqual(row.secret_hash, sha256(secret))) return undefined
     const key = await this.#apiKey(keyId)
-    return key ? toApiKeyActor(key) : undefined
+    return this.#usable(key, 'api') ? toApiKeyActor(key) : undefined
+  }
+
+  /** Enabled, unexpired, and of the scope asked for: an `api` key on /v1, a `scim` key on /scim/v2. */
+  #usable(key: ApiKeyPrincipal | undefined, scope: string): key is ApiKeyPrincipal {
+    const now = this.clock.now().getTime()
+    return (
+      key?.status === 'enabled' && key.scope === scope && (key.expiresAtMs ?? Number.POSITIVE_INFINITY) > now
+    )
+  }
+
+  /** A live `scim` key's actor from its bearer token `<keyId>.<secret>` (API.md §16), from the cache. */
+  async scimKey(token: string): Promise<ApiKeyActor | undefined> {
+    const dot = token.indexOf('.')
+    if (dot !== 36) return undefined
+    const key = await this.#apiKey(token.slice(0, dot).toLowerCase())
+    if (!this.#usable(key, 'scim')) return undefined
+    return safeEqual(key.secretHash, sha256(token.slice(dot + 1))) ? toApiKeyActor(key) : undefined
   }
 
   async #user(userId: string): Promise<UserPrincipal | undefined> {
@@ -244,41 +258,11 @@ export class Authenticator {
         permissions: permissionSet(row.role_permissions),
         createdBy: row.created_by,
         status: row.status,
+        scope: row.scope,
+        expiresAtMs: row.expires_at?.getTime() ?? null,
+        secretHash: row.secret_hash,
       }
     })
     return principal ?? undefined
-  }
-}
-
-function permissionSet(names: string[]): ReadonlySet<Permission> {
-  return new Set(names.filter(isPermission))
-}
-
-const NO_PERMISSIONS: ReadonlySet<Permission> = new Set()
-
-/** The actor of a principal; `sso` when a tenant's identity provider proved it (no platform power then). */
-function toUserActor(p: UserPrincipal, sso?: SsoOrigin): UserActor {
-  const actor: UserActor = {
-    kind: 'user',
-    principalId: p.principalId,
-    userId: p.userId,
-    email: p.email,
-    displayName: p.displayName,
-    platformRoleId: p.platformRoleId,
-    platformPermissions: sso ? NO_PERMISSIONS : p.platformPermissions,
-  }
-  if (sso) actor.sso = sso
-  return actor
-}
-
-function toApiKeyActor(p: ApiKeyPrincipal): ApiKeyActor {
-  return {
-    kind: 'api_key',
-    principalId: p.principalId,
-    keyId: p.keyId,
-    tenantId: p.tenantId,
-    roleId: p.roleId,
-    permissions: p.permissions,
-    createdBy: p.createdBy,
   }
 }

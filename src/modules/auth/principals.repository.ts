@@ -32,6 +32,8 @@ export async function findApiKeyCredentials(db: Kysely<Database>, keyId: string)
       'k.tenant_id',
       'k.role_id',
       'k.status',
+      'k.scope',
+      'k.expires_at',
       'k.secret_hash',
       'k.created_by',
       // A key whose role is disabled acts with nothing (API.md §11).

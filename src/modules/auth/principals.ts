@@ -1,0 +1,51 @@
+import type { ApiKeyActor, UserActor } from '../../access/actor.js'
+import { isPermission, type Permission } from '../../access/permissions.js'
+import type { SsoOrigin } from '../../crypto/tokens.js'
+
+/** What the authenticator caches per user and per API key, and the actors it makes of them. */
+
+export interface UserPrincipal extends UserActor {
+  status: string
+  passwordChangedAtMs: number
+}
+
+export interface ApiKeyPrincipal extends ApiKeyActor {
+  status: string
+  /** `api` (/v1) or `scim` (/scim/v2 only). */
+  scope: string
+  expiresAtMs: number | null
+  secretHash: string
+}
+
+export function permissionSet(names: string[]): ReadonlySet<Permission> {
+  return new Set(names.filter(isPermission))
+}
+
+const NO_PERMISSIONS: ReadonlySet<Permission> = new Set()
+
+/** The actor of a principal; `sso` when a tenant's identity provider proved it (no platform power then). */
+export function toUserActor(p: UserPrincipal, sso?: SsoOrigin): UserActor {
+  const actor: UserActor = {
+    kind: 'user',
+    principalId: p.principalId,
+    userId: p.userId,
+    email: p.email,
+    displayName: p.displayName,
+    platformRoleId: p.platformRoleId,
+    platformPermissions: sso ? NO_PERMISSIONS : p.platformPermissions,
+  }
+  if (sso) actor.sso = sso
+  return actor
+}
+
+export function toApiKeyActor(p: ApiKeyPrincipal): ApiKeyActor {
+  return {
+    kind: 'api_key',
+    principalId: p.principalId,
+    keyId: p.keyId,
+    tenantId: p.tenantId,
+    roleId: p.roleId,
+    permissions: p.permissions,
+    createdBy: p.createdBy,
+  }
+}

@@ -1,0 +1,37 @@
+import type { Updateable } from 'kysely'
+import type { Actor } from '../../access/actor.js'
+import type { ServiceContext } from '../../context.js'
+import { withConstraintErrors } from '../../db/constraint-errors.js'
+import type { UsersTable } from '../../db/schema.js'
+import { recordAudit } from '../audit/audit.repository.js'
+import { userUpdateRecords } from './user-audit.js'
+import { normalizeEmail } from './user-rules.js'
+import { findUserById, updateUser } from './users.repository.js'
+
+/**
+ * The identity of a platform user that a tenant's SCIM created (API.md §16): its directory keeps its
+ * names and e-mail up to date. Only the scim module calls this, and only for users it provisioned; an
+ * e-mail another user holds is 409 `email_taken`. Writes `user.updated` like any other profile change.
+ */
+export async function updateProvisionedIdentity(
+  ctx: ServiceContext,
+  actor: Actor,
+  userId: string,
+  next: { email: string; firstName: string; lastName: string },
+): Promise<void> {
+  const before = await findUserById(ctx.db, userId)
+  if (!before || before.status === 'erased') return
+  const changes: Updateable<UsersTable> = {}
+  const email = normalizeEmail(next.email)
+  if (email !== before.email) changes.email = email
+  if (next.firstName !== before.first_name) changes.first_name = next.firstName
+  if (next.lastName !== before.last_name) changes.last_name = next.lastName
+  if (Object.keys(changes).length === 0) return
+  await ctx.db.transaction().execute(async (tx) => {
+    const after = await withConstraintErrors(() =>
+      updateUser(tx, userId, { ...changes, updated: ctx.clock.now(), updated_by: actor.principalId }),
+    )
+    if (after && after !== 'stale') await recordAudit(tx, ctx.clock, actor, userUpdateRecords(before, after))
+  })
+  ctx.access.invalidate()
+}
