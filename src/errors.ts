@@ -20,6 +20,8 @@ export const ERROR_REASONS = {
   invitation_not_found: 404,
   identity_provider_not_found: 404,
   webhook_not_found: 404,
+  webhook_delivery_not_found: 404,
+  sso_test_not_found: 404,
   method_not_allowed: 405,
   tenant_name_taken: 409,
   email_taken: 409,

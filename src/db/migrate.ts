@@ -13,6 +13,7 @@ import * as m0011 from './migrations/0011_lean_indexes.js'
 import * as m0012 from './migrations/0012_closed_lists_as_domains.js'
 import * as m0013 from './migrations/0013_scim.js'
 import * as m0014 from './migrations/0014_console_sessions.js'
+import * as m0015 from './migrations/0015_console_operations.js'
 
 /** Every migration, in order. Listed statically so that the compiled build needs no file scanning. */
 const migrations: Record<string, Migration> = {
@@ -30,6 +31,7 @@ const migrations: Record<string, Migration> = {
   '0012_closed_lists_as_domains': m0012,
   '0013_scim': m0013,
   '0014_console_sessions': m0014,
+  '0015_console_operations': m0015,
 }
 
 class StaticMigrationProvider implements MigrationProvider {

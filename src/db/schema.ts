@@ -20,6 +20,9 @@ export const OUTBOX_STATUSES = ['queued', 'sent', 'failed'] as const
 export const API_KEY_STATUSES = ['enabled', 'disabled'] as const
 /** `api`: the /v1 credential; `scim`: a tenant's SCIM bearer token (API.md §16). */
 export const API_KEY_SCOPES = ['api', 'scim'] as const
+/** A test sign-in: created, its browser sent to the provider, and the provider's answer judged. */
+export const SSO_TEST_STATUSES = ['pending', 'started', 'succeeded', 'failed'] as const
+export type SsoTestStatus = (typeof SSO_TEST_STATUSES)[number]
 /** Who made an audit event's change. */
 export const AUDIT_ACTOR_TYPES = ['user', 'apiKey', 'system'] as const
 
@@ -202,6 +205,9 @@ export interface WebhooksTable {
   active: boolean
   include_sub_tenants: boolean
   secret: Json<Record<string, unknown>>
+  /** The secret a rotation replaced (an envelope, like `secret`), still signing until it expires. */
+  previous_secret: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>
+  previous_secret_expires: ColumnType<Date | null, Date | null | undefined, Date | null>
   failing_since: Timestamp | null
   disabled_reason: string | null
   created: Timestamp
@@ -287,6 +293,27 @@ export interface SsoRequestsTable {
   return_to: string | null
   created: Timestamp
   expires: Timestamp
+  /** Set when the login is a test sign-in (sso_tests): its answer is reported, never used. */
+  test_id: Defaulted<string | null>
+}
+
+/** A test sign-in of an identity provider and what the provider asserted (API.md §17). */
+export interface SsoTestsTable {
+  tenant_id: string
+  provider_id: string
+  id: string
+  status: SsoTestStatus
+  email: string | null
+  name_id: string | null
+  attributes: Json<Record<string, unknown>> | null
+  error: string | null
+  /** Whether a real sign-in with that e-mail would find an accepted membership in the tenant. */
+  member_found: boolean | null
+  created: Timestamp
+  created_by: string
+  started: Timestamp | null
+  completed: Timestamp | null
+  expires: Timestamp
 }
 
 export interface SsoUsedAssertionsTable {
@@ -371,6 +398,7 @@ export interface ScimGroupMembersTable {
   tenant_id: string
   group_id: string
   user_id: string
+  sso_tests: SsoTestsTable
 }
 
 export type UserRow = Selectable<UsersTable>
@@ -385,3 +413,4 @@ export type ApiKeyRow = Selectable<ApiKeysTable>
 export type OutboxRow = Selectable<OutboxTable>
 export type WebhookRow = Selectable<WebhooksTable>
 export type IdentityProviderRow = Selectable<IdentityProvidersTable>
+export type SsoTestRow = Selectable<SsoTestsTable>

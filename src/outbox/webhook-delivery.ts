@@ -2,11 +2,10 @@ import type { Kysely } from 'kysely'
 import type { Logger } from 'pino'
 import type { Clock } from '../clock.js'
 import type { Keys } from '../crypto/keys.js'
-import { decryptSecret, type SecretEnvelope } from '../crypto/secrets.js'
-import type { Database, OutboxRow } from '../db/schema.js'
+import type { Database, OutboxRow, WebhookRow } from '../db/schema.js'
 import type { OutboundFetch } from '../http/outbound.js'
 import { recordAudit, toAuditEventRecord } from './audit-writer.js'
-import { markFailed, markRetry } from './outbox.repository.js'
+import { markFailed, markRetry, markSent } from './outbox.repository.js'
 import {
   disableWebhook,
   failQueuedDeliveries,
@@ -15,7 +14,31 @@ import {
   markHealthy,
   recordAttempt,
 } from './webhook.repository.js'
-import { signWebhook, webhookSecretAssociatedData } from './webhook-signature.js'
+import { signatureHeader, signingSecrets } from './webhook-signature.js'
+
+/** The type of the event `POST …/webhooks/{id}/test` sends. */
+export const TEST_EVENT = 'webhook.test'
+
+/**
+ * A `webhook` outbox row's payload: an audit event for an endpoint, or — `test` — a test event whose
+ * body is in the row itself (it is no audit event).
+ */
+export interface DeliveryPayload {
+  webhookId: string
+  eventId?: string
+  action: string
+  test?: boolean
+  timestamp?: string
+  data?: Record<string, unknown>
+}
+
+/** What one attempt sends. */
+interface Message {
+  webhook: WebhookRow
+  body: string
+  eventId: string | null
+  action: string
+}
 
 export interface WebhookDeliveryOptions {
   /** First retry delay; doubles per attempt up to maxBackoffMs (default 5 s → 1 h). */
@@ -26,6 +49,13 @@ export interface WebhookDeliveryOptions {
   /** The outbound fetch (the outbound rule of API.md §13). */
   fetch: OutboundFetch
 }
+
+/** Retries from 5 s, doubling, capped at 1 h; disabled after 24 h of failures (docs/webhooks.md). */
+export const WEBHOOK_DELIVERY_DEFAULTS = {
+  baseBackoffMs: 5_000,
+  maxBackoffMs: 3_600_000,
+  disableAfterMs: 24 * 3_600_000,
+} as const
 
 export interface WebhookDeliveryStats {
   delivered: number
@@ -57,36 +87,111 @@ export class WebhookDeliverer {
 
   /** True when delivered (the caller marks the row sent); false when recorded otherwise. */
   async deliver(row: OutboxRow): Promise<boolean> {
-    const { db, clock } = this.deps
-    const payload = row.payload as { webhookId: string; eventId: string; action: string }
-    const log = this.deps.logger.child({
-      webhookId: payload.webhookId,
-      messageId: row.id,
-      attempt: row.attempts,
-    })
-    const { webhook, event } = await loadDelivery(db, payload.webhookId, payload.eventId)
-    if (!webhook?.active || !event) {
-      const reason = event ? 'endpoint disabled or deleted' : 'event no longer exists'
-      await markFailed(db, row.id, reason)
-      log.warn({ reason }, 'webhook delivery dropped')
-      return false
+    return (await this.deliverRow(row)).sent
+  }
+
+  /**
+   * deliver, also answering the attempt it recorded: the routes that send at once (a test event) answer
+   * it. A test message (payload.test) is one attempt: it goes to a disabled endpoint too, is not retried,
+   * and leaves the endpoint's run of failures alone.
+   */
+  async deliverRow(row: OutboxRow): Promise<{ sent: boolean; attemptId?: string }> {
+    const { db } = this.deps
+    const payload = row.payload as unknown as DeliveryPayload
+    const log = this.#log(payload.webhookId, row.id, row.attempts)
+    const message = await this.#load(payload)
+    if (typeof message === 'string') {
+      await markFailed(db, row.id, message)
+      log.warn({ reason: message }, 'webhook delivery dropped')
+      return { sent: false }
     }
+    const { webhook } = message
+    const result = await this.#attempt(message, row.id, row.attempts)
+    if (result.error === null) {
+      if (!payload.test) await markHealthy(db, webhook.id)
+      this.stats.delivered += 1
+      log.info(
+        { action: message.action, status: result.status, durationMs: result.durationMs },
+        'webhook delivered',
+      )
+      return { sent: true, attemptId: result.attemptId }
+    }
+    this.stats.failedAttempts += 1
+    const { error, status } = result
+    if (payload.test) {
+      await markFailed(db, row.id, error)
+      log.warn({ error, status }, 'webhook test event not delivered')
+      return { sent: false, attemptId: result.attemptId }
+    }
+    const now = result.at
+    const failingSince = await markFailing(db, webhook.id, now)
+    if (failingSince && now.getTime() - failingSince.getTime() >= this.options.disableAfterMs) {
+      await this.#disable(webhook.tenant_id, webhook.id, now)
+      log.error(
+        { error, failingSince: failingSince.toISOString() },
+        'webhook endpoint disabled after failing',
+      )
+      return { sent: false, attemptId: result.attemptId }
+    }
+    const next = new Date(now.getTime() + this.#backoff(row.attempts))
+    await markRetry(db, row.id, error, next)
+    log.warn({ error, status, nextAttemptAt: next.toISOString() }, 'webhook not delivered; will retry')
+    return { sent: false, attemptId: result.attemptId }
+  }
+
+  /**
+   * One more attempt of a message sent before (a redelivery someone asked for): the same `webhook-id`,
+   * the body as the event reads now, recorded as the message's next attempt. It is not retried and does
+   * not count towards disabling the endpoint; when the message's outbox row still waits for a retry, a
+   * success marks it sent, so it does not go out again.
+   */
+  async redeliver(row: OutboxRow, attempt: number): Promise<{ attemptId: string } | { refused: string }> {
+    const payload = row.payload as unknown as DeliveryPayload
+    const message = await this.#load(payload)
+    if (typeof message === 'string') return { refused: message }
+    const log = this.#log(payload.webhookId, row.id, attempt)
+    const result = await this.#attempt(message, row.id, attempt)
+    if (result.error === null) {
+      await markSent(this.deps.db, [row.id], result.at)
+      log.info({ action: message.action, status: result.status }, 'webhook redelivered')
+    } else {
+      log.warn({ error: result.error, status: result.status }, 'webhook redelivery failed')
+    }
+    return { attemptId: result.attemptId }
+  }
+
+  #log(webhookId: string, messageId: string, attempt: number): Logger {
+    return this.deps.logger.child({ webhookId, messageId, attempt })
+  }
+
+  /** The endpoint and the body of a message; a string says why there is nothing to send. */
+  async #load(payload: DeliveryPayload): Promise<Message | string> {
+    const { webhook, event } = await loadDelivery(this.deps.db, payload.webhookId, payload.eventId)
+    if (!webhook) return 'endpoint deleted'
+    if (payload.test) {
+      const body = JSON.stringify({ type: TEST_EVENT, timestamp: payload.timestamp, data: payload.data })
+      return { webhook, body, eventId: null, action: TEST_EVENT }
+    }
+    if (!webhook.active) return 'endpoint disabled or deleted'
+    if (!event) return 'event no longer exists'
     const body = JSON.stringify({
       type: event.action,
       timestamp: event.occurred.toISOString(),
       data: toAuditEventRecord(event),
     })
-    const now = clock.now()
+    return { webhook, body, eventId: event.id, action: event.action }
+  }
+
+  /** Sends a message once, signed, and records the attempt. */
+  async #attempt(message: Message, messageId: string, attempt: number) {
+    const { webhook, body } = message
+    const now = this.deps.clock.now()
     const timestamp = Math.floor(now.getTime() / 1000)
     let status: number | null = null
     let error: string | null = null
     const started = performance.now()
     try {
-      const secret = decryptSecret(
-        this.deps.keys,
-        webhook.secret as unknown as SecretEnvelope,
-        webhookSecretAssociatedData(webhook.tenant_id, webhook.id),
-      )
+      const secrets = signingSecrets(this.deps.keys, webhook, now)
       const response = await this.options.fetch(webhook.url, {
         method: 'POST',
         body,
@@ -94,9 +199,9 @@ export class WebhookDeliverer {
         headers: {
           'content-type': 'application/json',
           'user-agent': 'Tenantry-Webhooks/1',
-          'webhook-id': row.id,
+          'webhook-id': messageId,
           'webhook-timestamp': String(timestamp),
-          'webhook-signature': signWebhook(secret, row.id, timestamp, body),
+          'webhook-signature': signatureHeader(secrets, messageId, timestamp, body),
         },
       })
       status = response.status
@@ -105,39 +210,21 @@ export class WebhookDeliverer {
     } catch (caught) {
       error = (caught instanceof Error ? caught.message : String(caught)).slice(0, 500)
     }
-    const attempt = {
+    const durationMs = Math.round(performance.now() - started)
+    const attemptId = await recordAttempt(this.deps.db, {
       tenantId: webhook.tenant_id,
       webhookId: webhook.id,
-      messageId: row.id,
-      eventId: event.id,
-      action: event.action,
-      attempt: row.attempts,
+      messageId,
+      eventId: message.eventId,
+      action: message.action,
+      attempt,
       responseStatus: status,
-      durationMs: Math.round(performance.now() - started),
+      durationMs,
       at: now,
-    }
-    if (error === null) {
-      await recordAttempt(db, { ...attempt, outcome: 'succeeded', error: null })
-      await markHealthy(db, webhook.id)
-      this.stats.delivered += 1
-      log.info({ action: event.action, status, durationMs: attempt.durationMs }, 'webhook delivered')
-      return true
-    }
-    await recordAttempt(db, { ...attempt, outcome: 'failed', error })
-    this.stats.failedAttempts += 1
-    const failingSince = await markFailing(db, webhook.id, now)
-    if (failingSince && now.getTime() - failingSince.getTime() >= this.options.disableAfterMs) {
-      await this.#disable(webhook.tenant_id, webhook.id, now)
-      log.error(
-        { error, failingSince: failingSince.toISOString() },
-        'webhook endpoint disabled after failing',
-      )
-      return false
-    }
-    const next = new Date(now.getTime() + this.#backoff(row.attempts))
-    await markRetry(db, row.id, error, next)
-    log.warn({ error, status, nextAttemptAt: next.toISOString() }, 'webhook not delivered; will retry')
-    return false
+      outcome: error === null ? 'succeeded' : 'failed',
+      error,
+    })
+    return { attemptId, status, error, durationMs, at: now }
   }
 
   async #disable(tenantId: string, webhookId: string, now: Date): Promise<void> {

@@ -5,9 +5,12 @@ import type { Database } from '../db/schema.js'
 
 /** SQL the worker needs to deliver webhooks (API.md §13) and record each attempt. */
 
-export async function loadDelivery(db: Kysely<Database>, webhookId: string, eventId: string) {
+export async function loadDelivery(db: Kysely<Database>, webhookId: string, eventId: string | undefined) {
   const webhook = await db.selectFrom('webhooks').selectAll().where('id', '=', webhookId).executeTakeFirst()
-  const event = await db.selectFrom('audit_events').selectAll().where('id', '=', eventId).executeTakeFirst()
+  const event =
+    eventId === undefined
+      ? undefined
+      : await db.selectFrom('audit_events').selectAll().where('id', '=', eventId).executeTakeFirst()
   return { webhook, event }
 }
 
@@ -25,13 +28,15 @@ export interface Attempt {
   at: Date
 }
 
-export async function recordAttempt(db: Kysely<Database>, a: Attempt): Promise<void> {
+/** Records one attempt; answers its id (the delivery log's record). */
+export async function recordAttempt(db: Kysely<Database>, a: Attempt): Promise<string> {
+  const id = newId()
   await db
     .insertInto('webhook_deliveries')
     .values({
       tenant_id: a.tenantId,
       webhook_id: a.webhookId,
-      id: newId(),
+      id,
       message_id: a.messageId,
       event_id: a.eventId,
       action: a.action,
@@ -43,6 +48,7 @@ export async function recordAttempt(db: Kysely<Database>, a: Attempt): Promise<v
       attempted_at: a.at,
     })
     .execute()
+  return id
 }
 
 /** A success ends the endpoint's run of failures. */

@@ -1,14 +1,15 @@
-import type { Kysely, Updateable } from 'kysely'
+import { type Kysely, sql, type Updateable } from 'kysely'
 import type { Database, WebhookRow, WebhooksTable } from '../../db/schema.js'
 import type { PageWindow } from '../../http/pagination.js'
 import { updateTenantOwnedRow } from '../../http/request-context.js'
+import { WEBHOOK_KIND } from '../../outbox/outbox.repository.js'
 
 /** SQL for a tenant's webhook endpoints and their delivery attempts (API.md §13). */
 
 export async function insertWebhook(db: Kysely<Database>, row: WebhookRow): Promise<void> {
   await db
     .insertInto('webhooks')
-    .values({ ...row, secret: JSON.stringify(row.secret) })
+    .values({ ...row, secret: JSON.stringify(row.secret), previous_secret: null })
     .execute()
 }
 
@@ -65,4 +66,52 @@ export async function listDeliveries(
   if (page.afterId) query = query.where('id', '<', page.afterId)
   if (page.limit !== undefined) query = query.limit(page.limit + 1)
   return query.execute()
+}
+
+/** The endpoint's row, locked until the transaction ends (a rotation reads and replaces its secret). */
+export async function lockWebhook(
+  db: Kysely<Database>,
+  tenantId: string,
+  id: string,
+): Promise<WebhookRow | undefined> {
+  return db
+    .selectFrom('webhooks')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst()
+}
+
+/** One delivery attempt of one endpoint. */
+export async function findDelivery(db: Kysely<Database>, tenantId: string, webhookId: string, id: string) {
+  return db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('webhook_id', '=', webhookId)
+    .where('id', '=', id)
+    .executeTakeFirst()
+}
+
+/** The number the next attempt of a message gets: one past the highest recorded. */
+export async function nextAttemptOf(db: Kysely<Database>, webhookId: string, messageId: string) {
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => eb.fn.max('attempt').as('last'))
+    .where('webhook_id', '=', webhookId)
+    .where('message_id', '=', messageId)
+    .executeTakeFirst()
+  return Number(row?.last ?? 0) + 1
+}
+
+/** The outbox row of an endpoint's message (its id is the message's webhook-id). */
+export async function findMessageRow(db: Kysely<Database>, webhookId: string, messageId: string) {
+  return db
+    .selectFrom('outbox')
+    .selectAll()
+    .where('id', '=', messageId)
+    .where('kind', '=', WEBHOOK_KIND)
+    .where(sql<boolean>`payload->>'webhookId' = ${webhookId}`)
+    .executeTakeFirst()
 }

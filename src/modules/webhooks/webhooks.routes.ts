@@ -1,8 +1,10 @@
 import { Type } from 'typebox'
 import { Result, TenantParams } from '../../http/schemas.js'
 import type { RouteModule } from '../../http/typed-app.js'
+import { redeliver, rotateWebhookSecret, sendTestEvent } from './webhook-operations.service.js'
 import {
   CreateWebhookBody,
+  DeliveryParams,
   DeliverySchema,
   ListDeliveriesQuery,
   ListWebhooksQuery,
@@ -134,6 +136,71 @@ export const webhookRoutes: RouteModule = async (app, ctx) => {
       const { tenantId, webhookId } = request.params
       const page = await listWebhookDeliveries(ctx, request.actor, tenantId, webhookId, request.query)
       return { result: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) }
+    },
+  )
+
+  app.post(
+    '/tenants/:tenantId/webhooks/:webhookId/test',
+    {
+      schema: {
+        tags,
+        operationId: 'sendWebhookTestEvent',
+        errors: ['tenant_not_found', 'permission_denied', 'webhook_not_found'],
+        summary: 'Send a test event to the endpoint now; answers the attempt',
+        description: `${description} A "webhook.test" event, signed like any delivery, sent at once (a disabled endpoint too), recorded in the delivery log; one attempt, no retry. The answer is that attempt: outcome, responseStatus, error.`,
+        params: WebhookParams,
+        response: { 200: Result(DeliverySchema) },
+      },
+    },
+    async (request) => {
+      const { tenantId, webhookId } = request.params
+      return { result: await sendTestEvent(ctx, request.actor, tenantId, webhookId) }
+    },
+  )
+
+  app.post(
+    '/tenants/:tenantId/webhooks/:webhookId/deliveries/:deliveryId/retry',
+    {
+      schema: {
+        tags,
+        operationId: 'redeliverWebhookDelivery',
+        errors: [
+          'tenant_not_found',
+          'permission_denied',
+          'webhook_not_found',
+          'webhook_delivery_not_found',
+          'invalid_state_transition',
+        ],
+        summary: 'Redeliver the message of a delivery attempt now, with the same webhook-id',
+        description: `${description} The event as it reads now, under the same webhook-id (receivers de-duplicate on it), recorded as the message's next attempt; not retried. A disabled endpoint: 409 (re-enable it first).`,
+        params: DeliveryParams,
+        response: { 200: Result(DeliverySchema) },
+      },
+    },
+    async (request) => {
+      const { tenantId, webhookId, deliveryId } = request.params
+      return { result: await redeliver(ctx, request.actor, tenantId, webhookId, deliveryId) }
+    },
+  )
+
+  app.post(
+    '/tenants/:tenantId/webhooks/:webhookId/rotate-secret',
+    {
+      schema: {
+        tags,
+        operationId: 'rotateWebhookSecret',
+        errors: ['tenant_not_found', 'permission_denied', 'webhook_not_found'],
+        summary:
+          'Replace the signing secret; the new one is shown once, the old one keeps verifying for 24 h',
+        description: `${description} For 24 h every delivery carries two signatures in webhook-signature ("v1,<new> v1,<old>"), so a receiver holding either secret verifies it; then only the new one. previousSecretExpires says until when.`,
+        params: WebhookParams,
+        response: { 200: Result(NewWebhookSchema) },
+      },
+    },
+    async (request, reply) => {
+      const { tenantId, webhookId } = request.params
+      const webhook = await rotateWebhookSecret(ctx, request.actor, tenantId, webhookId)
+      return reply.header('cache-control', 'no-store').send({ result: webhook })
     },
   )
 }

@@ -23,6 +23,12 @@ const webhookFields = {
   active: Type.Boolean(),
   includeSubTenants: Type.Boolean({ description: 'Also the events of every sub-tenant' }),
   failingSince: Nullable(Timestamp({ description: 'Start of the current run of failed deliveries' })),
+  previousSecretExpires: Nullable(
+    Timestamp({
+      description:
+        'After a rotation: until when deliveries are also signed with the replaced secret (24 h); null otherwise',
+    }),
+  ),
   disabledReason: Nullable(Type.String()),
   created: Timestamp(),
   createdBy: Uuid(),
@@ -35,7 +41,9 @@ export type Webhook = Static<typeof WebhookSchema>
 
 export const NewWebhookSchema = Type.Object({
   ...webhookFields,
-  secret: Type.String({ description: 'whsec_…: the Standard Webhooks signing secret, shown once' }),
+  secret: Type.String({
+    description: 'whsec_…: the Standard Webhooks signing secret, shown once (on create and on rotation)',
+  }),
 })
 export type NewWebhook = Static<typeof NewWebhookSchema>
 
@@ -62,6 +70,7 @@ export const UpdateWebhookBody = Body(
 export type UpdateWebhookInput = Static<typeof UpdateWebhookBody>
 
 export const WebhookParams = Type.Object({ tenantId: Uuid(), webhookId: Uuid() })
+export const DeliveryParams = Type.Object({ tenantId: Uuid(), webhookId: Uuid(), deliveryId: Uuid() })
 export const ListWebhooksQuery = Type.Object({ ...PageQuery })
 export type ListWebhooksQuery = Static<typeof ListWebhooksQuery>
 

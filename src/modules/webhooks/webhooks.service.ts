@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto'
-import type { Updateable } from 'kysely'
+import type { Selectable, Updateable } from 'kysely'
 import type { Actor } from '../../access/actor.js'
 import type { ServiceContext } from '../../context.js'
 import { encryptSecret } from '../../crypto/secrets.js'
 import { newId } from '../../crypto/uuid7.js'
-import type { WebhookRow, WebhooksTable } from '../../db/schema.js'
+import type { WebhookDeliveriesTable, WebhookRow, WebhooksTable } from '../../db/schema.js'
 import { AppError, invalidField } from '../../errors.js'
 import { preconditionFailed } from '../../http/etag.js'
 import { checkOutboundUrl, OutboundRefusedError, outboundPolicy } from '../../http/outbound.js'
@@ -29,9 +29,9 @@ import type {
   Webhook,
 } from './webhooks.schemas.js'
 
-const MANAGE = ['MANAGE_WEBHOOKS'] as const
+export const MANAGE = ['MANAGE_WEBHOOKS'] as const
 
-function webhookNotFound(): AppError {
+export function webhookNotFound(): AppError {
   return new AppError('webhook_not_found', 'Webhook not found')
 }
 
@@ -72,6 +72,8 @@ export async function createWebhook(
     active: input.active ?? true,
     include_sub_tenants: input.includeSubTenants ?? false,
     secret: encryptSecret(ctx.keys, secret, webhookSecretAssociatedData(tenant.id, id)) as never,
+    previous_secret: null,
+    previous_secret_expires: null,
     failing_since: null,
     disabled_reason: null,
     created: now,
@@ -173,23 +175,28 @@ export async function listWebhookDeliveries(
     query,
     (window) => listDeliveries(ctx.db, webhook.tenantId, webhook.id, window),
     (row) => row.id,
-    (row) => ({
-      id: row.id,
-      webhookId: row.webhook_id,
-      messageId: row.message_id,
-      eventId: row.event_id,
-      action: row.action,
-      attempt: row.attempt,
-      outcome: row.outcome,
-      responseStatus: row.response_status,
-      error: row.error,
-      durationMs: row.duration_ms,
-      attemptedAt: row.attempted_at.toISOString(),
-    }),
+    toDelivery,
   )
 }
 
-function toWebhook(row: WebhookRow): Webhook {
+/** A delivery attempt as the API shows it. */
+export function toDelivery(row: Selectable<WebhookDeliveriesTable>): Delivery {
+  return {
+    id: row.id,
+    webhookId: row.webhook_id,
+    messageId: row.message_id,
+    eventId: row.event_id,
+    action: row.action,
+    attempt: row.attempt,
+    outcome: row.outcome,
+    responseStatus: row.response_status,
+    error: row.error,
+    durationMs: row.duration_ms,
+    attemptedAt: row.attempted_at.toISOString(),
+  }
+}
+
+export function toWebhook(row: WebhookRow): Webhook {
   return {
     id: row.id,
     tenantId: row.tenant_id,
@@ -198,6 +205,7 @@ function toWebhook(row: WebhookRow): Webhook {
     active: row.active,
     includeSubTenants: row.include_sub_tenants,
     failingSince: row.failing_since?.toISOString() ?? null,
+    previousSecretExpires: row.previous_secret_expires?.toISOString() ?? null,
     disabledReason: row.disabled_reason,
     created: row.created.toISOString(),
     createdBy: row.created_by,
