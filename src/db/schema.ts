@@ -355,6 +355,7 @@ export interface Database {
   scim_users: ScimUsersTable
   scim_groups: ScimGroupsTable
   scim_group_members: ScimGroupMembersTable
+  sso_tests: SsoTestsTable
 }
 
 /** The scim module's own tables (API.md §16, migration 0013). */
@@ -398,7 +399,6 @@ export interface ScimGroupMembersTable {
   tenant_id: string
   group_id: string
   user_id: string
-  sso_tests: SsoTestsTable
 }
 
 export type UserRow = Selectable<UsersTable>
