@@ -662,6 +662,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tenants/{tenantId}/webhooks/{webhookId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event to the endpoint now; answers the attempt
+         * @description Needs MANAGE_WEBHOOKS effective in the tenant. A "webhook.test" event, signed like any delivery, sent at once (a disabled endpoint too), recorded in the delivery log; one attempt, no retry. The answer is that attempt: outcome, responseStatus, error.
+         */
+        post: operations["sendWebhookTestEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenants/{tenantId}/webhooks/{webhookId}/deliveries/{deliveryId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Redeliver the message of a delivery attempt now, with the same webhook-id
+         * @description Needs MANAGE_WEBHOOKS effective in the tenant. The event as it reads now, under the same webhook-id (receivers de-duplicate on it), recorded as the message's next attempt; not retried. A disabled endpoint: 409 (re-enable it first).
+         */
+        post: operations["redeliverWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenants/{tenantId}/webhooks/{webhookId}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the signing secret; the new one is shown once, the old one keeps verifying for 24 h
+         * @description Needs MANAGE_WEBHOOKS effective in the tenant. For 24 h every delivery carries two signatures in webhook-signature ("v1,<new> v1,<old>"), so a receiver holding either secret verifies it; then only the new one. previousSecretExpires says until when.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tenants/{tenantId}/audit-events": {
         parameters: {
             query?: never;
@@ -870,6 +930,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tenants/{tenantId}/scim": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant’s SCIM settings and endpoint
+         * @description Needs MANAGE_TENANT_ENROLLMENT effective in the tenant (API.md §16).
+         */
+        get: operations["getScimSettings"];
+        /**
+         * Set the role of SCIM-made members that no mapped group decides
+         * @description Needs MANAGE_TENANT_ENROLLMENT effective in the tenant (API.md §16).
+         */
+        put: operations["updateScimSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenants/{tenantId}/scim/groups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant’s SCIM groups and their role mapping
+         * @description Needs MANAGE_TENANT_ENROLLMENT effective in the tenant (API.md §16).
+         */
+        get: operations["listScimGroups"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenants/{tenantId}/scim/groups/{groupId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Map a SCIM group to a tenant role (or unmap it) and set its priority
+         * @description Needs MANAGE_TENANT_ENROLLMENT effective in the tenant (API.md §16). Members’ roles follow at once; every role assigned obeys the ceiling.
+         */
+        put: operations["updateScimGroup"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -895,7 +1019,7 @@ export interface components {
                  * @description Stable identifier of the failure; the closed list of reasons.
                  * @enum {string}
                  */
-                reason: "validation_failed" | "invalid_json" | "unauthorized" | "reset_token_expired" | "permission_denied" | "role_exceeds_caller" | "sso_required" | "not_found" | "tenant_not_found" | "user_not_found" | "role_not_found" | "region_not_found" | "integration_not_found" | "api_key_not_found" | "invitation_not_found" | "identity_provider_not_found" | "webhook_not_found" | "method_not_allowed" | "tenant_name_taken" | "email_taken" | "already_member" | "integration_exists" | "integration_name_taken" | "role_name_taken" | "role_read_only" | "idempotency_key_reused" | "invalid_state_transition" | "invitation_expired" | "precondition_failed" | "payload_too_large" | "too_many_items" | "unsupported_media_type" | "rate_limited" | "internal" | "service_unavailable" | "database_unavailable";
+                reason: "validation_failed" | "invalid_json" | "unauthorized" | "reset_token_expired" | "permission_denied" | "role_exceeds_caller" | "sso_required" | "not_found" | "tenant_not_found" | "user_not_found" | "role_not_found" | "region_not_found" | "integration_not_found" | "api_key_not_found" | "invitation_not_found" | "identity_provider_not_found" | "webhook_not_found" | "webhook_delivery_not_found" | "sso_test_not_found" | "method_not_allowed" | "tenant_name_taken" | "email_taken" | "already_member" | "integration_exists" | "integration_name_taken" | "role_name_taken" | "role_read_only" | "idempotency_key_reused" | "invalid_state_transition" | "scim_key_limit" | "invitation_expired" | "precondition_failed" | "payload_too_large" | "too_many_items" | "unsupported_media_type" | "rate_limited" | "internal" | "service_unavailable" | "database_unavailable";
                 message: string;
                 attribute?: {
                     [key: string]: string;
@@ -7234,7 +7358,7 @@ export interface operations {
                                  * @description Stable identifier of the failure; the closed list of reasons.
                                  * @enum {string}
                                  */
-                                reason: "validation_failed" | "invalid_json" | "unauthorized" | "reset_token_expired" | "permission_denied" | "role_exceeds_caller" | "sso_required" | "not_found" | "tenant_not_found" | "user_not_found" | "role_not_found" | "region_not_found" | "integration_not_found" | "api_key_not_found" | "invitation_not_found" | "identity_provider_not_found" | "webhook_not_found" | "method_not_allowed" | "tenant_name_taken" | "email_taken" | "already_member" | "integration_exists" | "integration_name_taken" | "role_name_taken" | "role_read_only" | "idempotency_key_reused" | "invalid_state_transition" | "invitation_expired" | "precondition_failed" | "payload_too_large" | "too_many_items" | "unsupported_media_type" | "rate_limited" | "internal" | "service_unavailable" | "database_unavailable";
+                                reason: "validation_failed" | "invalid_json" | "unauthorized" | "reset_token_expired" | "permission_denied" | "role_exceeds_caller" | "sso_required" | "not_found" | "tenant_not_found" | "user_not_found" | "role_not_found" | "region_not_found" | "integration_not_found" | "api_key_not_found" | "invitation_not_found" | "identity_provider_not_found" | "webhook_not_found" | "webhook_delivery_not_found" | "sso_test_not_found" | "method_not_allowed" | "tenant_name_taken" | "email_taken" | "already_member" | "integration_exists" | "integration_name_taken" | "role_name_taken" | "role_read_only" | "idempotency_key_reused" | "invalid_state_transition" | "scim_key_limit" | "invitation_expired" | "precondition_failed" | "payload_too_large" | "too_many_items" | "unsupported_media_type" | "rate_limited" | "internal" | "service_unavailable" | "database_unavailable";
                                 message: string;
                                 attribute?: {
                                     [key: string]: string;
@@ -7300,7 +7424,7 @@ export interface operations {
                              * @description Stable identifier of the failure; the closed list of reasons.
                              * @enum {string}
                              */
-                            reason: "validation_failed" | "invalid_json" | "unauthorized" | "reset_token_expired" | "permission_denied" | "role_exceeds_caller" | "sso_required" | "not_found" | "tenant_not_found" | "user_not_found" | "role_not_found" | "region_not_found" | "integration_not_found" | "api_key_not_found" | "invitation_not_found" | "identity_provider_not_found" | "webhook_not_found" | "method_not_allowed" | "tenant_name_taken" | "email_taken" | "already_member" | "integration_exists" | "integration_name_taken" | "role_name_taken" | "role_read_only" | "idempotency_key_reused" | "invalid_state_transition" | "invitation_expired" | "precondition_failed" | "payload_too_large" | "too_many_items" | "unsupported_media_type" | "rate_limited" | "internal" | "service_unavailable" | "database_unavailable";
+                            reason: "validation_failed" | "invalid_json" | "unauthorized" | "reset_token_expired" | "permission_denied" | "role_exceeds_caller" | "sso_required" | "not_found" | "tenant_not_found" | "user_not_found" | "role_not_found" | "region_not_found" | "integration_not_found" | "api_key_not_found" | "invitation_not_found" | "identity_provider_not_found" | "webhook_not_found" | "webhook_delivery_not_found" | "sso_test_not_found" | "method_not_allowed" | "tenant_name_taken" | "email_taken" | "already_member" | "integration_exists" | "integration_name_taken" | "role_name_taken" | "role_read_only" | "idempotency_key_reused" | "invalid_state_transition" | "scim_key_limit" | "invitation_expired" | "precondition_failed" | "payload_too_large" | "too_many_items" | "unsupported_media_type" | "rate_limited" | "internal" | "service_unavailable" | "database_unavailable";
                             message: string;
                             attribute?: {
                                 [key: string]: string;
@@ -7321,7 +7445,7 @@ export interface operations {
                              * @description Stable identifier of the failure; the closed list of reasons.
                              * @enum {string}
                              */
-                            reason: "validation_failed" | "invalid_json" | "unauthorized" | "reset_token_expired" | "permission_denied" | "role_exceeds_caller" | "sso_required" | "not_found" | "tenant_not_found" | "user_not_found" | "role_not_found" | "region_not_found" | "integration_not_found" | "api_key_not_found" | "invitation_not_found" | "identity_provider_not_found" | "webhook_not_found" | "method_not_allowed" | "tenant_name_taken" | "email_taken" | "already_member" | "integration_exists" | "integration_name_taken" | "role_name_taken" | "role_read_only" | "idempotency_key_reused" | "invalid_state_transition" | "invitation_expired" | "precondition_failed" | "payload_too_large" | "too_many_items" | "unsupported_media_type" | "rate_limited" | "internal" | "service_unavailable" | "database_unavailable";
+                            reason: "validation_failed" | "invalid_json" | "unauthorized" | "reset_token_expired" | "permission_denied" | "role_exceeds_caller" | "sso_required" | "not_found" | "tenant_not_found" | "user_not_found" | "role_not_found" | "region_not_found" | "integration_not_found" | "api_key_not_found" | "invitation_not_found" | "identity_provider_not_found" | "webhook_not_found" | "webhook_delivery_not_found" | "sso_test_not_found" | "method_not_allowed" | "tenant_name_taken" | "email_taken" | "already_member" | "integration_exists" | "integration_name_taken" | "role_name_taken" | "role_read_only" | "idempotency_key_reused" | "invalid_state_transition" | "scim_key_limit" | "invitation_expired" | "precondition_failed" | "payload_too_large" | "too_many_items" | "unsupported_media_type" | "rate_limited" | "internal" | "service_unavailable" | "database_unavailable";
                             message: string;
                             requestId?: string;
                         };
@@ -12222,6 +12346,9 @@ export interface operations {
                             roleId: string;
                             /** @description enabled | disabled */
                             status: string;
+                            /** @description api | scim */
+                            scope: string;
+                            expiresAt: string | null;
                             /**
                              * Format: date-time
                              * @example 2026-11-22T10:15:00Z
@@ -12559,6 +12686,17 @@ export interface operations {
                      */
                     roleId: string;
                     description?: string;
+                    /**
+                     * @description `api` (default): used on /v1 as `Basic keyId:secret` or through POST /v1/tokens. `scim`: a SCIM bearer token for this tenant’s /scim/v2 endpoint only (API.md §16); at most two live per tenant.
+                     * @enum {string}
+                     */
+                    scope?: "api" | "scim";
+                    /**
+                     * Format: date-time
+                     * @description When the key stops working (optional)
+                     * @example 2026-11-22T10:15:00Z
+                     */
+                    expiresAt?: string;
                 };
             };
         };
@@ -12578,6 +12716,8 @@ export interface operations {
                          *       "description": "Nightly contact sync from the CRM",
                          *       "roleId": "dd0df939-26b8-45fc-9864-86752d861be8",
                          *       "status": "enabled",
+                         *       "scope": "api",
+                         *       "expiresAt": null,
                          *       "created": "2026-11-22T10:15:00Z",
                          *       "createdBy": "0193a6e0-1111-7000-8000-00000000000a",
                          *       "updated": "2026-11-22T10:15:00Z",
@@ -12602,6 +12742,9 @@ export interface operations {
                             roleId: string;
                             /** @description enabled | disabled */
                             status: string;
+                            /** @description api | scim */
+                            scope: string;
+                            expiresAt: string | null;
                             /**
                              * Format: date-time
                              * @example 2026-11-22T10:15:00Z
@@ -12619,8 +12762,10 @@ export interface operations {
                             updated: string;
                             /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
                             updatedBy: string;
-                            /** @description Shown once; only its hash is stored */
-                            secret: string;
+                            /** @description Shown once for an `api` key; only its hash is stored */
+                            secret?: string;
+                            /** @description Shown once for a `scim` key: send it as `Authorization: Bearer <token>` to /scim/v2 */
+                            token?: string;
                         };
                     };
                 };
@@ -12784,7 +12929,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `idempotency_key_reused` */
+            /** @description Conflict: `idempotency_key_reused`, `scim_key_limit` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12811,7 +12956,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "idempotency_key_reused";
+                            reason: "idempotency_key_reused" | "scim_key_limit";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -13058,6 +13203,8 @@ export interface operations {
                          *       "description": "Nightly contact sync from the CRM",
                          *       "roleId": "dd0df939-26b8-45fc-9864-86752d861be8",
                          *       "status": "enabled",
+                         *       "scope": "api",
+                         *       "expiresAt": null,
                          *       "created": "2026-11-22T10:15:00Z",
                          *       "createdBy": "0193a6e0-1111-7000-8000-00000000000a",
                          *       "updated": "2026-11-22T10:15:00Z",
@@ -13081,6 +13228,9 @@ export interface operations {
                             roleId: string;
                             /** @description enabled | disabled */
                             status: string;
+                            /** @description api | scim */
+                            scope: string;
+                            expiresAt: string | null;
                             /**
                              * Format: date-time
                              * @example 2026-11-22T10:15:00Z
@@ -13430,6 +13580,8 @@ export interface operations {
                          *       "description": "Nightly contact sync from the CRM",
                          *       "roleId": "dd0df939-26b8-45fc-9864-86752d861be8",
                          *       "status": "enabled",
+                         *       "scope": "api",
+                         *       "expiresAt": null,
                          *       "created": "2026-11-22T10:15:00Z",
                          *       "createdBy": "0193a6e0-1111-7000-8000-00000000000a",
                          *       "updated": "2026-11-22T10:15:00Z",
@@ -13453,6 +13605,9 @@ export interface operations {
                             roleId: string;
                             /** @description enabled | disabled */
                             status: string;
+                            /** @description api | scim */
+                            scope: string;
+                            expiresAt: string | null;
                             /**
                              * Format: date-time
                              * @example 2026-11-22T10:15:00Z
@@ -13622,6 +13777,45 @@ export interface operations {
                              * @enum {string}
                              */
                             reason: "tenant_not_found" | "api_key_not_found";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Conflict: `scim_key_limit` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 409,
+                     *         "reason": "scim_key_limit",
+                     *         "message": "Scim key limit",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 409
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "scim_key_limit";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -16926,6 +17120,7 @@ export interface operations {
                             /** @description Also the events of every sub-tenant */
                             includeSubTenants: boolean;
                             failingSince: string | null;
+                            previousSecretExpires: string | null;
                             disabledReason: string | null;
                             /**
                              * Format: date-time
@@ -17282,6 +17477,7 @@ export interface operations {
                             /** @description Also the events of every sub-tenant */
                             includeSubTenants: boolean;
                             failingSince: string | null;
+                            previousSecretExpires: string | null;
                             disabledReason: string | null;
                             /**
                              * Format: date-time
@@ -17297,7 +17493,7 @@ export interface operations {
                             updated: string;
                             /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
                             updatedBy: string;
-                            /** @description whsec_…: the Standard Webhooks signing secret, shown once */
+                            /** @description whsec_…: the Standard Webhooks signing secret, shown once (on create and on rotation) */
                             secret: string;
                         };
                     };
@@ -17739,6 +17935,7 @@ export interface operations {
                             /** @description Also the events of every sub-tenant */
                             includeSubTenants: boolean;
                             failingSince: string | null;
+                            previousSecretExpires: string | null;
                             disabledReason: string | null;
                             /**
                              * Format: date-time
@@ -18093,6 +18290,7 @@ export interface operations {
                             /** @description Also the events of every sub-tenant */
                             includeSubTenants: boolean;
                             failingSince: string | null;
+                            previousSecretExpires: string | null;
                             disabledReason: string | null;
                             /**
                              * Format: date-time
@@ -18724,6 +18922,1136 @@ export interface operations {
                              * @enum {string}
                              */
                             reason: "tenant_not_found" | "webhook_not_found";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests (see Retry-After): `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 429,
+                     *         "reason": "rate_limited",
+                     *         "message": "Too many failed attempts; try again later",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 429
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "rate_limited";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Internal error (the log has the cause, under the request id): `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 500,
+                     *         "reason": "internal",
+                     *         "message": "An internal error occurred; quote the request id when reporting it",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 500
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "internal";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Unavailable: `database_unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 503,
+                     *         "reason": "database_unavailable",
+                     *         "message": "Database unavailable",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 503
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "database_unavailable";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure, in the same envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    sendWebhookTestEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                tenantId: string;
+                /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                            id: string;
+                            /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                            webhookId: string;
+                            /**
+                             * @description The webhook-id header; the same on every retry of one event
+                             * @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f
+                             */
+                            messageId: string;
+                            eventId: string | null;
+                            action: string;
+                            attempt: number;
+                            /** @description succeeded | failed */
+                            outcome: string;
+                            responseStatus: number | null;
+                            error: string | null;
+                            durationMs: number;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-22T10:15:00Z
+                             */
+                            attemptedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Bad request: `validation_failed` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 400,
+                     *         "reason": "validation_failed",
+                     *         "message": "Invalid name (is required)",
+                     *         "attribute": {
+                     *           "name": "is required"
+                     *         },
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 400
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "validation_failed";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No or invalid credentials: `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 401,
+                     *         "reason": "unauthorized",
+                     *         "message": "Credentials are required",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 401
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "unauthorized";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: `permission_denied`, `sso_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 403,
+                     *         "reason": "permission_denied",
+                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 403
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "permission_denied" | "sso_required";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: `tenant_not_found`, `webhook_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 404,
+                     *         "reason": "tenant_not_found",
+                     *         "message": "Tenant not found",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 404
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "tenant_not_found" | "webhook_not_found";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Conflict: `idempotency_key_reused` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 409,
+                     *         "reason": "idempotency_key_reused",
+                     *         "message": "Idempotency key reused",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 409
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "idempotency_key_reused";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests (see Retry-After): `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 429,
+                     *         "reason": "rate_limited",
+                     *         "message": "Too many failed attempts; try again later",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 429
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "rate_limited";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Internal error (the log has the cause, under the request id): `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 500,
+                     *         "reason": "internal",
+                     *         "message": "An internal error occurred; quote the request id when reporting it",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 500
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "internal";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Unavailable: `database_unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 503,
+                     *         "reason": "database_unavailable",
+                     *         "message": "Database unavailable",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 503
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "database_unavailable";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure, in the same envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    redeliverWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                tenantId: string;
+                /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                webhookId: string;
+                /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                            id: string;
+                            /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                            webhookId: string;
+                            /**
+                             * @description The webhook-id header; the same on every retry of one event
+                             * @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f
+                             */
+                            messageId: string;
+                            eventId: string | null;
+                            action: string;
+                            attempt: number;
+                            /** @description succeeded | failed */
+                            outcome: string;
+                            responseStatus: number | null;
+                            error: string | null;
+                            durationMs: number;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-22T10:15:00Z
+                             */
+                            attemptedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Bad request: `validation_failed` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 400,
+                     *         "reason": "validation_failed",
+                     *         "message": "Invalid name (is required)",
+                     *         "attribute": {
+                     *           "name": "is required"
+                     *         },
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 400
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "validation_failed";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No or invalid credentials: `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 401,
+                     *         "reason": "unauthorized",
+                     *         "message": "Credentials are required",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 401
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "unauthorized";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: `permission_denied`, `sso_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 403,
+                     *         "reason": "permission_denied",
+                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 403
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "permission_denied" | "sso_required";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: `tenant_not_found`, `webhook_not_found`, `webhook_delivery_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 404,
+                     *         "reason": "tenant_not_found",
+                     *         "message": "Tenant not found",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 404
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "tenant_not_found" | "webhook_not_found" | "webhook_delivery_not_found";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Conflict: `idempotency_key_reused`, `invalid_state_transition` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 409,
+                     *         "reason": "idempotency_key_reused",
+                     *         "message": "Idempotency key reused",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 409
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "idempotency_key_reused" | "invalid_state_transition";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests (see Retry-After): `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 429,
+                     *         "reason": "rate_limited",
+                     *         "message": "Too many failed attempts; try again later",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 429
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "rate_limited";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Internal error (the log has the cause, under the request id): `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 500,
+                     *         "reason": "internal",
+                     *         "message": "An internal error occurred; quote the request id when reporting it",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 500
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "internal";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Unavailable: `database_unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 503,
+                     *         "reason": "database_unavailable",
+                     *         "message": "Database unavailable",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 503
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "database_unavailable";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure, in the same envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                tenantId: string;
+                /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                            id: string;
+                            /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                            tenantId: string;
+                            url: string;
+                            events: string[];
+                            active: boolean;
+                            /** @description Also the events of every sub-tenant */
+                            includeSubTenants: boolean;
+                            failingSince: string | null;
+                            previousSecretExpires: string | null;
+                            disabledReason: string | null;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-22T10:15:00Z
+                             */
+                            created: string;
+                            /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                            createdBy: string;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-22T10:15:00Z
+                             */
+                            updated: string;
+                            /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                            updatedBy: string;
+                            /** @description whsec_…: the Standard Webhooks signing secret, shown once (on create and on rotation) */
+                            secret: string;
+                        };
+                    };
+                };
+            };
+            /** @description Bad request: `validation_failed` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 400,
+                     *         "reason": "validation_failed",
+                     *         "message": "Invalid name (is required)",
+                     *         "attribute": {
+                     *           "name": "is required"
+                     *         },
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 400
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "validation_failed";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No or invalid credentials: `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 401,
+                     *         "reason": "unauthorized",
+                     *         "message": "Credentials are required",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 401
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "unauthorized";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: `permission_denied`, `sso_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 403,
+                     *         "reason": "permission_denied",
+                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 403
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "permission_denied" | "sso_required";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: `tenant_not_found`, `webhook_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 404,
+                     *         "reason": "tenant_not_found",
+                     *         "message": "Tenant not found",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 404
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "tenant_not_found" | "webhook_not_found";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Conflict: `idempotency_key_reused` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 409,
+                     *         "reason": "idempotency_key_reused",
+                     *         "message": "Idempotency key reused",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 409
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "idempotency_key_reused";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -22477,6 +23805,1584 @@ export interface operations {
                              * @enum {string}
                              */
                             reason: "identity_provider_not_found";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Internal error (the log has the cause, under the request id): `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 500,
+                     *         "reason": "internal",
+                     *         "message": "An internal error occurred; quote the request id when reporting it",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 500
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "internal";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Unavailable: `database_unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 503,
+                     *         "reason": "database_unavailable",
+                     *         "message": "Database unavailable",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 503
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "database_unavailable";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure, in the same envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getScimSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example {
+                         *       "tenantId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f",
+                         *       "defaultRoleId": "9b99dbec-2499-4f78-a17b-39f21ca52fb4",
+                         *       "baseUrl": "https://tenantry.example.com/scim/v2/tenants/0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                         *     }
+                         */
+                        result: {
+                            /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                            tenantId: string;
+                            /**
+                             * @description The role of a SCIM-made member no mapped group decides (default: Agent)
+                             * @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f
+                             */
+                            defaultRoleId: string;
+                            /** @description Read-only: the SCIM endpoint to give the directory */
+                            baseUrl: string;
+                        };
+                    };
+                };
+            };
+            /** @description Bad request: `validation_failed` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 400,
+                     *         "reason": "validation_failed",
+                     *         "message": "Invalid name (is required)",
+                     *         "attribute": {
+                     *           "name": "is required"
+                     *         },
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 400
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "validation_failed";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No or invalid credentials: `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 401,
+                     *         "reason": "unauthorized",
+                     *         "message": "Credentials are required",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 401
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "unauthorized";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: `permission_denied`, `sso_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 403,
+                     *         "reason": "permission_denied",
+                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 403
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "permission_denied" | "sso_required";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: `tenant_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 404,
+                     *         "reason": "tenant_not_found",
+                     *         "message": "Tenant not found",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 404
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "tenant_not_found";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests (see Retry-After): `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 429,
+                     *         "reason": "rate_limited",
+                     *         "message": "Too many failed attempts; try again later",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 429
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "rate_limited";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Internal error (the log has the cause, under the request id): `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 500,
+                     *         "reason": "internal",
+                     *         "message": "An internal error occurred; quote the request id when reporting it",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 500
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "internal";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Unavailable: `database_unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 503,
+                     *         "reason": "database_unavailable",
+                     *         "message": "Database unavailable",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 503
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "database_unavailable";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure, in the same envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateScimSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "defaultRoleId": "9b99dbec-2499-4f78-a17b-39f21ca52fb4"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description A tenant role within the caller’s permissions
+                     * @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f
+                     */
+                    defaultRoleId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example {
+                         *       "tenantId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f",
+                         *       "defaultRoleId": "9b99dbec-2499-4f78-a17b-39f21ca52fb4",
+                         *       "baseUrl": "https://tenantry.example.com/scim/v2/tenants/0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                         *     }
+                         */
+                        result: {
+                            /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                            tenantId: string;
+                            /**
+                             * @description The role of a SCIM-made member no mapped group decides (default: Agent)
+                             * @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f
+                             */
+                            defaultRoleId: string;
+                            /** @description Read-only: the SCIM endpoint to give the directory */
+                            baseUrl: string;
+                        };
+                    };
+                };
+            };
+            /** @description Bad request: `validation_failed`, `invalid_json` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 400,
+                     *         "reason": "validation_failed",
+                     *         "message": "Invalid name (is required)",
+                     *         "attribute": {
+                     *           "name": "is required"
+                     *         },
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 400
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "validation_failed" | "invalid_json";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No or invalid credentials: `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 401,
+                     *         "reason": "unauthorized",
+                     *         "message": "Credentials are required",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 401
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "unauthorized";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: `permission_denied`, `role_exceeds_caller`, `sso_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 403,
+                     *         "reason": "permission_denied",
+                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 403
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "permission_denied" | "role_exceeds_caller" | "sso_required";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: `tenant_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 404,
+                     *         "reason": "tenant_not_found",
+                     *         "message": "Tenant not found",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 404
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "tenant_not_found";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Precondition failed: `precondition_failed` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 412,
+                     *         "reason": "precondition_failed",
+                     *         "message": "Precondition failed",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 412
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "precondition_failed";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too large: `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 413,
+                     *         "reason": "payload_too_large",
+                     *         "message": "Payload too large",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 413
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "payload_too_large";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Unsupported media type: `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 415,
+                     *         "reason": "unsupported_media_type",
+                     *         "message": "Unsupported media type",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 415
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "unsupported_media_type";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests (see Retry-After): `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 429,
+                     *         "reason": "rate_limited",
+                     *         "message": "Too many failed attempts; try again later",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 429
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "rate_limited";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Internal error (the log has the cause, under the request id): `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 500,
+                     *         "reason": "internal",
+                     *         "message": "An internal error occurred; quote the request id when reporting it",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 500
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "internal";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Unavailable: `database_unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 503,
+                     *         "reason": "database_unavailable",
+                     *         "message": "Database unavailable",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 503
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "database_unavailable";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure, in the same envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listScimGroups: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                            id: string;
+                            displayName: string;
+                            externalId: string | null;
+                            roleId: string | null;
+                            /** @description The lowest priority among a member’s mapped groups decides */
+                            priority: number;
+                            /** @description How many members it has */
+                            members: number;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-22T10:15:00Z
+                             */
+                            created: string;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-22T10:15:00Z
+                             */
+                            updated: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad request: `validation_failed` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 400,
+                     *         "reason": "validation_failed",
+                     *         "message": "Invalid name (is required)",
+                     *         "attribute": {
+                     *           "name": "is required"
+                     *         },
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 400
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "validation_failed";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No or invalid credentials: `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 401,
+                     *         "reason": "unauthorized",
+                     *         "message": "Credentials are required",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 401
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "unauthorized";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: `permission_denied`, `sso_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 403,
+                     *         "reason": "permission_denied",
+                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 403
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "permission_denied" | "sso_required";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: `tenant_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 404,
+                     *         "reason": "tenant_not_found",
+                     *         "message": "Tenant not found",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 404
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "tenant_not_found";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests (see Retry-After): `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 429,
+                     *         "reason": "rate_limited",
+                     *         "message": "Too many failed attempts; try again later",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 429
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "rate_limited";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Internal error (the log has the cause, under the request id): `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 500,
+                     *         "reason": "internal",
+                     *         "message": "An internal error occurred; quote the request id when reporting it",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 500
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "internal";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Unavailable: `database_unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 503,
+                     *         "reason": "database_unavailable",
+                     *         "message": "Database unavailable",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 503
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "database_unavailable";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure, in the same envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateScimGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                tenantId: string;
+                /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                groupId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "roleId": "dd0df939-26b8-45fc-9864-86752d861be8",
+                 *       "priority": 10
+                 *     }
+                 */
+                "application/json": {
+                    roleId: string | null;
+                    priority?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                            id: string;
+                            displayName: string;
+                            externalId: string | null;
+                            roleId: string | null;
+                            /** @description The lowest priority among a member’s mapped groups decides */
+                            priority: number;
+                            /** @description How many members it has */
+                            members: number;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-22T10:15:00Z
+                             */
+                            created: string;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-22T10:15:00Z
+                             */
+                            updated: string;
+                        };
+                    };
+                };
+            };
+            /** @description Bad request: `validation_failed`, `invalid_json` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 400,
+                     *         "reason": "validation_failed",
+                     *         "message": "Invalid name (is required)",
+                     *         "attribute": {
+                     *           "name": "is required"
+                     *         },
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 400
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "validation_failed" | "invalid_json";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No or invalid credentials: `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 401,
+                     *         "reason": "unauthorized",
+                     *         "message": "Credentials are required",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 401
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "unauthorized";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: `permission_denied`, `role_exceeds_caller`, `sso_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 403,
+                     *         "reason": "permission_denied",
+                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 403
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "permission_denied" | "role_exceeds_caller" | "sso_required";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: `not_found`, `tenant_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 404,
+                     *         "reason": "not_found",
+                     *         "message": "Not found",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 404
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "not_found" | "tenant_not_found";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Precondition failed: `precondition_failed` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 412,
+                     *         "reason": "precondition_failed",
+                     *         "message": "Precondition failed",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 412
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "precondition_failed";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too large: `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 413,
+                     *         "reason": "payload_too_large",
+                     *         "message": "Payload too large",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 413
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "payload_too_large";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Unsupported media type: `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 415,
+                     *         "reason": "unsupported_media_type",
+                     *         "message": "Unsupported media type",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 415
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "unsupported_media_type";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests (see Retry-After): `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 429,
+                     *         "reason": "rate_limited",
+                     *         "message": "Too many failed attempts; try again later",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 429
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "rate_limited";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
