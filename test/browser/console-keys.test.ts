@@ -111,6 +111,10 @@ describe('API keys and SCIM pages', () => {
     const settings = await t.request('GET', `/v1/tenants/${tenant.id}/scim`, { token: admin })
     expect(settings.body.result.defaultRoleId).toBe(ROLE_IDS.supervisor)
     const groups = await t.request('GET', `/v1/tenants/${tenant.id}/scim/groups`, { token: admin })
-    expect(groups.body.result[0]).toMatchObject({ displayName: 'Supervisors', roleId: ROLE_IDS.supervisor, priority: 5 })
+    expect(groups.body.result[0]).toMatchObject({
+      displayName: 'Supervisors',
+      roleId: ROLE_IDS.supervisor,
+      priority: 5,
+    })
   }, 180_000)
 })

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { ServiceContext } from '../../context.js'
-import { ENHANCE_SCRIPT, FAVICON, STYLESHEET } from './kit/assets.js'
 import { keyRoutes } from './keys/keys.routes.js'
+import { ENHANCE_SCRIPT, FAVICON, STYLESHEET } from './kit/assets.js'
 import { ConsolePages } from './kit/pages.js'
 import { memberRoutes } from './members/members.routes.js'
 import { scimRoutes } from './scim/scim.routes.js'

@@ -1,5 +1,6 @@
 import type { paths } from '../../../../generated/openapi.js'
 import { html } from '../../../html.js'
+import type { ApiKey } from '../keys/keys.views.js'
 import type { FormToken } from '../kit/form-token.js'
 import {
   type Choice,
@@ -9,7 +10,6 @@ import {
   selectField,
   textField,
 } from '../kit/forms.js'
-import type { ApiKey } from '../keys/keys.views.js'
 
 export type ScimGroup =
   paths['/v1/tenants/{tenantId}/scim/groups']['get']['responses'][200]['content']['application/json']['result'][number]
