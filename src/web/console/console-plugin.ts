@@ -4,6 +4,7 @@ import { keyRoutes } from './keys/keys.routes.js'
 import { ENHANCE_SCRIPT, FAVICON, STYLESHEET } from './kit/assets.js'
 import { ConsolePages } from './kit/pages.js'
 import { memberRoutes } from './members/members.routes.js'
+import { roleRoutes } from './roles/roles.routes.js'
 import { scimRoutes } from './scim/scim.routes.js'
 import { SessionStore } from './session/session-store.js'
 import { signInRoutes } from './session/sign-in.routes.js'
@@ -66,6 +67,7 @@ export async function consoleRoutes(router: FastifyInstance, root: FastifyInstan
   memberRoutes(router, pages)
   userRoutes(router, pages)
   keyRoutes(router, pages)
+  roleRoutes(router, pages)
   scimRoutes(router, pages)
   webhookRoutes(router, pages)
 }
