@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { ServiceContext } from '../../context.js'
+import { auditRoutes } from './audit/audit.routes.js'
 import { keyRoutes } from './keys/keys.routes.js'
 import { ENHANCE_SCRIPT, FAVICON, STYLESHEET } from './kit/assets.js'
 import { ConsolePages } from './kit/pages.js'
@@ -70,4 +71,5 @@ export async function consoleRoutes(router: FastifyInstance, root: FastifyInstan
   roleRoutes(router, pages)
   scimRoutes(router, pages)
   webhookRoutes(router, pages)
+  auditRoutes(router, pages)
 }

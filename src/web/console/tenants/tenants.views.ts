@@ -97,6 +97,7 @@ export function tenantBody(o: {
 <li><a href="/console/tenants/${t.id}/webhooks">Webhooks</a></li>
 <li><a href="/console/tenants/${t.id}/api-keys">API keys</a></li>
 <li><a href="/console/tenants/${t.id}/scim">SCIM</a></li>
+<li><a href="/console/tenants/${t.id}/history">History</a></li>
 </ul>
 <div class="actions">
 ${o.canEdit ? html`<a class="button secondary" href="/console/tenants/${t.id}/edit">Edit tenant</a>` : ''}

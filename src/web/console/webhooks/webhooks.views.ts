@@ -115,6 +115,7 @@ ${hook.previousSecretExpires ? html`<dt>Old secret verifies until</dt><dd>${hook
 </dl>
 <div class="actions">
 <a class="button secondary" href="${base}/edit">Edit webhook</a>
+<a href="/console/tenants/${o.tenant.id}/history?targetId=${hook.id}">History</a>
 ${actionButton(`${base}/test`, 'Send test event', o.form())}
 ${actionButton(`${base}/rotate-secret`, 'Rotate secret', o.form())}
 ${
