@@ -10,7 +10,7 @@ let c: AdminConsole
 
 beforeAll(async () => {
   c = await startAdminConsole()
-}, 120_000)
+}, 300_000)
 afterAll(async () => {
   await c?.close()
 })

@@ -15,7 +15,7 @@ let receiver: WebhookReceiver
 beforeAll(async () => {
   c = await startAdminConsole()
   receiver = await new WebhookReceiver(() => c.t.clock.now()).start()
-}, 120_000)
+}, 300_000)
 afterAll(async () => {
   await receiver?.stop()
   await c?.close()
