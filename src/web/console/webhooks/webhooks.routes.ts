@@ -13,7 +13,10 @@ import {
 import { readTenantFor, type TenantOf, tenantCrumbs, UUID } from '../kit/tenant-scope.js'
 import {
   alreadyShownBody,
+  eventsOf,
+  NOTICES,
   secretBody,
+  valuesOf,
   type WebhookFormValues,
   webhookBody,
   webhookForm,
@@ -294,29 +297,4 @@ export function webhookRoutes(router: FastifyInstance, pages: ConsolePages): voi
       signed.page({ title, area: 'tenants', crumbs }, secretBody(tenant.id, hook, rotated)),
     ]
   }
-}
-
-const NOTICES: Record<string, string> = {
-  saved: 'Saved.',
-  enabled: 'The webhook is enabled again.',
-  disabled: 'The webhook is disabled: nothing is sent to it.',
-  'test-ok': 'The test event was delivered: see the delivery log.',
-  'test-failed': 'The test event was not accepted: see the delivery log for why.',
-  'redelivered-ok': 'Redelivered, under the same message ID.',
-  'redelivered-failed': 'The redelivery was not accepted: see the delivery log for why.',
-}
-
-function valuesOf(form: Record<string, unknown>): WebhookFormValues {
-  return {
-    url: text(form.url).trim(),
-    events: text(form.events).trim(),
-    includeSubTenants: form.includeSubTenants === 'on',
-  }
-}
-
-function eventsOf(events: string): string[] {
-  return events
-    .split(/[\s,]+/)
-    .map((e) => e.trim())
-    .filter(Boolean)
 }

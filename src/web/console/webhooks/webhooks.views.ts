@@ -7,6 +7,7 @@ import {
   type Errors,
   errorSummary,
   formTokenFields,
+  text,
   textArea,
   textField,
 } from '../kit/forms.js'
@@ -141,4 +142,29 @@ ${
       )}</tbody></table></div>`
 }
 ${o.nextCursor ? html`<p><a href="${base}?cursor=${o.nextCursor}">Older attempts</a></p>` : ''}`
+}
+
+export const NOTICES: Record<string, string> = {
+  saved: 'Saved.',
+  enabled: 'The webhook is enabled again.',
+  disabled: 'The webhook is disabled: nothing is sent to it.',
+  'test-ok': 'The test event was delivered: see the delivery log.',
+  'test-failed': 'The test event was not accepted: see the delivery log for why.',
+  'redelivered-ok': 'Redelivered, under the same message ID.',
+  'redelivered-failed': 'The redelivery was not accepted: see the delivery log for why.',
+}
+
+export function valuesOf(form: Record<string, unknown>): WebhookFormValues {
+  return {
+    url: text(form.url).trim(),
+    events: text(form.events).trim(),
+    includeSubTenants: form.includeSubTenants === 'on',
+  }
+}
+
+export function eventsOf(events: string): string[] {
+  return events
+    .split(/[\s,]+/)
+    .map((e) => e.trim())
+    .filter(Boolean)
 }
