@@ -62,7 +62,7 @@ describe('API keys and SCIM pages', () => {
       expect(await htmlOf(page, `${baseUrl}/console/tenants/${tenant.id}${path}`)).not.toContain(secret)
 
     await page.goto(`${baseUrl}/console/tenants/${tenant.id}/api-keys`)
-    expect(await page.getByRole('cell', { name: 'CRM sync' }).count()).toBe(1)
+    expect(await page.getByRole('cell', { name: 'CRM sync', exact: true }).count()).toBe(1)
     await checkAdminPage(page, 'api-keys', errors)
     await page.getByRole('button', { name: 'Disable CRM sync' }).click()
     await page.getByRole('button', { name: 'Enable CRM sync' }).waitFor()
