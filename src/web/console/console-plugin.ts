@@ -1,12 +1,17 @@
 import type { FastifyInstance } from 'fastify'
 import type { ServiceContext } from '../../context.js'
+import { auditRoutes } from './audit/audit.routes.js'
+import { keyRoutes } from './keys/keys.routes.js'
 import { ENHANCE_SCRIPT, FAVICON, STYLESHEET } from './kit/assets.js'
 import { ConsolePages } from './kit/pages.js'
 import { memberRoutes } from './members/members.routes.js'
+import { roleRoutes } from './roles/roles.routes.js'
+import { scimRoutes } from './scim/scim.routes.js'
 import { SessionStore } from './session/session-store.js'
 import { signInRoutes } from './session/sign-in.routes.js'
 import { tenantRoutes } from './tenants/tenants.routes.js'
 import { userRoutes } from './users/users.routes.js'
+import { webhookRoutes } from './webhooks/webhooks.routes.js'
 
 const FORM_LIMIT = 256 * 1024
 
@@ -62,4 +67,9 @@ export async function consoleRoutes(router: FastifyInstance, root: FastifyInstan
   tenantRoutes(router, pages)
   memberRoutes(router, pages)
   userRoutes(router, pages)
+  keyRoutes(router, pages)
+  roleRoutes(router, pages)
+  scimRoutes(router, pages)
+  webhookRoutes(router, pages)
+  auditRoutes(router, pages)
 }

@@ -93,6 +93,11 @@ export function tenantBody(o: {
 <h2>Belongs to this tenant</h2>
 <ul class="links">
 <li><a href="/console/tenants/${t.id}/members">Members</a></li>
+<li><a href="/console/tenants/${t.id}/roles">Roles</a></li>
+<li><a href="/console/tenants/${t.id}/webhooks">Webhooks</a></li>
+<li><a href="/console/tenants/${t.id}/api-keys">API keys</a></li>
+<li><a href="/console/tenants/${t.id}/scim">SCIM</a></li>
+<li><a href="/console/tenants/${t.id}/history">History</a></li>
 </ul>
 <div class="actions">
 ${o.canEdit ? html`<a class="button secondary" href="/console/tenants/${t.id}/edit">Edit tenant</a>` : ''}

@@ -1,0 +1,68 @@
+import type { paths } from '../../../../generated/openapi.js'
+import { html, type SafeHtml } from '../../../html.js'
+import { type Errors, errorSummary, textField } from '../kit/forms.js'
+
+export type AuditEvent =
+  paths['/v1/audit-events']['get']['responses'][200]['content']['application/json']['result'][number]
+
+export const FILTERS = ['action', 'actorId', 'targetId', 'since', 'until'] as const
+export type Filters = Partial<Record<(typeof FILTERS)[number], string>>
+export const FILTER_LABELS = {
+  action: 'Action',
+  actorId: 'Actor ID',
+  targetId: 'Target ID',
+  since: 'From',
+  until: 'Before',
+}
+
+/** A value of a change as a person reads it; a secret is already "********" in the event itself. */
+function shown(value: unknown): string {
+  if (value === null || value === undefined) return '(none)'
+  if (typeof value === 'string') return value === '' ? '(empty)' : value
+  return JSON.stringify(value)
+}
+
+function changes(event: AuditEvent): SafeHtml {
+  const entries = Object.entries(event.changes)
+  if (entries.length === 0) return html`—`
+  return html`<ul class="plain">${entries.map(
+    ([field, pair]) =>
+      html`<li><strong>${field}</strong>: ${shown(pair[0])} <span aria-hidden="true">→</span><span class="skip"> changed to </span> ${shown(pair[1])}</li>`,
+  )}</ul>`
+}
+
+export function auditBody(o: {
+  title: string
+  action: string
+  filters: Filters
+  events: AuditEvent[]
+  nextCursor?: string | undefined
+  errors?: Errors | undefined
+}) {
+  const f = o.filters
+  const query = new URLSearchParams(Object.entries(f).filter((e): e is [string, string] => Boolean(e[1])))
+  if (o.nextCursor) query.set('cursor', o.nextCursor)
+  return html`<h1>${o.title}</h1>
+${errorSummary(o.errors, FILTER_LABELS)}
+<form method="get" action="${o.action}" class="search" role="search" aria-label="Filter the events">
+${textField({ name: 'action', label: 'Action', value: f.action, errors: o.errors, hint: 'tenant.updated, or a family: tenant.*' })}
+${textField({ name: 'actorId', label: 'Actor ID', value: f.actorId, errors: o.errors })}
+${textField({ name: 'targetId', label: 'Target ID', value: f.targetId, errors: o.errors })}
+${textField({ name: 'since', label: 'From', value: f.since, errors: o.errors, hint: 'e.g. 2026-11-01T00:00:00Z' })}
+${textField({ name: 'until', label: 'Before', value: f.until, errors: o.errors })}
+<button type="submit" class="secondary">Filter</button>
+</form>
+${
+  o.events.length === 0
+    ? html`<p>No events match.</p>`
+    : html`<div class="table-wrap"><table class="stack"><caption class="skip">Events, newest first</caption>
+<thead><tr><th scope="col">When</th><th scope="col">Action</th><th scope="col">Actor</th><th scope="col">Target</th><th scope="col">Changes</th></tr></thead>
+<tbody>${o.events.map(
+        (e) => html`<tr><td data-label="When">${e.occurred}</td><td data-label="Action">${e.action}</td>
+<td data-label="Actor">${e.actor.type}${e.actor.id ? html` <code>${e.actor.id}</code>` : ''}</td>
+<td data-label="Target">${e.target.type}${e.target.id ? html` <code>${e.target.id}</code>` : ''}</td>
+<td data-label="Changes">${changes(e)}</td></tr>`,
+      )}</tbody></table></div>`
+}
+${o.nextCursor ? html`<p><a href="${o.action}?${query.toString()}">Older events</a></p>` : ''}`
+}

@@ -1,0 +1,61 @@
+import type { paths } from '../../../../generated/openapi.js'
+import { apiErrorOf } from '../api/client.js'
+import type { Choice } from './forms.js'
+import { type PageResult, permissionsIn, refusalPage, type Signed } from './pages.js'
+
+/**
+ * What the pages belonging to one tenant (API keys, SCIM, webhooks, …) share: reading the tenant they are
+ * under, their breadcrumb trail, and the tenant's roles as choices with the role ceiling made visible.
+ */
+export type TenantOf =
+  paths['/v1/tenants/{tenantId}']['get']['responses'][200]['content']['application/json']['result']
+
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+export async function readTenantFor(
+  signed: Signed,
+  tenantId: string,
+): Promise<{ refused: PageResult } | { tenant: TenantOf }> {
+  if (!UUID.test(tenantId))
+    return {
+      refused: refusalPage(signed, { code: 404, reason: 'tenant_not_found', message: 'No such tenant' }),
+    }
+  const { data, error, response } = await signed.api.GET('/v1/tenants/{tenantId}', {
+    params: { path: { tenantId } },
+  })
+  if (!data) return { refused: refusalPage(signed, apiErrorOf(error, response.status)) }
+  return { tenant: data.result }
+}
+
+/** Tenants › {tenant} › {section} › … : the trail of a page under a tenant. */
+export function tenantCrumbs(
+  tenant: { id: string; name: string },
+  ...rest: [string, string | undefined][]
+): [string, string | undefined][] {
+  return [['Tenants', '/console/tenants'], [tenant.name, `/console/tenants/${tenant.id}`], ...rest]
+}
+
+/**
+ * The tenant's active roles as form choices; a role holding a permission the person lacks in the tenant
+ * is offered disabled, with the permissions it would hand out (the API refuses it: the role ceiling).
+ */
+export async function roleChoices(signed: Signed, tenant: TenantOf): Promise<Choice[]> {
+  const [roles, catalogue] = await Promise.all([
+    signed.api.GET('/v1/tenants/{tenantId}/roles', { params: { path: { tenantId: tenant.id } } }),
+    signed.api.GET('/v1/permissions'),
+  ])
+  const names = new Map((catalogue.data?.result ?? []).map((p) => [p.id, p.name as string]))
+  const mine = permissionsIn(signed, [tenant.id, ...tenant.parentIds])
+  return (roles.data?.result ?? [])
+    .filter((role) => role.active)
+    .map((role) => {
+      const beyond = role.permissions.map((id) => names.get(id) ?? id).filter((name) => !mine.has(name))
+      return {
+        value: role.id,
+        text: role.name,
+        disabledBecause: beyond.length
+          ? `grants ${beyond.join(', ')}, which you do not hold here`
+          : undefined,
+      }
+    })
+}
