@@ -5,12 +5,8 @@ import { newId } from '../../crypto/uuid7.js'
 import type { IdentityProviderRow } from '../../db/schema.js'
 import { AppError, invalidField } from '../../errors.js'
 import { preconditionFailed } from '../../http/etag.js'
-import {
-  checkOutboundAddress,
-  createOutboundFetch,
-  OutboundRefusedError,
-  outboundPolicy,
-} from '../../http/outbound.js'
+import { createOutboundFetch, OutboundRefusedError, outboundPolicy } from '../../http/outbound.js'
+import { checkOutboundAddress } from '../../http/outbound-save-check.js'
 import { MASKED, recordAudit } from '../audit/audit.repository.js'
 import { requireTenantPermission } from '../tenants/tenant-access.js'
 import { identityProviderChanges } from './identity-provider-audit.js'

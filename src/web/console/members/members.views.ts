@@ -107,19 +107,6 @@ ${o.nextCursor ? html`<p><a href="${base}?status=${o.status}&amp;cursor=${o.next
 }
 
 /** A role the person may not assign is offered disabled, with the permissions they lack as the reason. */
-export function roleChoices(roles: Role[], mine: Set<string>): Choice[] {
-  return roles.map((r) => {
-    const missing = r.permissions.filter((p) => !mine.has(p))
-    return {
-      value: r.id,
-      text: r.name,
-      disabledBecause: missing.length
-        ? `you may not assign it, it grants ${missing.join(', ')} which you do not hold`
-        : undefined,
-    }
-  })
-}
-
 export function inviteForm(o: {
   action: string
   token: FormToken

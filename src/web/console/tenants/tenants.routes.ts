@@ -11,6 +11,8 @@ import {
   refusalPage,
   type Signed,
 } from '../kit/pages.js'
+import { UUID } from '../kit/tenant-scope.js'
+import { emptyValues, valuesOf } from './tenant-form-values.js'
 import {
   type Tenant,
   type TenantFormValues,
@@ -23,7 +25,6 @@ import {
 /** Children drawn under one open node; a tenant's page lists more. */
 const CHILDREN_PER_NODE = 100
 const ROOTS_PER_PAGE = 100
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
 /** The tenant tree, a tenant's page, create and edit (API.md §17 "Tenants"). */
 export function tenantRoutes(router: FastifyInstance, pages: ConsolePages): void {
@@ -294,29 +295,5 @@ export function tenantRoutes(router: FastifyInstance, pages: ConsolePages): void
         })}`,
       ),
     ]
-  }
-}
-
-function emptyValues(): TenantFormValues {
-  return {
-    name: '',
-    description: '',
-    regionId: '',
-    timezone: 'UTC',
-    active: true,
-    administrator: '',
-    cxengageIdentityProvider: 'enabled',
-  }
-}
-
-function valuesOf(form: Record<string, unknown>): TenantFormValues {
-  return {
-    name: text(form.name).trim(),
-    description: text(form.description).trim(),
-    regionId: text(form.regionId),
-    timezone: text(form.timezone).trim(),
-    active: form.active === 'on',
-    administrator: text(form.administrator).trim().toLowerCase(),
-    cxengageIdentityProvider: text(form.cxengageIdentityProvider) || 'enabled',
   }
 }
