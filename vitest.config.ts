@@ -16,6 +16,14 @@ export const DATABASE_FREE_TESTS = [
   'test/modules/**',
 ]
 
+/**
+ * Test files that tell all on one database: the console's pages reach the database only through the /v1
+ * API (app.inject), whose behaviour on each database the API tests show; the SCIM compliance checker
+ * speaks only HTTP to routes the SCIM tests run on both. TEST_SKIP_ONE_LEG=true leaves them out — CI's
+ * PostgreSQL leg, after the embedded leg ran them.
+ */
+export const ONE_DATABASE_TESTS = ['test/browser/**', 'test/api/scim/compliance.test.ts']
+
 // Each test file gets its own database, copied from a template that the global setup migrates and
 // bootstraps once: a dumped embedded database, or a PostgreSQL template database when
 // TEST_DATABASE_URL is set.
@@ -25,6 +33,7 @@ export default defineConfig({
     exclude: [
       ...configDefaults.exclude,
       ...(process.env.TEST_DATABASE_ONLY === 'true' ? DATABASE_FREE_TESTS : []),
+      ...(process.env.TEST_SKIP_ONE_LEG === 'true' ? ONE_DATABASE_TESTS : []),
     ],
     globalSetup: ['test/helpers/global-setup.ts'],
     testTimeout: 30_000,

@@ -40,22 +40,38 @@ export function tenantCrumbs(
  * is offered disabled, with the permissions it would hand out (the API refuses it: the role ceiling).
  */
 export async function roleChoices(signed: Signed, tenant: TenantOf): Promise<Choice[]> {
-  const [roles, catalogue] = await Promise.all([
+  const [roles, names] = await Promise.all([
     signed.api.GET('/v1/tenants/{tenantId}/roles', { params: { path: { tenantId: tenant.id } } }),
-    signed.api.GET('/v1/permissions'),
+    permissionNames(signed),
   ])
-  const names = new Map((catalogue.data?.result ?? []).map((p) => [p.id, p.name as string]))
   const mine = permissionsIn(signed, [tenant.id, ...tenant.parentIds])
-  return (roles.data?.result ?? [])
-    .filter((role) => role.active)
-    .map((role) => {
-      const beyond = role.permissions.map((id) => names.get(id) ?? id).filter((name) => !mine.has(name))
-      return {
-        value: role.id,
-        text: role.name,
-        disabledBecause: beyond.length
-          ? `grants ${beyond.join(', ')}, which you do not hold here`
-          : undefined,
-      }
-    })
+  return ceilingChoices(
+    (roles.data?.result ?? []).filter((role) => role.active),
+    mine,
+    names,
+  )
+}
+
+/** Permission id → name, from the catalogue (roles name their permissions by id). */
+export async function permissionNames(signed: Signed): Promise<Map<string, string>> {
+  const catalogue = await signed.api.GET('/v1/permissions')
+  return new Map((catalogue.data?.result ?? []).map((p) => [p.id, p.name as string]))
+}
+
+/** Roles as choices, those granting a permission the person does not hold disabled with the reason. */
+export function ceilingChoices(
+  roles: { id: string; name: string; permissions: string[] }[],
+  mine: Set<string>,
+  names: Map<string, string>,
+): Choice[] {
+  return roles.map((role) => {
+    const beyond = role.permissions.map((id) => names.get(id) ?? id).filter((name) => !mine.has(name))
+    return {
+      value: role.id,
+      text: role.name,
+      disabledBecause: beyond.length
+        ? `you may not assign it: it grants ${beyond.join(', ')}, which you do not hold here`
+        : undefined,
+    }
+  })
 }

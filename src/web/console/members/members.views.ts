@@ -106,7 +106,6 @@ ${o.canManage ? html`<td data-label="Actions"><div class="actions">${actionsFor(
 ${o.nextCursor ? html`<p><a href="${base}?status=${o.status}&amp;cursor=${o.nextCursor}">Next page</a></p>` : ''}`
 }
 
-/** A role the person may not assign is offered disabled, with the permissions they lack as the reason. */
 export function inviteForm(o: {
   action: string
   token: FormToken

@@ -10,9 +10,9 @@ import {
   refusalPage,
   type Signed,
 } from '../kit/pages.js'
+import { ceilingChoices, permissionNames, UUID } from '../kit/tenant-scope.js'
 import { eraseForm, newUserForm, type User, userBody, usersBody } from './users.views.js'
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 const PAGE_SIZE = 50
 const crumbs = (last?: [string, string | undefined]): [string, string | undefined][] => [
   ['Users', last ? '/console/users' : undefined],
@@ -54,18 +54,9 @@ export function userRoutes(router: FastifyInstance, pages: ConsolePages): void {
     values: Record<string, string>,
     errors?: Record<string, string>,
   ): Promise<PageResult> {
-    const roles = (await signed.api.GET('/v1/roles')).data?.result ?? []
+    const [roles, names] = await Promise.all([signed.api.GET('/v1/roles'), permissionNames(signed)])
     const mine = new Set<string>(signed.login.platformPermissions)
-    const choices = roles.map((r) => {
-      const missing = r.permissions.filter((p) => !mine.has(p))
-      return {
-        value: r.id,
-        text: r.name,
-        disabledBecause: missing.length
-          ? `you may not assign it, it grants ${missing.join(', ')} which you do not hold`
-          : undefined,
-      }
-    })
+    const choices = ceilingChoices(roles.data?.result ?? [], mine, names)
     if (!values.roleId)
       values.roleId = choices.find((c) => !c.disabledBecause && c.text === 'Platform User')?.value ?? ''
     return [
