@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../../src/access/permissions.js'
 import { type PagesInBrowser, startPagesInBrowser } from '../helpers/browser.js'
 import { checkPage, openPage, signIn } from '../helpers/console.js'
-import { freshTenant, insertMembership, insertUser, uniqueEmail } from '../helpers/fixtures.js'
+import { freshTenant, insertMembership, insertUser } from '../helpers/fixtures.js'
 import type { TestSmtpServer } from '../helpers/smtp.js'
 import type { TestApp } from '../helpers/test-app.js'
 
