@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type AdminConsole, checkAdminPage, startAdminConsole } from '../helpers/console-admin.js'
+import { checkPage } from '../helpers/console.js'
+import { type AdminConsole, startAdminConsole } from '../helpers/console-admin.js'
 import { createTenantAsAdmin, uniqueName } from '../helpers/fixtures.js'
 
 /**
@@ -44,14 +45,14 @@ describe('audit pages', () => {
     expect(await rows.count()).toBe(1)
     expect(await rows.textContent()).toContain(`name: ${oldName} → changed to  ${newName}`)
     expect(await page.getByRole('cell', { name: 'tenant.created' }).count()).toBe(0)
-    await checkAdminPage(page, 'history-filtered', errors)
+    await checkPage(page, 'history-filtered', errors)
 
     await page.goto(`${baseUrl}/console/tenants/${tenant.id}/history?targetId=${hook.body.result.id}`)
     const markup = await page.content()
     expect(markup).toContain('webhook.created')
     expect(markup).toContain('********')
     expect(markup).not.toContain(secret)
-    await checkAdminPage(page, 'history-webhook', errors)
+    await checkPage(page, 'history-webhook', errors)
 
     await page.goto(`${baseUrl}/console/tenants/${tenant.id}/history?since=yesterday`)
     expect(await page.getByRole('alert').textContent()).toContain('since')
@@ -59,6 +60,6 @@ describe('audit pages', () => {
 
     await page.goto(`${baseUrl}/console/audit?action=tenant.*`)
     expect(await page.getByRole('cell', { name: 'tenant.updated' }).count()).toBeGreaterThan(0)
-    await checkAdminPage(page, 'audit-platform', errors)
+    await checkPage(page, 'audit-platform', errors)
   }, 240_000)
 })

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../../src/access/permissions.js'
-import { type AdminConsole, checkAdminPage, htmlOf, startAdminConsole } from '../helpers/console-admin.js'
+import { checkPage } from '../helpers/console.js'
+import { type AdminConsole, htmlOf, startAdminConsole } from '../helpers/console-admin.js'
 import { createTenantAsAdmin, uniqueName } from '../helpers/fixtures.js'
 
 /**
@@ -25,9 +26,9 @@ describe('API keys and SCIM pages', () => {
     await page.goto(`${baseUrl}/console/tenants/${tenant.id}`)
     await page.getByRole('link', { name: 'API keys' }).click()
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(`API keys of ${tenant.name}`)
-    await checkAdminPage(page, 'api-keys-empty', errors)
+    await checkPage(page, 'api-keys-empty', errors)
     await page.getByRole('link', { name: 'New API key' }).click()
-    await checkAdminPage(page, 'api-key-new', errors)
+    await checkPage(page, 'api-key-new', errors)
 
     // A refused form names the field.
     await page.getByRole('button', { name: 'Create API key' }).click()
@@ -45,7 +46,7 @@ describe('API keys and SCIM pages', () => {
     expect(secret.length).toBeGreaterThan(20)
     const keyId = (await page.locator('dd code').first().textContent()) ?? ''
     expect(await page.content()).toContain(secret)
-    await checkAdminPage(page, 'api-key-shown-once', errors)
+    await checkPage(page, 'api-key-shown-once', errors)
 
     // The secret is real: the key authenticates with it.
     const basic = `Basic ${Buffer.from(`${keyId}:${secret}`).toString('base64')}`
@@ -63,7 +64,7 @@ describe('API keys and SCIM pages', () => {
 
     await page.goto(`${baseUrl}/console/tenants/${tenant.id}/api-keys`)
     expect(await page.getByRole('cell', { name: 'CRM sync', exact: true }).count()).toBe(1)
-    await checkAdminPage(page, 'api-keys', errors)
+    await checkPage(page, 'api-keys', errors)
     await page.getByRole('button', { name: 'Disable CRM sync' }).click()
     await page.getByRole('button', { name: 'Enable CRM sync' }).waitFor()
     expect(await page.content()).not.toContain(secret)
@@ -84,7 +85,7 @@ describe('API keys and SCIM pages', () => {
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('SCIM token created')
     const token = (await page.locator('[data-secret]').textContent()) ?? ''
     expect(token.length).toBeGreaterThan(20)
-    await checkAdminPage(page, 'scim-token-shown-once', errors)
+    await checkPage(page, 'scim-token-shown-once', errors)
 
     // The directory pushes a group with the token; the page maps it to a role.
     const group = await t.request('POST', `/scim/v2/tenants/${tenant.id}/Groups`, {
@@ -104,7 +105,7 @@ describe('API keys and SCIM pages', () => {
     await page.getByLabel('Priority of Supervisors').fill('5')
     await page.getByRole('button', { name: 'Save Supervisors' }).click()
     expect(await page.getByRole('status').textContent()).toContain('Saved')
-    await checkAdminPage(page, 'scim', errors)
+    await checkPage(page, 'scim', errors)
     expect(await page.content()).not.toContain(token)
 
     const admin = await t.adminToken()

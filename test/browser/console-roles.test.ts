@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type AdminConsole, checkAdminPage, startAdminConsole } from '../helpers/console-admin.js'
+import { checkPage } from '../helpers/console.js'
+import { type AdminConsole, startAdminConsole } from '../helpers/console-admin.js'
 import { createTenantAsAdmin, memberWithToken, uniqueName } from '../helpers/fixtures.js'
 
 /**
@@ -22,9 +23,9 @@ describe('role pages', () => {
     const tenant = await createTenantAsAdmin(t, { name: uniqueName('Roles') })
     await page.goto(`${baseUrl}/console/tenants/${tenant.id}`)
     await page.getByRole('link', { name: 'Roles' }).click()
-    await checkAdminPage(page, 'roles', errors)
+    await checkPage(page, 'roles', errors)
     await page.getByRole('link', { name: 'New role' }).click()
-    await checkAdminPage(page, 'role-new', errors)
+    await checkPage(page, 'role-new', errors)
     await page.getByLabel('Name').fill('Night shift')
     await page.getByLabel('VIEW_ALL_USERS').check()
     await page.getByLabel('MANAGE_TENANT_ENROLLMENT').check()
@@ -32,7 +33,7 @@ describe('role pages', () => {
     await page.getByRole('link', { name: 'Night shift' }).click()
     expect(await page.getByLabel('VIEW_ALL_USERS').isChecked()).toBe(true)
     expect(await page.getByLabel('MANAGE_TENANT', { exact: true }).isChecked()).toBe(false)
-    await checkAdminPage(page, 'role-edit', errors)
+    await checkPage(page, 'role-edit', errors)
     await page.getByLabel('Name').fill('Late shift')
     await page.getByLabel('VIEW_ALL_USERS').uncheck()
     await page.getByRole('button', { name: 'Save changes' }).click()
@@ -68,7 +69,7 @@ describe('role pages', () => {
     expect(await page.getByLabel('MANAGE_ALL_ROLES').isDisabled()).toBe(false)
     expect(await page.getByLabel('MANAGE_TENANT', { exact: true }).isDisabled()).toBe(true)
     expect(await page.getByText('you cannot grant it').count()).toBeGreaterThan(5)
-    await checkAdminPage(page, 'role-new-ceiling', errors)
+    await checkPage(page, 'role-new-ceiling', errors)
     await context.close()
   }, 240_000)
 })

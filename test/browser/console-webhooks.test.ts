@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type AdminConsole, checkAdminPage, htmlOf, startAdminConsole } from '../helpers/console-admin.js'
+import { checkPage } from '../helpers/console.js'
+import { type AdminConsole, htmlOf, startAdminConsole } from '../helpers/console-admin.js'
 import { createTenantAsAdmin, uniqueName } from '../helpers/fixtures.js'
 import { WebhookReceiver } from '../helpers/webhook-receiver.js'
 
@@ -27,9 +28,9 @@ describe('webhook pages', () => {
     const tenant = await createTenantAsAdmin(t, { name: uniqueName('Hooks') })
     await page.goto(`${baseUrl}/console/tenants/${tenant.id}`)
     await page.getByRole('link', { name: 'Webhooks' }).click()
-    await checkAdminPage(page, 'webhooks-empty', errors)
+    await checkPage(page, 'webhooks-empty', errors)
     await page.getByRole('link', { name: 'New webhook' }).click()
-    await checkAdminPage(page, 'webhook-new', errors)
+    await checkPage(page, 'webhook-new', errors)
     await page.getByLabel('URL').fill(receiver.url)
     await page.getByLabel('Events').fill('tenant.updated, membership.*')
     await page.getByRole('button', { name: 'Create webhook' }).click()
@@ -37,7 +38,7 @@ describe('webhook pages', () => {
     const first = (await page.locator('[data-secret]').textContent()) ?? ''
     expect(first).toMatch(/^whsec_/)
     receiver.secrets.set('first', first)
-    await checkAdminPage(page, 'webhook-secret-shown-once', errors)
+    await checkPage(page, 'webhook-secret-shown-once', errors)
 
     await page.getByRole('link', { name: 'Done: back to the webhook' }).click()
     const hookUrl = page.url()
@@ -53,7 +54,7 @@ describe('webhook pages', () => {
     const second = (await page.locator('[data-secret]').textContent()) ?? ''
     expect(second).toMatch(/^whsec_/)
     expect(second).not.toBe(first)
-    await checkAdminPage(page, 'webhook-secret-rotated', errors)
+    await checkPage(page, 'webhook-secret-rotated', errors)
     receiver.secrets.set('second', second)
     await page.goto(hookUrl)
     await page.getByRole('button', { name: 'Send test event' }).click()
@@ -65,10 +66,10 @@ describe('webhook pages', () => {
     expect(await page.getByRole('status').textContent()).toContain('Redelivered')
     expect(receiver.received.at(-1)).toMatchObject({ id: testId, verifiedWith: ['second'] })
     expect(await page.getByRole('cell', { name: 'webhook.test', exact: true }).count()).toBe(3)
-    await checkAdminPage(page, 'webhook', errors)
+    await checkPage(page, 'webhook', errors)
 
     await page.getByRole('link', { name: 'Edit webhook' }).click()
-    await checkAdminPage(page, 'webhook-edit', errors)
+    await checkPage(page, 'webhook-edit', errors)
     await page.getByLabel('Events').fill('*')
     await page.getByLabel('Include sub-tenants').check()
     await page.getByRole('button', { name: 'Save changes' }).click()
@@ -90,6 +91,6 @@ describe('webhook pages', () => {
       expect(markup).not.toContain(second)
     }
     await page.goto(`${baseUrl}/console/tenants/${tenant.id}/webhooks`)
-    await checkAdminPage(page, 'webhooks', errors)
+    await checkPage(page, 'webhooks', errors)
   }, 240_000)
 })

@@ -1,8 +1,7 @@
 import type { AddressInfo } from 'node:net'
-import AxeBuilder from '@axe-core/playwright'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { expect } from 'vitest'
-import { launchBrowser, outputPath } from './browser.js'
+import { launchBrowser } from './browser.js'
+import { signIn } from './console.js'
 import { createTestApp, type TestApp } from './test-app.js'
 import { TEST_ADMIN } from './test-env.js'
 
@@ -38,11 +37,7 @@ export async function startAdminConsole(): Promise<AdminConsole> {
     if (message.type() === 'error') errors.push(message.text())
   })
   page.on('pageerror', (error) => errors.push(error.message))
-  await page.goto(`${baseUrl}/console`)
-  await page.getByLabel('E-mail').fill(TEST_ADMIN.email)
-  await page.getByRole('button', { name: 'Continue' }).click()
-  await page.getByLabel('Password').fill(TEST_ADMIN.password)
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click()
+  await signIn(page, baseUrl, TEST_ADMIN.email, TEST_ADMIN.password)
   await page.waitForURL(/\/console\/tenants$/)
   return {
     t,
@@ -57,34 +52,6 @@ export async function startAdminConsole(): Promise<AdminConsole> {
       await t.close()
     },
   }
-}
-
-const VIEWPORTS = [
-  { name: 'desktop', width: 1280, height: 800 },
-  { name: 'phone', width: 390, height: 844 },
-] as const
-
-/** Every page check of section 17 at both sizes; `name` names the screenshots. */
-export async function checkAdminPage(page: Page, name: string, errors: string[]): Promise<void> {
-  for (const viewport of VIEWPORTS) {
-    await page.setViewportSize({ width: viewport.width, height: viewport.height })
-    const axe = await new AxeBuilder({ page })
-      .withTags(['wcag2a', 'wcag2aa', 'wcag21aa', 'wcag22aa'])
-      .analyze()
-    const violations = axe.violations.map(
-      (v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
-    )
-    expect(violations, `${name} at ${viewport.name}`).toEqual([])
-    if (viewport.name === 'phone') {
-      const overflow = await page.evaluate(
-        () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
-      )
-      expect(overflow, `${name} scrolls sideways at 390 px`).toBeLessThanOrEqual(0)
-    }
-    await page.screenshot({ path: outputPath(`console-${name}-${viewport.name}.png`), fullPage: true })
-  }
-  await page.setViewportSize({ width: 1280, height: 800 })
-  expect(errors, `browser console errors on ${name}`).toEqual([])
 }
 
 /** The HTML of every console page visited after `from` in this test, fetched again as the browser would. */

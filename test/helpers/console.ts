@@ -52,6 +52,7 @@ export async function checkPage(page: Page, name: string, errors: string[]): Pro
     }
     await page.screenshot({ path: outputPath(`console-${name}-${viewport.name}.png`), fullPage: true })
   }
+  await page.setViewportSize({ width: VIEWPORTS[0].width, height: VIEWPORTS[0].height })
   expect(errors, `browser console errors on ${name}`).toEqual([])
 }
 
