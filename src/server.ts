@@ -77,6 +77,7 @@ export async function start(
       ? redactDatabaseUrl(config.databaseUrl)
       : `embedded database in ${config.dataDir}`
     logger.info({ url, database: where }, `Tenantry listening on ${url}`)
+    if (config.console) logger.info(`The console: ${url}/console (sign in with the administrator below)`)
     if (admin?.generated) {
       // The generated password goes to the terminal only: a log shipper must never store it (API.md §15).
       logger.info(
