@@ -1,16 +1,14 @@
 import { Kysely, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../../src/access/permissions.js'
-import type { Config } from '../../src/config.js'
 import type { Database } from '../../src/db/schema.js'
 import { INVITATION_EMAIL, type LeasedRow, leasedRowsQuery } from '../../src/outbox/outbox.repository.js'
-import { OutboxWorker, type OutboxWorkerOptions } from '../../src/outbox/outbox-worker.js'
-import { createTenantAsAdmin, insertUser, REGION_ID, uniqueName } from '../helpers/fixtures.js'
-import { freePort, startSmtpServer, type TestSmtpServer } from '../helpers/smtp.js'
-import { useTestApp } from '../helpers/test-app.js'
+import { OutboxWorker } from '../../src/outbox/outbox-worker.js'
+import { insertUser, REGION_ID, uniqueName } from '../helpers/fixtures.js'
+import { useOutboxFixture } from '../helpers/outbox-fixture.js'
+import { freePort } from '../helpers/smtp.js'
 import { onServerDatabase } from '../helpers/test-database.js'
-import { TEST_ADMIN } from '../helpers/test-env.js'
 
 /**
  * The outbox worker's claim (API.md §6): rows a process leased to itself are sent without a claim, due
@@ -18,64 +16,8 @@ import { TEST_ADMIN } from '../helpers/test-env.js'
  * delivery failures: outbox.test.ts.
  */
 
-const t = useTestApp({ env: { TENANTRY_MAIL_FROM: 'Tenantry <invitations@tenantry.test>' } })
-let token: string
-let tenant: { id: string; name: string }
-const workers: OutboxWorker[] = []
-const servers: TestSmtpServer[] = []
-
-beforeAll(async () => {
-  tenant = await createTenantAsAdmin(t, { name: uniqueName('Café <i>Ops</i>') })
-})
-// A worker a failed test left running would take the next test's mail.
-afterEach(async () => {
-  await Promise.all(workers.splice(0).map((w) => w.stop()))
-})
-afterAll(async () => {
-  await Promise.all(servers.map((s) => s.close()))
-})
-beforeEach(async () => {
-  t.clock.set(new Date(Math.max(Date.now(), t.clock.now().getTime())))
-  token = await t.tokenFor(TEST_ADMIN.email, TEST_ADMIN.password)
-})
-
-async function smtpServer(options: Parameters<typeof startSmtpServer>[0] = {}) {
-  const server = await startSmtpServer(options)
-  servers.push(server)
-  return server
-}
-
-/** A worker of this app's database (or another connection to it), sending to `smtpUrl`. */
-function startWorker(smtpUrl: string | undefined, options: OutboxWorkerOptions = {}, db = t.ctx.db) {
-  const config: Config = { ...t.config, smtpUrl }
-  const worker = new OutboxWorker({ ...t.ctx, db, config }, options)
-  workers.push(worker)
-  worker.start()
-  return worker
-}
-
-async function stopWorker(worker: OutboxWorker) {
-  await worker.stop()
-  workers.splice(workers.indexOf(worker), 1)
-}
-
-function invite(email: string, status = 'invited', roleId: string = ROLE_IDS.agent) {
-  return t.request('POST', `/v1/tenants/${tenant.id}/users`, { token, body: { email, roleId, status } })
-}
-
-async function outboxRowsFor(userId: string) {
-  const rows = await t.database.handle.db
-    .selectFrom('outbox')
-    .selectAll()
-    .where('tenant_id', '=', tenant.id)
-    .execute()
-  return rows.filter((r) => (r.payload as { userId: string }).userId === userId)
-}
-
-async function emailStatus(userId: string) {
-  const response = await t.request('GET', `/v1/tenants/${tenant.id}/users/${userId}`, { token })
-  return response.body.result.invitationEmailStatus as string | null
-}
+const f = useOutboxFixture()
+const { t, smtpServer, startWorker, stopWorker, invite, outboxRowsFor, emailStatus } = f
 
 /**
  * A stand-in for this process's worker that takes the rows handed to it (leased for 2 minutes, as a
@@ -111,7 +53,7 @@ describe('claiming', () => {
       .insertInto('outbox')
       .values({
         id: stray,
-        tenant_id: tenant.id,
+        tenant_id: f.tenant.id,
         kind: INVITATION_EMAIL,
         payload: JSON.stringify({ to: 'stray@example.test' }),
         next_attempt_at: past,
@@ -151,7 +93,7 @@ describe('claiming', () => {
     const marker = `plan-${crypto.randomUUID()}`
     await sql`
       insert into outbox (id, tenant_id, kind, payload, status, next_attempt_at, created)
-      select gen_random_uuid(), ${tenant.id}::uuid, ${INVITATION_EMAIL},
+      select gen_random_uuid(), ${f.tenant.id}::uuid, ${INVITATION_EMAIL},
              jsonb_build_object('to', ${marker}::text), case when g % 40 = 0 then 'queued' else 'sent' end,
              now() + interval '1 hour', now()
       from generate_series(1, 4000) g`.execute(db)
@@ -219,7 +161,7 @@ describe('claiming', () => {
     t.ctx.outboxSignal.handOver([
       {
         id: late!.id,
-        tenantId: tenant.id,
+        tenantId: f.tenant.id,
         kind: INVITATION_EMAIL,
         payload: {},
         now: t.clock.now(),
@@ -303,7 +245,7 @@ describe('many workers', () => {
     async () => {
       // (createTenantAsAdmin's cached token has expired: earlier tests moved the clock by a day.)
       const created = await t.request('POST', '/v1/tenants', {
-        token,
+        token: f.token,
         body: { name: uniqueName(), regionId: REGION_ID },
       })
       const own = created.body.result as { id: string }
@@ -320,7 +262,7 @@ describe('many workers', () => {
       await db.insertInto('users').values(users).execute()
       for (const user of users) {
         const response = await t.request('POST', `/v1/tenants/${own.id}/users`, {
-          token,
+          token: f.token,
           body: { email: user.email, roleId: ROLE_IDS.agent, status: 'invited' },
         })
         expect(response.status).toBe(201)

@@ -1,76 +1,17 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../../src/access/permissions.js'
-import type { Config } from '../../src/config.js'
 import { claimDueRows } from '../../src/outbox/outbox.repository.js'
-import { OutboxWorker, type OutboxWorkerOptions } from '../../src/outbox/outbox-worker.js'
-import { createTenantAsAdmin, insertUser, uniqueName } from '../helpers/fixtures.js'
-import { freePort, invitationLinkIn, startSmtpServer, type TestSmtpServer } from '../helpers/smtp.js'
-import { useTestApp } from '../helpers/test-app.js'
-import { TEST_ADMIN } from '../helpers/test-env.js'
+import { insertUser } from '../helpers/fixtures.js'
+import { useOutboxFixture } from '../helpers/outbox-fixture.js'
+import { freePort, invitationLinkIn } from '../helpers/smtp.js'
 
 /**
  * The invitation e-mail and its delivery (API.md §6): the outbox row written with the invitation, the
  * worker that claims it (FOR UPDATE SKIP LOCKED), sends it over a real SMTP server, retries while the
  * server is down, gives up after its attempts, and writes the mail to the log when there is no SMTP.
  */
-const t = useTestApp({ env: { TENANTRY_MAIL_FROM: 'Tenantry <invitations@tenantry.test>' } })
-let token: string
-let tenant: { id: string; name: string }
-const workers: OutboxWorker[] = []
-const servers: TestSmtpServer[] = []
-
-beforeAll(async () => {
-  tenant = await createTenantAsAdmin(t, { name: uniqueName('Café <i>Ops</i>') })
-})
-// A worker a failed test left running would take the next test's mail.
-afterEach(async () => {
-  await Promise.all(workers.splice(0).map((w) => w.stop()))
-})
-afterAll(async () => {
-  await Promise.all(servers.map((s) => s.close()))
-})
-beforeEach(async () => {
-  t.clock.set(new Date(Math.max(Date.now(), t.clock.now().getTime())))
-  token = await t.tokenFor(TEST_ADMIN.email, TEST_ADMIN.password)
-})
-
-async function smtpServer(options: Parameters<typeof startSmtpServer>[0] = {}) {
-  const server = await startSmtpServer(options)
-  servers.push(server)
-  return server
-}
-
-/** A worker of this app's database (or another connection to it), sending to `smtpUrl`. */
-function startWorker(smtpUrl: string | undefined, options: OutboxWorkerOptions = {}, db = t.ctx.db) {
-  const config: Config = { ...t.config, smtpUrl }
-  const worker = new OutboxWorker({ ...t.ctx, db, config }, options)
-  workers.push(worker)
-  worker.start()
-  return worker
-}
-
-async function stopWorker(worker: OutboxWorker) {
-  await worker.stop()
-  workers.splice(workers.indexOf(worker), 1)
-}
-
-function invite(email: string, status = 'invited', roleId: string = ROLE_IDS.agent) {
-  return t.request('POST', `/v1/tenants/${tenant.id}/users`, { token, body: { email, roleId, status } })
-}
-
-async function outboxRowsFor(userId: string) {
-  const rows = await t.database.handle.db
-    .selectFrom('outbox')
-    .selectAll()
-    .where('tenant_id', '=', tenant.id)
-    .execute()
-  return rows.filter((r) => (r.payload as { userId: string }).userId === userId)
-}
-
-async function emailStatus(userId: string) {
-  const response = await t.request('GET', `/v1/tenants/${tenant.id}/users/${userId}`, { token })
-  return response.body.result.invitationEmailStatus as string | null
-}
+const f = useOutboxFixture()
+const { t, smtpServer, startWorker, stopWorker, invite, outboxRowsFor, emailStatus } = f
 
 describe('the invitation e-mail', () => {
   it('reaches the SMTP server once, addressed to the user, naming tenant, inviter, role, link and expiry', async () => {
@@ -84,13 +25,13 @@ describe('the invitation e-mail', () => {
     expect(mail!.envelopeFrom).toBe('invitations@tenantry.test')
     expect(mail!.headers.to).toContain(user.email)
     expect(mail!.headers['content-type']).toMatch(/^multipart\/alternative/)
-    expect(mail!.subject).toBe(`You are invited to join ${tenant.name}`)
+    expect(mail!.subject).toBe(`You are invited to join ${f.tenant.name}`)
 
     const { link, token: invitationToken } = invitationLinkIn(mail!)
     expect(`${link.origin}${link.pathname}`).toBe('http://tenantry.test/invitations/accept')
     // Bootstrap names the first administrator "Platform Administrator": that is the inviter.
     expect(mail!.text).toContain(
-      `Platform Administrator has invited you to join ${tenant.name} as Supervisor.`,
+      `Platform Administrator has invited you to join ${f.tenant.name} as Supervisor.`,
     )
     const expiry = new Date(response.body.result.invitationExpiryDate)
     const expiryText = new Intl.DateTimeFormat('en-GB', {
@@ -127,8 +68,8 @@ describe('the invitation e-mail', () => {
     expect(await outboxRowsFor(member.id)).toEqual([])
     expect(await outboxRowsFor(pending.id)).toEqual([])
 
-    const sent = await t.request('PUT', `/v1/tenants/${tenant.id}/users/${pending.id}`, {
-      token,
+    const sent = await t.request('PUT', `/v1/tenants/${f.tenant.id}/users/${pending.id}`, {
+      token: f.token,
       body: { status: 'invited' },
     })
     expect(sent.status).toBe(200)
@@ -148,7 +89,7 @@ describe('the invitation e-mail', () => {
     expect(line).toBeDefined()
     const entry = JSON.parse(line!)
     const message = entry.msg as string
-    expect(message).toContain(`Subject: You are invited to join ${tenant.name}`)
+    expect(message).toContain(`Subject: You are invited to join ${f.tenant.name}`)
     const link = /http:\/\/tenantry\.test\/invitations\/accept\?token=([A-Za-z0-9_-]+)/.exec(message)
     expect(link).not.toBeNull()
     // The link also stands alone in the entry, for `jq .mail.links[0]`.
@@ -227,7 +168,7 @@ describe('delivery when things fail', () => {
       .where('target_id', '=', user.id)
       .execute()
     expect(failedEvents).toHaveLength(1)
-    expect(failedEvents[0]).toMatchObject({ actor_type: 'system', tenant_id: tenant.id })
+    expect(failedEvents[0]).toMatchObject({ actor_type: 'system', tenant_id: f.tenant.id })
     await stopWorker(worker)
 
     // A 5xx answer (no such mailbox) is not retried.
