@@ -1,75 +1,19 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../../../src/access/permissions.js'
-import { OutboxWorker } from '../../../src/outbox/outbox-worker.js'
-import { createTenantAsAdmin, REGION_ID, uniqueEmail, uniqueName } from '../../helpers/fixtures.js'
-import { invitationLinkIn, startSmtpServer, type TestSmtpServer } from '../../helpers/smtp.js'
-import { useTestApp } from '../../helpers/test-app.js'
-import { TEST_ADMIN } from '../../helpers/test-env.js'
+import { REGION_ID, uniqueName } from '../../helpers/fixtures.js'
+import { useInvitationFixture } from '../../helpers/invitation-fixture.js'
 
 /**
  * The acceptance page's answers over HTTP (API.md §4.4; a browser drives it in test/browser/), and the
  * rate limits on looking up and accepting invitation tokens. The token's life: invitations.test.ts.
  */
 
-let smtp: TestSmtpServer
-const t = useTestApp(async () => {
-  smtp = await startSmtpServer()
-  return { env: { TENANTRY_SMTP_URL: smtp.url } }
-})
-let worker: OutboxWorker
-let token: string
-let tenant: { id: string; name: string }
-
-beforeAll(async () => {
-  worker = new OutboxWorker(t.ctx)
-  worker.start()
-  token = await t.adminToken()
-  tenant = await createTenantAsAdmin(t, { name: uniqueName('Acme <b>&</b> "Co"') })
-})
-afterAll(async () => {
-  await worker.stop()
-  await smtp.close()
-})
-beforeEach(async () => {
-  t.clock.set(new Date(Math.max(Date.now(), t.clock.now().getTime())))
-  // Tests move the clock by a day; a fresh administrator token keeps up with it.
-  token = await t.tokenFor(TEST_ADMIN.email, TEST_ADMIN.password)
-})
-
-/** A platform user without a password (as the users API or a bulk load creates them). */
-async function userWithoutPassword(): Promise<{ id: string; email: string }> {
-  const email = uniqueEmail('invitee')
-  const response = await t.request('POST', '/v1/users', {
-    token,
-    body: { email, roleId: ROLE_IDS.platformUser },
-  })
-  expect(response.status).toBe(201)
-  return { id: response.body.result.id, email }
-}
-
-/** Invites (or re-sends to) a user and returns the token from the e-mail it receives. */
-async function inviteAndReadToken(
-  user: { id: string; email: string },
-  body: Record<string, unknown> = {},
-  resend = false,
-): Promise<string> {
-  const before = smtp.messages.filter((m) => m.envelopeTo.includes(user.email)).length
-  const response = resend
-    ? await t.request('PUT', `/v1/tenants/${tenant.id}/users/${user.id}`, {
-        token,
-        body: { status: 'invited' },
-      })
-    : await t.request('POST', `/v1/tenants/${tenant.id}/users`, {
-        token,
-        body: { email: user.email, roleId: ROLE_IDS.agent, status: 'invited', ...body },
-      })
-  expect(response.status).toBeLessThan(300)
-  const mails = await smtp.waitForMailTo(user.email, before + 1)
-  return invitationLinkIn(mails[mails.length - 1]!).token
-}
+const f = useInvitationFixture()
+const { t, userWithoutPassword, inviteAndReadToken } = f
 
 async function membership(userId: string) {
-  return (await t.request('GET', `/v1/tenants/${tenant.id}/users/${userId}`, { token })).body.result
+  return (await t.request('GET', `/v1/tenants/${f.tenant.id}/users/${userId}`, { token: f.token })).body
+    .result
 }
 
 describe('the acceptance page over HTTP', () => {
@@ -171,14 +115,14 @@ describe('rate limits', () => {
     const user = await userWithoutPassword()
     await inviteAndReadToken(user)
     for (let i = 0; i < 4; i++) {
-      const resend = await t.request('PUT', `/v1/tenants/${tenant.id}/users/${user.id}`, {
-        token,
+      const resend = await t.request('PUT', `/v1/tenants/${f.tenant.id}/users/${user.id}`, {
+        token: f.token,
         body: { status: 'invited' },
       })
       expect(resend.status).toBe(200)
     }
-    const limited = await t.request('PUT', `/v1/tenants/${tenant.id}/users/${user.id}`, {
-      token,
+    const limited = await t.request('PUT', `/v1/tenants/${f.tenant.id}/users/${user.id}`, {
+      token: f.token,
       body: { status: 'invited' },
     })
     expect(limited.status).toBe(429)
@@ -187,8 +131,8 @@ describe('rate limits', () => {
     t.clock.advance(3_600_000)
     expect(
       (
-        await t.request('PUT', `/v1/tenants/${tenant.id}/users/${user.id}`, {
-          token,
+        await t.request('PUT', `/v1/tenants/${f.tenant.id}/users/${user.id}`, {
+          token: f.token,
           body: { status: 'invited' },
         })
       ).status,
@@ -200,7 +144,7 @@ describe('rate limits', () => {
     const tenants = await Promise.all(
       Array.from({ length: 8 }, async () => {
         const created = await t.request('POST', '/v1/tenants', {
-          token,
+          token: f.token,
           body: { name: uniqueName(), regionId: REGION_ID },
         })
         expect(created.status).toBe(201)
@@ -210,7 +154,7 @@ describe('rate limits', () => {
     const answers = await Promise.all(
       tenants.map((each) =>
         t.request('POST', `/v1/tenants/${each.id}/users`, {
-          token,
+          token: f.token,
           body: { email: user.email, roleId: ROLE_IDS.agent, status: 'invited' },
         }),
       ),

@@ -1,11 +1,8 @@
 import { createHash } from 'node:crypto'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../../../src/access/permissions.js'
-import { OutboxWorker } from '../../../src/outbox/outbox-worker.js'
-import { createTenantAsAdmin, insertUser, uniqueEmail, uniqueName } from '../../helpers/fixtures.js'
-import { invitationLinkIn, startSmtpServer, type TestSmtpServer } from '../../helpers/smtp.js'
-import { useTestApp } from '../../helpers/test-app.js'
-import { TEST_ADMIN } from '../../helpers/test-env.js'
+import { insertUser } from '../../helpers/fixtures.js'
+import { useInvitationFixture } from '../../helpers/invitation-fixture.js'
 
 /**
  * The life of an invitation token (API.md §4.4): delivered by mail through a real SMTP server, looked up,
@@ -14,62 +11,8 @@ import { TEST_ADMIN } from '../../helpers/test-env.js'
  */
 const DAY_MS = 86_400_000
 
-let smtp: TestSmtpServer
-const t = useTestApp(async () => {
-  smtp = await startSmtpServer()
-  return { env: { TENANTRY_SMTP_URL: smtp.url } }
-})
-let worker: OutboxWorker
-let token: string
-let tenant: { id: string; name: string }
-
-beforeAll(async () => {
-  worker = new OutboxWorker(t.ctx)
-  worker.start()
-  token = await t.adminToken()
-  tenant = await createTenantAsAdmin(t, { name: uniqueName('Acme <b>&</b> "Co"') })
-})
-afterAll(async () => {
-  await worker.stop()
-  await smtp.close()
-})
-beforeEach(async () => {
-  t.clock.set(new Date(Math.max(Date.now(), t.clock.now().getTime())))
-  // Tests move the clock by a day; a fresh administrator token keeps up with it.
-  token = await t.tokenFor(TEST_ADMIN.email, TEST_ADMIN.password)
-})
-
-/** A platform user without a password (as the users API or a bulk load creates them). */
-async function userWithoutPassword(): Promise<{ id: string; email: string }> {
-  const email = uniqueEmail('invitee')
-  const response = await t.request('POST', '/v1/users', {
-    token,
-    body: { email, roleId: ROLE_IDS.platformUser },
-  })
-  expect(response.status).toBe(201)
-  return { id: response.body.result.id, email }
-}
-
-/** Invites (or re-sends to) a user and returns the token from the e-mail it receives. */
-async function inviteAndReadToken(
-  user: { id: string; email: string },
-  body: Record<string, unknown> = {},
-  resend = false,
-): Promise<string> {
-  const before = smtp.messages.filter((m) => m.envelopeTo.includes(user.email)).length
-  const response = resend
-    ? await t.request('PUT', `/v1/tenants/${tenant.id}/users/${user.id}`, {
-        token,
-        body: { status: 'invited' },
-      })
-    : await t.request('POST', `/v1/tenants/${tenant.id}/users`, {
-        token,
-        body: { email: user.email, roleId: ROLE_IDS.agent, status: 'invited', ...body },
-      })
-  expect(response.status).toBeLessThan(300)
-  const mails = await smtp.waitForMailTo(user.email, before + 1)
-  return invitationLinkIn(mails[mails.length - 1]!).token
-}
+const f = useInvitationFixture()
+const { t, userWithoutPassword, inviteAndReadToken } = f
 
 function lookUp(invitationToken: string) {
   return t.request('GET', `/v1/invitations/${encodeURIComponent(invitationToken)}`)
@@ -80,7 +23,8 @@ function accept(invitationToken: string, body: Record<string, unknown> = {}) {
 }
 
 async function membership(userId: string) {
-  return (await t.request('GET', `/v1/tenants/${tenant.id}/users/${userId}`, { token })).body.result
+  return (await t.request('GET', `/v1/tenants/${f.tenant.id}/users/${userId}`, { token: f.token })).body
+    .result
 }
 
 function sha256(value: string): string {
@@ -96,14 +40,14 @@ describe('the token', () => {
     const row = await db
       .selectFrom('tenant_users')
       .selectAll()
-      .where('tenant_id', '=', tenant.id)
+      .where('tenant_id', '=', f.tenant.id)
       .where('user_id', '=', user.id)
       .executeTakeFirstOrThrow()
     expect(row.invitation_token_hash).toBe(sha256(invitationToken))
     expect(JSON.stringify(row)).not.toContain(invitationToken)
     // Once marked sent, the outbox row holds neither the token nor its encrypted envelope.
     await expect.poll(async () => (await membership(user.id)).invitationEmailStatus).toBe('sent')
-    const outbox = await db.selectFrom('outbox').selectAll().where('tenant_id', '=', tenant.id).execute()
+    const outbox = await db.selectFrom('outbox').selectAll().where('tenant_id', '=', f.tenant.id).execute()
     const mine = outbox.filter((r) => (r.payload as { userId: string }).userId === user.id)
     expect(mine).toHaveLength(1)
     expect(mine[0]!.payload).not.toHaveProperty('envelope')
@@ -119,8 +63,8 @@ describe('the token', () => {
     const response = await lookUp(invitationToken)
     expect(response.status).toBe(200)
     expect(response.body.result).toEqual({
-      tenantId: tenant.id,
-      tenantName: tenant.name,
+      tenantId: f.tenant.id,
+      tenantName: f.tenant.name,
       email: user.email,
       roleName: 'Agent',
       expiresAt: new Date(invitedAt + DAY_MS).toISOString(),
@@ -138,7 +82,7 @@ describe('the token', () => {
     })
     expect(accepted.status).toBe(200)
     expect(accepted.body.result).toMatchObject({
-      tenantId: tenant.id,
+      tenantId: f.tenant.id,
       userId: user.id,
       status: 'accepted',
       invitationStatus: 'enabled',
@@ -155,8 +99,8 @@ describe('the token', () => {
     const login = await t.request('POST', '/v1/login', { token: session.body.token })
     expect(login.body.result.tenants).toEqual([
       expect.objectContaining({
-        tenantId: tenant.id,
-        tenantName: tenant.name,
+        tenantId: f.tenant.id,
+        tenantName: f.tenant.name,
         roleId: ROLE_IDS.supervisor,
         roleName: 'Supervisor',
         tenantPermissions: [
@@ -250,8 +194,8 @@ describe('resend, cancel and expiry', () => {
   it('cancel: the link answers 404 and the user is pending again', async () => {
     const user = await userWithoutPassword()
     const invitationToken = await inviteAndReadToken(user)
-    const cancelled = await t.request('PUT', `/v1/tenants/${tenant.id}/users/${user.id}`, {
-      token,
+    const cancelled = await t.request('PUT', `/v1/tenants/${f.tenant.id}/users/${user.id}`, {
+      token: f.token,
       body: { status: 'pending' },
     })
     expect(cancelled.status).toBe(200)
@@ -268,9 +212,9 @@ describe('resend, cancel and expiry', () => {
     t.clock.advance(DAY_MS - 1000)
     expect((await lookUp(invitationToken)).status).toBe(200)
     t.clock.advance(2000) // 24 h + 1 s after the invitation
-    token = await t.tokenFor(TEST_ADMIN.email, TEST_ADMIN.password)
+    await f.refreshToken()
     expect((await membership(user.id)).invitationStatus).toBe('expired')
-    const list = await t.request('GET', `/v1/tenants/${tenant.id}/users`, { token })
+    const list = await t.request('GET', `/v1/tenants/${f.tenant.id}/users`, { token: f.token })
     expect(list.body.result.find((u: { userId: string }) => u.userId === user.id).invitationStatus).toBe(
       'expired',
     )
@@ -299,7 +243,7 @@ describe('PUT /v1/tenants/{t}/users/{u} with Authorization: Token <invitation to
     const invitationToken = await inviteAndReadToken(user)
     await inviteAndReadToken(other)
     const put = (userId: string, body: Record<string, unknown>) =>
-      t.request('PUT', `/v1/tenants/${tenant.id}/users/${userId}`, {
+      t.request('PUT', `/v1/tenants/${f.tenant.id}/users/${userId}`, {
         authorization: `Token ${invitationToken}`,
         body,
       })
@@ -320,7 +264,7 @@ describe('PUT /v1/tenants/{t}/users/{u} with Authorization: Token <invitation to
     const again = await put(user.id, { status: 'accepted' })
     expect(again.status).toBe(404)
     // The token is no credential anywhere else.
-    const elsewhere = await t.request('GET', `/v1/tenants/${tenant.id}/users/${user.id}`, {
+    const elsewhere = await t.request('GET', `/v1/tenants/${f.tenant.id}/users/${user.id}`, {
       authorization: `Token ${invitationToken}`,
     })
     expect(elsewhere.status).toBe(401)
