@@ -46,7 +46,10 @@ async function freePort(): Promise<number> {
 
 export async function createPgCluster(bin: string): Promise<PgCluster> {
   const asRoot = userInfo().uid === 0
-  const folder = mkdtempSync(join(tmpdir(), 'tenantry-pgcluster-'))
+  // As root the server runs as `postgres`, which must be able to reach its folder: TMPDIR may be a
+  // private (0700) folder of root's — CI gives each leg one — so the cluster goes under /tmp then.
+  const parent = asRoot ? '/tmp' : tmpdir()
+  const folder = mkdtempSync(join(parent, 'tenantry-pgcluster-'))
   if (asRoot) {
     const { stdout } = await run('id', ['-u', 'postgres'])
     const { stdout: gid } = await run('id', ['-g', 'postgres'])
