@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { DATABASE_FREE_TESTS } from '../../vitest.config.js'
+import { DATABASE_FREE_TESTS, OWN_DATABASE_TESTS } from '../../vitest.config.js'
 
 /** The layout of test/ (README, Tests): files beside the part of src/ they cover, helpers in one place. */
 const root = resolve(import.meta.dirname, '../..')
@@ -34,5 +34,13 @@ describe('the test folder', () => {
       ),
     )
     expect(opening).toEqual([])
+  })
+
+  it('lists as choosing their own database only files that never open the run’s database', () => {
+    for (const path of OWN_DATABASE_TESTS) expect(testFiles).toContain(path)
+    const usingTheRuns = OWN_DATABASE_TESTS.filter((path) =>
+      /helpers\/(test-app|test-database)\.js|TEST_DATABASE_URL/.test(readFileSync(join(root, path), 'utf8')),
+    )
+    expect(usingTheRuns).toEqual([])
   })
 })

@@ -100,7 +100,7 @@ describe('creates written together', () => {
     bodies[3] = { name: taken }
     bodies[6] = { name: uniqueName(), regionId: '00000000-0000-4000-8000-000000000000' }
     bodies[9] = { name: uniqueName(), adminUserId: '00000000-0000-4000-8000-000000000001' }
-    const { responses, statements, writes } = await createsInOneBurst(t, 'tenants', () =>
+    const { responses, writes } = await createsInOneBurst(t, 'tenants', () =>
       Promise.all(bodies.map((body) => createTenant(body))),
     )
     expect(responses[3]?.status).toBe(409)

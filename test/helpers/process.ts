@@ -1,6 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { once } from 'node:events'
+import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
+import { inject } from 'vitest'
+import { bootstrap } from '../../src/bootstrap.js'
+import { systemClock } from '../../src/clock.js'
+import { openDatabase } from '../../src/db/database.js'
+import { migrateToLatest } from '../../src/db/migrate.js'
+import { TEST_ADMIN } from './test-env.js'
 
 export const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
@@ -61,4 +68,24 @@ export function runTenantry(args: string[], env: Record<string, string | undefin
         check()
       }),
   }
+}
+
+/**
+ * Fills an embedded data folder with a migrated and bootstrapped database (administrator TEST_ADMIN) —
+ * the run's template when it has one — so that a process started on it skips the embedded database's slow
+ * first creation: for tests about something else than that first start, which test/process/service.test.ts
+ * covers.
+ */
+export async function seedDataFolder(dataDir: string): Promise<void> {
+  const template = inject('pgliteTemplatePath')
+  const handle = await openDatabase({
+    url: undefined,
+    dataDir,
+    ...(template ? { loadDataDir: new Blob([readFileSync(template)]) } : {}),
+  })
+  if (!template) {
+    await migrateToLatest(handle.db)
+    await bootstrap(handle.db, systemClock, TEST_ADMIN)
+  }
+  await handle.close()
 }

@@ -5,19 +5,20 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { REGION_ID } from '../helpers/fixtures.js'
-import { runTenantry, type ServiceProcess } from '../helpers/process.js'
-import { createTestDatabase, onServerDatabase, type TestDatabase } from '../helpers/test-database.js'
+import { runTenantry, type ServiceProcess, seedDataFolder } from '../helpers/process.js'
 import { TEST_ADMIN, TEST_SECRET_KEY } from '../helpers/test-env.js'
 
-/** API.md §15 across real processes: the data folder's lock, the start-up errors, shared counters. */
+/**
+ * API.md §15 across real processes: the data folder's lock, the start-up errors, tracing. Each test picks
+ * its own database (a data folder, a bad URL, memory://), so the file tells all in one CI leg
+ * (vitest.config.ts, ONE_LEG_TESTS); the counters shared on one PostgreSQL are in shared-counters.test.ts.
+ */
 const folders: string[] = []
 const processes: ServiceProcess[] = []
-const databases: TestDatabase[] = []
 afterAll(async () => {
   for (const run of processes) if (run.child.exitCode === null) run.child.kill('SIGKILL')
   await Promise.all(processes.map((run) => run.exited))
   for (const dir of folders) rmSync(dir, { recursive: true, force: true })
-  for (const database of databases) await database.drop()
 })
 
 function start(args: string[], env: Record<string, string>): ServiceProcess {
@@ -44,16 +45,10 @@ describe('the embedded data folder', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'tenantry-lock-'))
     folders.push(dataDir)
     const env = { TENANTRY_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' }
+    await seedDataFolder(dataDir)
     const first = start(['serve'], env)
-    let stdout = ''
-    first.child.stdout!.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString()
-    })
     const [, url] = await first.waitFor(/Tenantry listening on (http:\/\/[^"\s]+)/, 150_000)
-    const [, email, password] = await first.waitFor(/log in as (\S+) with password (\S+)/)
-    // The generated password is on standard error only, never in a JSON log line.
-    expect(stdout).not.toContain(password)
-    expect(stdout).toContain('generated administrator password is on standard error')
+    const { email, password } = TEST_ADMIN
 
     const second = start(['serve'], env)
     expect(await second.exited).not.toBe(0)
@@ -63,7 +58,7 @@ describe('the embedded data folder', () => {
     expect(await migrate.exited).not.toBe(0)
     expect(migrate.output()).toContain('is in use by another Tenantry process')
 
-    const token = (await login(url!, email!, password!)).body.token
+    const token = (await login(url!, email, password)).body.token
     const created = await json(`${url}/v1/tenants`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -76,7 +71,7 @@ describe('the embedded data folder', () => {
     // Released on a clean stop; taken over at once from a process that was killed.
     const third = start(['serve'], env)
     const [, url3] = await third.waitFor(/Tenantry listening on (http:\/\/[^"\s]+)/, 150_000)
-    const token3 = (await login(url3!, email!, password!)).body.token
+    const token3 = (await login(url3!, email, password)).body.token
     const read = await json(`${url3}/v1/tenants/${created.body.result.id}`, {
       headers: { authorization: `Bearer ${token3}` },
     })
@@ -105,36 +100,6 @@ describe('a database that cannot be reached at start', () => {
     expect(output).not.toContain('s3cret-pw')
     expect(output).not.toMatch(/migration/i)
   }, 60_000)
-})
-
-describe.runIf(onServerDatabase)('rate-limit counters on one PostgreSQL', () => {
-  it('are shared by two processes: the failed-login budget is not multiplied', async () => {
-    const database = await createTestDatabase()
-    databases.push(database)
-    const env = {
-      DATABASE_URL: database.url,
-      TENANTRY_SECRET_KEY: TEST_SECRET_KEY.toString('base64'),
-      PORT: '0',
-      HOST: '127.0.0.1',
-      TENANTRY_WORKER: 'off',
-    }
-    const [a, b] = [start(['serve'], env), start(['serve'], env)]
-    const [, urlA] = await a.waitFor(/Tenantry listening on (http:\/\/[^"\s]+)/, 150_000)
-    const [, urlB] = await b.waitFor(/Tenantry listening on (http:\/\/[^"\s]+)/, 150_000)
-    // Ten wrong passwords, five through each process: the username's budget (10 a minute) is spent.
-    for (let i = 0; i < 10; i++) {
-      const wrong = await login(i % 2 === 0 ? urlA! : urlB!, TEST_ADMIN.email, `wrong-${i}`)
-      expect(wrong.status).toBe(401)
-    }
-    for (const url of [urlA!, urlB!]) {
-      const refused = await login(url, TEST_ADMIN.email, TEST_ADMIN.password)
-      expect(refused.status).toBe(429)
-      expect(refused.body.error.reason).toBe('rate_limited')
-    }
-    a.child.kill('SIGTERM')
-    b.child.kill('SIGTERM')
-    await Promise.all([a.exited, b.exited])
-  }, 300_000)
 })
 
 describe('tracing', () => {

@@ -89,18 +89,26 @@ describe.skipIf(!onServerDatabase)('a role change across processes', () => {
       // The process that made the change: at once.
       for (const holder of holders)
         expect(await allowed(`${first}${users}`, holder.headers)).toBe(round.expect)
-      // The other: within the window.
+      // The other: within the window — a request that begins once the window has passed sees the
+      // change. (Judged by when each probe began, not when it answered: on a loaded machine an answer
+      // can take long, which says nothing of the cache.)
+      let lastStale = 0
       for (const holder of holders) {
-        while ((await allowed(`${second}${users}`, holder.headers)) !== round.expect) {
-          expect(performance.now() - changedAt).toBeLessThan(WINDOW_MS + 1_000)
+        for (;;) {
+          const began = performance.now() - changedAt
+          if ((await allowed(`${second}${users}`, holder.headers)) === round.expect) break
+          expect(began).toBeLessThan(WINDOW_MS)
+          lastStale = Math.max(lastStale, began)
           await new Promise((resolve) => setTimeout(resolve, 25))
         }
       }
-      windows.push(Math.round(performance.now() - changedAt))
+      windows.push(Math.round(lastStale))
     }
-    console.log(`role change seen by the other process after (ms): ${windows.join(', ')}`)
-    expect(Math.max(...windows)).toBeLessThanOrEqual(WINDOW_MS + 1_000)
-    // The window is the caches' lifetime, not luck: the last round was seen late, not at once.
+    console.log(
+      `the other process still answered the old grant to a request begun after (ms): ${windows.join(', ')}`,
+    )
+    expect(Math.max(...windows)).toBeLessThan(WINDOW_MS)
+    // The window is the caches' lifetime, not luck: in some round the old grant was still seen late.
     expect(Math.max(...windows)).toBeGreaterThan(1_000)
   }, 180_000)
 })

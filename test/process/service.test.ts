@@ -27,8 +27,15 @@ describe('the service process', () => {
     const env = { TENANTRY_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' }
 
     const first = runTenantry(['serve'], env)
+    let stdout = ''
+    first.child.stdout!.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString()
+    })
     const [, url] = await first.waitFor(/Tenantry listening on (http:\/\/[^"\s]+)/)
     const [, email, password] = await first.waitFor(/log in as (\S+) with password (\S+)/)
+    // The generated password is on standard error only, never in a JSON log line.
+    expect(stdout).not.toContain(password)
+    expect(stdout).toContain('generated administrator password is on standard error')
     expect((await json(`${url}/readyz`)).body).toEqual({ status: 'ready' })
     expect(statSync(join(dataDir, 'secret.key')).mode & 0o777).toBe(0o600)
 
