@@ -152,6 +152,7 @@ describe('platform users in the console', { timeout: 180_000 }, () => {
     await page.getByRole('button', { name: 'Erase this person' }).click()
     expect(await heading(page)).toBe('Erased')
     expect(await page.getByRole('status').textContent()).toBe('The person is erased.')
+    await checkPage(page, 'user-erased', errors)
     const after = await readUser(admin.id)
     expect(after.body.result?.email ?? '').not.toBe(admin.email)
     const members = await t.request('GET', `/v1/tenants/${tenant.id}/users`, { token: await t.adminToken() })
