@@ -153,6 +153,16 @@ describe('the CSV import in the console', { timeout: 180_000 }, () => {
       'CSV has 1,001 rows; the console imports at most 1,000 at a time',
     )
     expect(await userByEmail('many.0@example.test')).toBeUndefined()
+
+    // The multipart form is held to the same CSRF checks: without its token, an import changes nothing.
+    const forged = uniqueEmail('forged')
+    const refused = await page.request.post(`${baseUrl}/console/users/import`, {
+      headers: { origin: baseUrl },
+      multipart: { step: 'import', csv: `email\n${forged}\n`, formId: 'A'.repeat(24), formToken: 'x' },
+    })
+    expect(refused.status()).toBe(403)
+    expect(await refused.text()).toContain('Nothing was changed')
+    expect(await userByEmail(forged)).toBeUndefined()
     await page.close()
   })
 })
