@@ -1,8 +1,10 @@
 import type { FastifyInstance } from 'fastify'
 import type { ServiceContext } from '../../context.js'
+import { AppError } from '../../errors.js'
 import { auditRoutes } from './audit/audit.routes.js'
 import { keyRoutes } from './keys/keys.routes.js'
 import { ENHANCE_SCRIPT, FAVICON, STYLESHEET } from './kit/assets.js'
+import { parseMultipart } from './kit/multipart.js'
 import { ConsolePages } from './kit/pages.js'
 import { memberRoutes } from './members/members.routes.js'
 import { roleRoutes } from './roles/roles.routes.js'
@@ -14,6 +16,8 @@ import { userRoutes } from './users/users.routes.js'
 import { webhookRoutes } from './webhooks/webhooks.routes.js'
 
 const FORM_LIMIT = 256 * 1024
+/** The CSV import's upload (users/import-csv.ts bounds the CSV itself, with a message, well below). */
+const UPLOAD_LIMIT = 1024 * 1024
 
 /**
  * The console at /console (API.md §17): server-rendered pages over the `/v1` API, one folder per area.
@@ -32,6 +36,17 @@ export async function consoleRoutes(router: FastifyInstance, root: FastifyInstan
         fields[name] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value]
       }
       done(null, fields)
+    },
+  )
+  router.addContentTypeParser(
+    'multipart/form-data',
+    { parseAs: 'buffer', bodyLimit: UPLOAD_LIMIT },
+    (request, body, done) => {
+      const fields = parseMultipart(body as Buffer, String(request.headers['content-type']))
+      done(
+        fields ? null : new AppError('validation_failed', 'The form body is not valid multipart/form-data'),
+        fields,
+      )
     },
   )
   // The headers every console response carries; a page replaces the CSP with its own (a script nonce).

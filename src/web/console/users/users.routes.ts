@@ -10,7 +10,10 @@ import {
   refusalPage,
   type Signed,
 } from '../kit/pages.js'
-import { ceilingChoices, permissionNames, UUID } from '../kit/tenant-scope.js'
+import { UUID } from '../kit/tenant-scope.js'
+import { importRoutes } from './import.routes.js'
+import { mayManageUsers as mayManage } from './may-manage.js'
+import { platformRoleChoices } from './role-choices.js'
 import { eraseForm, newUserForm, type User, userBody, usersBody } from './users.views.js'
 
 const PAGE_SIZE = 50
@@ -19,11 +22,12 @@ const crumbs = (last?: [string, string | undefined]): [string, string | undefine
   ...(last ? [last] : []),
 ]
 
-/** Platform users (API.md §17 "Platform users"): search, create, edit, reset link, disable, erase. */
+/**
+ * Platform users (API.md §17 "Platform users"): search, create, edit, reset link, disable, erase; the CSV
+ * import is in import.routes.ts.
+ */
 export function userRoutes(router: FastifyInstance, pages: ConsolePages): void {
-  const mayManage = (signed: Signed) =>
-    signed.login.platformPermissions.includes('MANAGE_ALL_USERS') ||
-    signed.login.tenants.some((t) => t.tenantPermissions.includes('MANAGE_ALL_USERS'))
+  importRoutes(router, pages)
 
   router.get('/console/users', { schema: { hide: true } }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
@@ -54,11 +58,8 @@ export function userRoutes(router: FastifyInstance, pages: ConsolePages): void {
     values: Record<string, string>,
     errors?: Record<string, string>,
   ): Promise<PageResult> {
-    const [roles, names] = await Promise.all([signed.api.GET('/v1/roles'), permissionNames(signed)])
-    const mine = new Set<string>(signed.login.platformPermissions)
-    const choices = ceilingChoices(roles.data?.result ?? [], mine, names)
-    if (!values.roleId)
-      values.roleId = choices.find((c) => !c.disabledBecause && c.text === 'Platform User')?.value ?? ''
+    const { choices, value } = await platformRoleChoices(signed, values.roleId)
+    values.roleId = value
     return [
       200,
       signed.page(

@@ -32,7 +32,7 @@ export function usersBody(o: {
   canCreate: boolean
 }) {
   return html`<h1>Users</h1>
-${o.canCreate ? html`<p><a class="button" href="/console/users/new">New user</a></p>` : ''}
+${o.canCreate ? html`<p class="actions"><a class="button" href="/console/users/new">New user</a> <a class="button secondary" href="/console/users/import">Import users</a></p>` : ''}
 <form method="get" action="/console/users" class="search" role="search" aria-label="Search users">
 <div class="field"><label for="q">Search by e-mail or name</label><input type="search" id="q" name="q" value="${o.q}" autocomplete="off"></div>
 <button type="submit" class="secondary">Search</button>

@@ -1,0 +1,87 @@
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { inflateRawSync } from 'node:zlib'
+import type { TestIdp } from './saml-idp.js'
+
+/**
+ * A SAML identity provider a browser signs in at (test/browser/sso.test.ts, console-sign-in-sso.test.ts):
+ * the samlify IdP of saml-idp.ts behind two plain pages on loopback.
+ */
+function closeServer(server: Server): Promise<void> {
+  server.closeAllConnections()
+  return new Promise<void>((resolve) => server.close(() => resolve()))
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
+}
+
+/** A page with an empty icon: the browser asks this server for no favicon, so console errors are the service's. */
+function htmlPage(title: string, body: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>${escapeHtml(title)}</title></head><body>${body}</body></html>`
+}
+
+/**
+ * The samlify IdP's pages on loopback: GET /sso (HTTP-Redirect binding) reads the AuthnRequest and asks
+ * who signs in; POST /sso answers with the signed SAMLResponse in a form for the ACS (HTTP-POST binding),
+ * sent when the person clicks Continue.
+ */
+export async function startSamlIdpPages(answer: {
+  idp?: TestIdp
+  spMetadata?: string
+}): Promise<{ ssoUrl: string; close(): Promise<void> }> {
+  const server = createServer((req, res) => {
+    void (async () => {
+      const url = new URL(req.url ?? '/', 'http://idp.invalid')
+      res.setHeader('content-type', 'text/html; charset=utf-8')
+      if (req.method === 'GET' && url.pathname === '/sso') {
+        const request = inflateRawSync(
+          Buffer.from(url.searchParams.get('SAMLRequest') ?? '', 'base64'),
+        ).toString()
+        const requestId = /ID="([^"]+)"/.exec(request)?.[1] ?? ''
+        const relayState = url.searchParams.get('RelayState') ?? ''
+        res.end(
+          htmlPage(
+            'Test IdP: sign in',
+            `<h1>Test IdP</h1><form method="post" action="/sso">
+<input type="hidden" name="requestId" value="${escapeHtml(requestId)}">
+<input type="hidden" name="relayState" value="${escapeHtml(relayState)}">
+<label for="email">E-mail</label> <input id="email" name="email" type="email" required>
+<button type="submit">Sign in</button></form>`,
+          ),
+        )
+        return
+      }
+      if (req.method === 'POST' && url.pathname === '/sso' && answer.idp && answer.spMetadata) {
+        let body = ''
+        for await (const chunk of req) body += chunk
+        const form = new URLSearchParams(body)
+        const acs = /AssertionConsumerService[^>]*Location="([^"]+)"/.exec(answer.spMetadata)?.[1] ?? ''
+        const samlResponse = await answer.idp.respond(answer.spMetadata, form.get('email') ?? '', {
+          InResponseTo: form.get('requestId') ?? '',
+        })
+        const relayState = form.get('relayState')
+        res.end(
+          htmlPage(
+            'Test IdP: continue',
+            `<h1>Signed in at the test IdP</h1><form method="post" action="${escapeHtml(acs)}">
+<input type="hidden" name="SAMLResponse" value="${escapeHtml(samlResponse)}">
+${relayState ? `<input type="hidden" name="RelayState" value="${escapeHtml(relayState)}">` : ''}
+<button type="submit">Continue</button></form>`,
+          ),
+        )
+        return
+      }
+      res.statusCode = 404
+      res.end(htmlPage('Not found', '<h1>Not found</h1>'))
+    })().catch((error: unknown) => {
+      res.statusCode = 500
+      res.end(htmlPage('Error', `<h1>IdP error</h1><pre>${escapeHtml(String(error))}</pre>`))
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return {
+    ssoUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/sso`,
+    close: () => closeServer(server),
+  }
+}
