@@ -163,6 +163,21 @@ describe('the CSV import in the console', { timeout: 180_000 }, () => {
     expect(refused.status()).toBe(403)
     expect(await refused.text()).toContain('Nothing was changed')
     expect(await userByEmail(forged)).toBeUndefined()
+
+    // A body over the upload bound is a 413, and a body that is not multipart a 400 — never a 5xx.
+    const huge = await page.request.post(`${baseUrl}/console/users/import`, {
+      headers: { origin: baseUrl },
+      multipart: {
+        step: 'check',
+        csv: { name: 'big.csv', mimeType: 'text/csv', buffer: Buffer.alloc(1100 * 1024, 'a') },
+      },
+    })
+    expect(huge.status()).toBe(413)
+    const broken = await page.request.post(`${baseUrl}/console/users/import`, {
+      headers: { origin: baseUrl, 'content-type': 'multipart/form-data; boundary=nope' },
+      data: '--nope\r\ncontent-disposition: form-data; name="csv"\r\n\r\nunterminated',
+    })
+    expect(broken.status()).toBe(400)
     await page.close()
   })
 })

@@ -1,10 +1,9 @@
 import type { FastifyInstance } from 'fastify'
 import type { ServiceContext } from '../../context.js'
-import { AppError } from '../../errors.js'
 import { auditRoutes } from './audit/audit.routes.js'
 import { keyRoutes } from './keys/keys.routes.js'
 import { ENHANCE_SCRIPT, FAVICON, STYLESHEET } from './kit/assets.js'
-import { parseMultipart } from './kit/multipart.js'
+import { multipartFormParser } from './kit/multipart.js'
 import { ConsolePages } from './kit/pages.js'
 import { memberRoutes } from './members/members.routes.js'
 import { roleRoutes } from './roles/roles.routes.js'
@@ -38,17 +37,7 @@ export async function consoleRoutes(router: FastifyInstance, root: FastifyInstan
       done(null, fields)
     },
   )
-  router.addContentTypeParser(
-    'multipart/form-data',
-    { parseAs: 'buffer', bodyLimit: UPLOAD_LIMIT },
-    (request, body, done) => {
-      const fields = parseMultipart(body as Buffer, String(request.headers['content-type']))
-      done(
-        fields ? null : new AppError('validation_failed', 'The form body is not valid multipart/form-data'),
-        fields,
-      )
-    },
-  )
+  router.addContentTypeParser('multipart/form-data', multipartFormParser(UPLOAD_LIMIT))
   // The headers every console response carries; a page replaces the CSP with its own (a script nonce).
   router.addHook('onRequest', async (_request, reply) => {
     reply.headers({

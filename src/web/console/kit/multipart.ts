@@ -1,30 +1,66 @@
+import { Busboy, type BusboyHeaders } from '@fastify/busboy'
+import type { FastifyRequest } from 'fastify'
+import { AppError } from '../../../errors.js'
+
+type Done = (error: Error | null, body?: unknown) => void
+
 /**
- * `multipart/form-data` bodies of console forms (the CSV import's file upload), parsed into the same
- * field → value record the urlencoded parser gives, a file's content as UTF-8 text under its field name.
- * The body is read whole, up to the parser's body limit, so this is for small uploads only; nothing is
- * written to disk. A form with no file (JavaScript off or on) posts the same way, so one handler serves both.
+ * The content-type parser of `multipart/form-data` console forms (the CSV import's file upload): the body
+ * becomes the same field → value record the urlencoded parser gives, a file's content as UTF-8 text under
+ * its field name. Parsed by @fastify/busboy (the streaming parser @fastify/multipart is built on) rather
+ * than by hand; nothing is written to disk, and the whole body is bounded by `limit` bytes — a larger one
+ * answers 413 instead of being cut short.
  */
-export function parseMultipart(body: Buffer, contentType: string): Record<string, string> | undefined {
-  const boundary = /boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentType)
-  const mark = boundary?.[1] ?? boundary?.[2]
-  if (!mark) return undefined
-  const delimiter = Buffer.from(`--${mark}`)
-  const fields: Record<string, string> = {}
-  let at = body.indexOf(delimiter)
-  if (at === -1) return undefined
-  for (;;) {
-    at += delimiter.length
-    // "--" after a delimiter closes the body.
-    if (body[at] === 0x2d && body[at + 1] === 0x2d) return fields
-    const headersEnd = body.indexOf('\r\n\r\n', at)
-    const next = body.indexOf(Buffer.from(`\r\n--${mark}`), headersEnd)
-    if (headersEnd === -1 || next === -1) return undefined
-    const headers = body.subarray(at, headersEnd).toString('utf8')
-    const name = /content-disposition:[^\r\n]*;\s*name="([^"]*)"/i.exec(headers)?.[1]
-    // A repeated field keeps its first value: no console form repeats a name in a multipart form.
-    if (name !== undefined && !(name in fields)) {
-      fields[name] = body.subarray(headersEnd + 4, next).toString('utf8')
+export function multipartFormParser(limit: number) {
+  return (request: FastifyRequest, payload: NodeJS.ReadableStream, done: Done): void => {
+    const invalid = (why: string) =>
+      new AppError('validation_failed', `The form body is not valid multipart/form-data: ${why}`)
+    let parser: ReturnType<typeof Busboy>
+    try {
+      parser = Busboy({
+        headers: request.headers as BusboyHeaders,
+        limits: { files: 1, fileSize: limit, fields: 50, fieldSize: limit, parts: 51 },
+      })
+    } catch (error) {
+      done(invalid(error instanceof Error ? error.message : 'no boundary'))
+      return
     }
-    at = next + 2
+    const fields: Record<string, string> = {}
+    let tooLarge = false
+    let finished = false
+    const finish = (error: Error | null) => {
+      if (finished) return
+      finished = true
+      done(error, error ? undefined : fields)
+    }
+    // A repeated field keeps its first value: no console form repeats a name in a multipart form.
+    const keep = (name: string, value: string) => {
+      if (!(name in fields)) fields[name] = value
+    }
+    parser.on('field', (name, value, _nameTruncated, valueTruncated) => {
+      if (valueTruncated) tooLarge = true
+      else keep(name, value)
+    })
+    parser.on('file', (name, stream) => {
+      const chunks: Buffer[] = []
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk))
+      stream.on('limit', () => {
+        tooLarge = true
+      })
+      stream.on('end', () => keep(name, Buffer.concat(chunks).toString('utf8')))
+    })
+    parser.on('finish', () =>
+      finish(tooLarge ? new AppError('payload_too_large', `A form part is over ${limit} bytes`) : null),
+    )
+    parser.on('error', (error) => finish(invalid(error instanceof Error ? error.message : 'unreadable')))
+    payload.on('error', (error) => finish(error as Error))
+    let received = 0
+    payload.on('data', (chunk: Buffer) => {
+      received += chunk.length
+      if (received <= limit) return
+      payload.unpipe(parser)
+      finish(new AppError('payload_too_large', `The form body is over ${limit} bytes`))
+    })
+    payload.pipe(parser)
   }
 }
