@@ -1,14 +1,19 @@
 import type { FastifyInstance } from 'fastify'
 import type { ServiceContext } from '../../context.js'
 import { auditRoutes } from './audit/audit.routes.js'
+import { integrationRoutes } from './integrations/integrations.routes.js'
 import { keyRoutes } from './keys/keys.routes.js'
 import { ENHANCE_SCRIPT, FAVICON, STYLESHEET } from './kit/assets.js'
+import { boundaryOf, parseMultipart } from './kit/multipart.js'
 import { ConsolePages } from './kit/pages.js'
 import { memberRoutes } from './members/members.routes.js'
 import { roleRoutes } from './roles/roles.routes.js'
 import { scimRoutes } from './scim/scim.routes.js'
 import { SessionStore } from './session/session-store.js'
 import { signInRoutes } from './session/sign-in.routes.js'
+import { identityProviderRoutes } from './sso/identity-providers.routes.js'
+import { passwordPolicyRoutes } from './sso/password-policy.routes.js'
+import { ssoTestRoutes } from './sso/sso-test.routes.js'
 import { tenantRoutes } from './tenants/tenants.routes.js'
 import { userRoutes } from './users/users.routes.js'
 import { webhookRoutes } from './webhooks/webhooks.routes.js'
@@ -32,6 +37,15 @@ export async function consoleRoutes(router: FastifyInstance, root: FastifyInstan
         fields[name] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value]
       }
       done(null, fields)
+    },
+  )
+  // The one upload (an identity provider's metadata file) comes as multipart/form-data: the same fields.
+  router.addContentTypeParser(
+    'multipart/form-data',
+    { parseAs: 'buffer', bodyLimit: 2 * 1024 * 1024 },
+    (request, body, done) => {
+      const boundary = boundaryOf(request.headers['content-type'])
+      done(null, boundary ? parseMultipart(body as Buffer, boundary) : {})
     },
   )
   // The headers every console response carries; a page replaces the CSP with its own (a script nonce).
@@ -72,4 +86,8 @@ export async function consoleRoutes(router: FastifyInstance, root: FastifyInstan
   scimRoutes(router, pages)
   webhookRoutes(router, pages)
   auditRoutes(router, pages)
+  integrationRoutes(router, pages)
+  identityProviderRoutes(router, pages)
+  ssoTestRoutes(router, pages)
+  passwordPolicyRoutes(router, pages)
 }

@@ -201,7 +201,6 @@ export function tenantRoutes(router: FastifyInstance, pages: ConsolePages): void
           timezone: values.timezone,
           active: values.active,
           ...(adminUserId ? { adminUserId } : {}),
-          cxengageIdentityProvider: values.cxengageIdentityProvider as 'enabled' | 'disabled' | 'denied',
         },
       })
       if (data) return { redirect: `/console/tenants/${tenantId}` }
