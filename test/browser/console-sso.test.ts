@@ -163,6 +163,16 @@ describe('identity-provider pages', () => {
       await page.goto(`${providerUrl}/edit`)
       expect(await page.getByLabel('Client secret').inputValue()).toBe('')
       await checkPage(page, 'idp-edit', errors)
+
+      // Its History: the audit list filtered to this provider.
+      await page.goto(providerUrl)
+      await page.getByRole('link', { name: 'History', exact: true }).click()
+      const id = providerUrl.split('/').pop()!
+      expect(new URL(page.url()).searchParams.get('targetId')).toBe(id)
+      const targets = await page.locator('td[data-label="Target"] code').allTextContents()
+      expect(new Set(targets)).toEqual(new Set([id]))
+      expect(await page.getByRole('cell', { name: 'identity_provider.created' }).count()).toBe(1)
+      expect(await page.getByRole('cell', { name: 'identity_provider.test_started' }).count()).toBe(1)
     } finally {
       await op.close()
     }
