@@ -11,7 +11,7 @@ import {
   refusalPage,
   type Signed,
 } from '../kit/pages.js'
-import { readTenantFor, type TenantOf, tenantCrumbs, UUID } from '../kit/tenant-scope.js'
+import { type TenantOf, tenantCrumbs } from '../kit/tenant-scope.js'
 import {
   fieldValuesOf,
   integrationErrorsOf,
@@ -20,17 +20,22 @@ import {
   typeLabel,
 } from './integration-fields.js'
 import {
+  crumbsOf,
+  type IntegrationParams,
+  integrationRecordRoutes,
+  listOf,
+  loadIntegration,
+} from './integration-record.routes.js'
+import {
   chooseTypeBody,
-  deleteBody,
   type Integration,
   type IntegrationFormValues,
-  integrationBody,
   integrationForm,
   integrationsBody,
   NOTICES,
 } from './integrations.views.js'
 
-type Params = { tenantId: string; integrationId?: string }
+type Params = IntegrationParams
 
 /**
  * A tenant's integrations (API.md §17 "Integrations"): list, create and edit by type with the type's own
@@ -38,29 +43,12 @@ type Params = { tenantId: string; integrationId?: string }
  * activation naming what is missing, and delete after a confirmation.
  */
 export function integrationRoutes(router: FastifyInstance, pages: ConsolePages): void {
+  integrationRecordRoutes(router, pages)
   const route = (path: string) => `/console/tenants/:tenantId/integrations${path}`
-  const listOf = (tenant: TenantOf) => `/console/tenants/${tenant.id}/integrations`
-  const crumbsOf = (tenant: TenantOf, ...rest: [string, string | undefined][]) =>
-    tenantCrumbs(tenant, ['Integrations', listOf(tenant)], ...rest)
-
-  /** The tenant and (when the path names one) the integration with its ETag; or the refusal page. */
-  async function load(signed: Signed, params: Params) {
-    const read = await readTenantFor(signed, params.tenantId)
-    if ('refused' in read) return read
-    if (params.integrationId === undefined) return { tenant: read.tenant }
-    const notFound: ApiError = { code: 404, reason: 'integration_not_found', message: 'No such integration' }
-    if (!UUID.test(params.integrationId)) return { refused: refusalPage(signed, notFound) }
-    const { data, error, response } = await signed.api.GET(
-      '/v1/tenants/{tenantId}/integrations/{integrationId}',
-      { params: { path: { tenantId: read.tenant.id, integrationId: params.integrationId } } },
-    )
-    if (!data) return { refused: refusalPage(signed, apiErrorOf(error, response.status)) }
-    return { tenant: read.tenant, integration: data.result, etag: response.headers.get('etag') ?? '' }
-  }
 
   router.get(route(''), { schema: { hide: true } }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
-      const read = await load(signed, request.params as Params)
+      const read = await loadIntegration(signed, request.params as Params)
       if ('refused' in read) return read.refused
       const { data, error, response } = await signed.api.GET('/v1/tenants/{tenantId}/integrations', {
         params: { path: { tenantId: read.tenant.id }, query: { limit: 100 } },
@@ -115,7 +103,7 @@ export function integrationRoutes(router: FastifyInstance, pages: ConsolePages):
 
   router.get(route('/new'), { schema: { hide: true } }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
-      const read = await load(signed, request.params as Params)
+      const read = await loadIntegration(signed, request.params as Params)
       if ('refused' in read) return read.refused
       const type = normalizeType((request.query as Record<string, unknown>).type)
       if (!type)
@@ -168,7 +156,7 @@ export function integrationRoutes(router: FastifyInstance, pages: ConsolePages):
 
   router.post(route(''), { schema: { hide: true } }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
-      const read = await load(signed, request.params as Params)
+      const read = await loadIntegration(signed, request.params as Params)
       if ('refused' in read) return read.refused
       const form = request.body as Record<string, unknown>
       const type = normalizeType(form.type)
@@ -193,35 +181,9 @@ export function integrationRoutes(router: FastifyInstance, pages: ConsolePages):
       )
     }),
   )
-
-  router.get(route('/:integrationId'), { schema: { hide: true } }, (request, reply) =>
-    pages.signedIn(request, reply, async (signed) => {
-      const read = await load(signed, request.params as Params)
-      if ('refused' in read || !read.integration) return 'refused' in read ? read.refused : [500, '']
-      const notice = NOTICES[text((request.query as Record<string, unknown>).done)]
-      return detailPage(signed, read.tenant, read.integration, notice)
-    }),
-  )
-
-  function detailPage(
-    signed: Signed,
-    tenant: TenantOf,
-    integration: Integration,
-    notice?: string,
-    problem?: string,
-  ): PageResult {
-    return [
-      200,
-      signed.page(
-        { title: integration.name, area: 'tenants', crumbs: crumbsOf(tenant, [integration.name, undefined]) },
-        integrationBody({ tenant, integration, form: signed.form, notice, problem }),
-      ),
-    ]
-  }
-
   router.get(route('/:integrationId/edit'), { schema: { hide: true } }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
-      const read = await load(signed, request.params as Params)
+      const read = await loadIntegration(signed, request.params as Params)
       if ('refused' in read || !read.integration) return 'refused' in read ? read.refused : [500, '']
       const i = read.integration
       const type = i.type as IntegrationType
@@ -237,7 +199,7 @@ export function integrationRoutes(router: FastifyInstance, pages: ConsolePages):
 
   router.post(route('/:integrationId/edit'), { schema: { hide: true } }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
-      const read = await load(signed, request.params as Params)
+      const read = await loadIntegration(signed, request.params as Params)
       if ('refused' in read || !read.integration) return 'refused' in read ? read.refused : [500, '']
       const i = read.integration
       const type = i.type as IntegrationType
@@ -267,71 +229,6 @@ export function integrationRoutes(router: FastifyInstance, pages: ConsolePages):
       return refusedForm(signed, refused, (e, status) =>
         formPage(signed, read.tenant, type, formValues, { edit, errors: e, status }),
       )
-    }),
-  )
-
-  router.post(route('/:integrationId/active'), { schema: { hide: true } }, (request, reply) =>
-    pages.signedIn(request, reply, async (signed) => {
-      const read = await load(signed, request.params as Params)
-      if ('refused' in read || !read.integration) return 'refused' in read ? read.refused : [500, '']
-      const active = text((request.body as Record<string, unknown>).active) === 'true'
-      const { data, error, response } = await signed.api.PUT(
-        '/v1/tenants/{tenantId}/integrations/{integrationId}',
-        {
-          params: { path: { tenantId: read.tenant.id, integrationId: read.integration.id } },
-          headers: { 'if-match': read.etag || '"none"' },
-          body: { active },
-        },
-      )
-      const base = `${listOf(read.tenant)}/${read.integration.id}`
-      if (data) return { redirect: `${base}?done=${active ? 'activated' : 'deactivated'}` }
-      const refused = apiErrorOf(error, response.status)
-      if (refused.code !== 400) return refusalPage(signed, refused)
-      // Activation refused: the page says which settings are missing, by their labels.
-      const missing = integrationErrorsOf(refused.attribute ?? {})
-        .active?.split(': ')
-        .slice(1)
-        .join(': ')
-      const problem = missing
-        ? `It cannot be activated while these settings are empty: ${missing}.`
-        : refused.message
-      return detailPage(signed, read.tenant, read.integration, undefined, problem)
-    }),
-  )
-
-  router.get(route('/:integrationId/delete'), { schema: { hide: true } }, (request, reply) =>
-    pages.signedIn(request, reply, async (signed) => {
-      const read = await load(signed, request.params as Params)
-      if ('refused' in read || !read.integration) return 'refused' in read ? read.refused : [500, '']
-      const title = `Delete ${read.integration.name}`
-      return [
-        200,
-        signed.page(
-          {
-            title,
-            area: 'tenants',
-            crumbs: crumbsOf(
-              read.tenant,
-              [read.integration.name, `${listOf(read.tenant)}/${read.integration.id}`],
-              ['Delete', undefined],
-            ),
-          },
-          deleteBody({ tenant: read.tenant, integration: read.integration, token: signed.form() }),
-        ),
-      ]
-    }),
-  )
-
-  router.post(route('/:integrationId/delete'), { schema: { hide: true } }, (request, reply) =>
-    pages.signedIn(request, reply, async (signed) => {
-      const read = await load(signed, request.params as Params)
-      if ('refused' in read || !read.integration) return 'refused' in read ? read.refused : [500, '']
-      const { error, response } = await signed.api.DELETE(
-        '/v1/tenants/{tenantId}/integrations/{integrationId}',
-        { params: { path: { tenantId: read.tenant.id, integrationId: read.integration.id } } },
-      )
-      if (response.status !== 204) return refusalPage(signed, apiErrorOf(error, response.status))
-      return { redirect: `${listOf(read.tenant)}?done=deleted` }
     }),
   )
 }
