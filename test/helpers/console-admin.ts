@@ -1,8 +1,9 @@
+import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { launchBrowser } from './browser.js'
 import { signIn } from './console.js'
-import { createTestApp, type TestApp } from './test-app.js'
+import { createTestApp, FollowingClock, type TestApp } from './test-app.js'
 import { TEST_ADMIN } from './test-env.js'
 
 /**
@@ -22,11 +23,21 @@ export interface AdminConsole {
   close(): Promise<void>
 }
 
-export async function startAdminConsole(): Promise<AdminConsole> {
+/**
+ * `sso`: the public URL is the loopback address the app listens on (identity providers on loopback send
+ * the browser back there) and the clock follows real time (their assertions carry real timestamps).
+ */
+export async function startAdminConsole(options: { sso?: boolean } = {}): Promise<AdminConsole> {
+  const port = options.sso ? await freePort() : 0
   const t = await createTestApp({
-    env: { TENANTRY_OUTBOUND_ALLOW_HTTP: 'true', TENANTRY_OUTBOUND_ALLOW_PRIVATE: 'true' },
+    env: {
+      TENANTRY_OUTBOUND_ALLOW_HTTP: 'true',
+      TENANTRY_OUTBOUND_ALLOW_PRIVATE: 'true',
+      ...(options.sso ? { TENANTRY_PUBLIC_URL: `http://127.0.0.1:${port}` } : {}),
+    },
+    ...(options.sso ? { clock: new FollowingClock() } : {}),
   })
-  await t.app.listen({ port: 0, host: '127.0.0.1' })
+  await t.app.listen({ port, host: '127.0.0.1' })
   const baseUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`
   const browser = await launchBrowser()
   const context = await browser.newContext()
@@ -58,4 +69,13 @@ export async function startAdminConsole(): Promise<AdminConsole> {
 export async function htmlOf(page: Page, url: string): Promise<string> {
   const response = await page.request.get(url)
   return response.text()
+}
+
+/** A loopback port nobody holds now: the public URL must name it before the app is built. */
+export async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  return port
 }

@@ -4,12 +4,17 @@ import { inflateRawSync } from 'node:zlib'
 import type { TestIdp } from './saml-idp.js'
 
 /**
- * A SAML identity provider a browser signs in at (test/browser/sso.test.ts, console-sign-in-sso.test.ts):
- * the samlify IdP of saml-idp.ts behind two plain pages on loopback.
+ * The samlify IdP's pages on loopback, for a browser (test/browser/sso.test.ts, console-session.test.ts,
+ * console-sso.test.ts): GET /sso (HTTP-Redirect binding) reads the
+ * AuthnRequest and asks who signs in; POST /sso answers with the signed SAMLResponse in a form for the
+ * ACS (HTTP-POST binding), sent when the person clicks Continue; GET /metadata publishes the IdP's
+ * metadata (for a provider added by metadata URL). `answer` is read on each request, so a test can set
+ * the IdP and the service provider's metadata once they exist.
  */
-function closeServer(server: Server): Promise<void> {
-  server.closeAllConnections()
-  return new Promise<void>((resolve) => server.close(() => resolve()))
+export interface SamlIdpPages {
+  ssoUrl: string
+  metadataUrl: string
+  close(): Promise<void>
 }
 
 function escapeHtml(text: string): string {
@@ -21,18 +26,18 @@ function htmlPage(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>${escapeHtml(title)}</title></head><body>${body}</body></html>`
 }
 
-/**
- * The samlify IdP's pages on loopback: GET /sso (HTTP-Redirect binding) reads the AuthnRequest and asks
- * who signs in; POST /sso answers with the signed SAMLResponse in a form for the ACS (HTTP-POST binding),
- * sent when the person clicks Continue.
- */
 export async function startSamlIdpPages(answer: {
   idp?: TestIdp
   spMetadata?: string
-}): Promise<{ ssoUrl: string; close(): Promise<void> }> {
-  const server = createServer((req, res) => {
+}): Promise<SamlIdpPages> {
+  const server: Server = createServer((req, res) => {
     void (async () => {
       const url = new URL(req.url ?? '/', 'http://idp.invalid')
+      if (req.method === 'GET' && url.pathname === '/metadata' && answer.idp) {
+        res.setHeader('content-type', 'application/samlmetadata+xml')
+        res.end(answer.idp.metadata)
+        return
+      }
       res.setHeader('content-type', 'text/html; charset=utf-8')
       if (req.method === 'GET' && url.pathname === '/sso') {
         const request = inflateRawSync(
@@ -80,8 +85,13 @@ ${relayState ? `<input type="hidden" name="RelayState" value="${escapeHtml(relay
     })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   return {
-    ssoUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/sso`,
-    close: () => closeServer(server),
+    ssoUrl: `${origin}/sso`,
+    metadataUrl: `${origin}/metadata`,
+    close: () => {
+      server.closeAllConnections()
+      return new Promise<void>((resolve) => server.close(() => resolve()))
+    },
   }
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { ServiceContext } from '../../context.js'
 import { auditRoutes } from './audit/audit.routes.js'
+import { integrationRoutes } from './integrations/integrations.routes.js'
 import { keyRoutes } from './keys/keys.routes.js'
 import { ENHANCE_SCRIPT, FAVICON, STYLESHEET } from './kit/assets.js'
 import { multipartFormParser } from './kit/multipart.js'
@@ -10,6 +11,9 @@ import { roleRoutes } from './roles/roles.routes.js'
 import { scimRoutes } from './scim/scim.routes.js'
 import { SessionStore } from './session/session-store.js'
 import { signInRoutes } from './session/sign-in.routes.js'
+import { identityProviderRoutes } from './sso/identity-providers.routes.js'
+import { passwordPolicyRoutes } from './sso/password-policy.routes.js'
+import { ssoTestRoutes } from './sso/sso-test.routes.js'
 import { tenantRoutes } from './tenants/tenants.routes.js'
 import { userRoutes } from './users/users.routes.js'
 import { webhookRoutes } from './webhooks/webhooks.routes.js'
@@ -76,4 +80,8 @@ export async function consoleRoutes(router: FastifyInstance, root: FastifyInstan
   scimRoutes(router, pages)
   webhookRoutes(router, pages)
   auditRoutes(router, pages)
+  integrationRoutes(router, pages)
+  identityProviderRoutes(router, pages)
+  ssoTestRoutes(router, pages)
+  passwordPolicyRoutes(router, pages)
 }

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
 import createClient, { type Client } from 'openapi-fetch'
 import type { paths } from '../../../../generated/openapi.js'
@@ -63,4 +64,27 @@ export interface ApiError {
 export function apiErrorOf(body: unknown, status: number): ApiError {
   const error = (body as { error?: ApiError } | undefined)?.error
   return error ?? { code: status, reason: 'unknown', message: `The service answered ${status}` }
+}
+
+/** An answer whose body is read as it comes (light-my-request's payloadAsStream): exports of any length. */
+export interface ApiStream {
+  status: number
+  headers: Record<string, string | string[] | number | undefined>
+  body: Readable
+}
+
+export async function apiStream(
+  app: FastifyInstance,
+  token: string,
+  clientAddress: string,
+  url: string,
+): Promise<ApiStream> {
+  const response = await app.inject({
+    method: 'GET',
+    url,
+    headers: { authorization: `Bearer ${token}` },
+    remoteAddress: clientAddress,
+    payloadAsStream: true,
+  })
+  return { status: response.statusCode, headers: response.headers, body: response.stream() }
 }

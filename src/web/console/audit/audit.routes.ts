@@ -1,84 +1,160 @@
+import type { Readable } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
-import { apiErrorOf } from '../api/client.js'
+import { type ApiError, apiErrorOf } from '../api/client.js'
 import { text } from '../kit/forms.js'
-import { type ConsolePages, formErrorsOf, refusalPage } from '../kit/pages.js'
+import { type ConsolePages, formErrorsOf, type PageResult, refusalPage, type Signed } from '../kit/pages.js'
 import { readTenantFor, tenantCrumbs } from '../kit/tenant-scope.js'
-import { auditBody, FILTERS, type Filters } from './audit.views.js'
+import { auditBody, type Filters } from './audit.views.js'
 
 const PAGE = 50
 
+/** What the filter form asks: the API's filters, the actor as typed, or the refusal of that actor. */
+interface Asked {
+  filters: Filters
+  actor: string
+  cursor: string | undefined
+  errors?: Record<string, string>
+}
+
 /**
  * The audit trail (API.md §17 "Audit"): a tenant's events with its sub-tenants' (its "History"), and the
- * platform's, filtered by action, actor, target and time, paged; each event's changes as before → after.
+ * platform's, filtered by action, actor (an e-mail is looked up), target and time, paged; each event's
+ * changes as before → after; and the filtered list as a CSV file, streamed from the API as it comes.
  */
 export function auditRoutes(router: FastifyInstance, pages: ConsolePages): void {
-  const filtersOf = (query: Record<string, unknown>) => {
+  async function asked(signed: Signed, query: Record<string, unknown>): Promise<Asked> {
     const filters: Filters = {}
-    for (const name of FILTERS) {
+    for (const name of ['action', 'targetId', 'since', 'until'] as const) {
       const value = text(query[name]).trim()
       if (value) filters[name] = value
     }
-    return { filters, cursor: text(query.cursor) || undefined }
+    const actor = (text(query.actor) || text(query.actorId)).trim()
+    const cursor = text(query.cursor) || undefined
+    if (!actor.includes('@'))
+      return { filters: actor ? { ...filters, actorId: actor } : filters, actor, cursor }
+    const { data } = await signed.api.GET('/v1/users', { params: { query: { email: actor } } })
+    const user = data?.result[0]
+    if (!user) return { filters, actor, cursor, errors: { actor: 'is not the e-mail of a user you can see' } }
+    return { filters: { ...filters, actorId: user.id }, actor, cursor }
   }
 
-  router.get('/console/tenants/:tenantId/history', { schema: { hide: true } }, (request, reply) =>
-    pages.signedIn(request, reply, async (signed) => {
-      const read = await readTenantFor(signed, (request.params as { tenantId: string }).tenantId)
-      if ('refused' in read) return read.refused
-      const { filters, cursor } = filtersOf(request.query as Record<string, unknown>)
-      const { data, error, response } = await signed.api.GET('/v1/tenants/{tenantId}/audit-events', {
-        params: {
-          path: { tenantId: read.tenant.id },
-          query: { ...filters, limit: PAGE, ...(cursor ? { cursor } : {}) },
-        },
-      })
-      const refused = data ? undefined : apiErrorOf(error, response.status)
-      if (refused && refused.code !== 400) return refusalPage(signed, refused)
-      const title = `History of ${read.tenant.name}`
-      return [
-        refused ? 400 : 200,
-        signed.page(
-          {
-            title: refused ? `Error: ${title}` : title,
-            area: 'tenants',
-            crumbs: tenantCrumbs(read.tenant, ['History', undefined]),
-          },
-          auditBody({
-            title,
-            action: `/console/tenants/${read.tenant.id}/history`,
-            filters,
-            events: data?.result ?? [],
-            nextCursor: data?.nextCursor,
-            errors: refused ? formErrorsOf(refused) : undefined,
-          }),
-        ),
-      ]
-    }),
-  )
+  /** The events page, or the same form with the refusal of a filter beside its field (400). */
+  function eventsPage(
+    signed: Signed,
+    o: { title: string; action: string; crumbs: [string, string | undefined][]; area: 'tenants' | 'audit' },
+    a: Asked,
+    result: {
+      data?: { result: Parameters<typeof auditBody>[0]['events']; nextCursor?: string }
+      refused?: ApiError
+    },
+  ): PageResult {
+    const errors =
+      a.errors ?? (result.refused ? formErrorsOf(result.refused, { actorId: 'actor' }) : undefined)
+    return [
+      errors ? 400 : 200,
+      signed.page(
+        { title: errors ? `Error: ${o.title}` : o.title, area: o.area, crumbs: o.crumbs },
+        auditBody({
+          title: o.title,
+          action: o.action,
+          actor: a.actor,
+          filters: a.filters,
+          events: result.data?.result ?? [],
+          nextCursor: result.data?.nextCursor,
+          errors,
+        }),
+      ),
+    ]
+  }
 
-  router.get('/console/audit', { schema: { hide: true } }, (request, reply) =>
-    pages.signedIn(request, reply, async (signed) => {
-      const { filters, cursor } = filtersOf(request.query as Record<string, unknown>)
-      const { data, error, response } = await signed.api.GET('/v1/audit-events', {
-        params: { query: { ...filters, limit: PAGE, ...(cursor ? { cursor } : {}) } },
-      })
-      const refused = data ? undefined : apiErrorOf(error, response.status)
-      if (refused && refused.code !== 400) return refusalPage(signed, refused)
-      const title = 'Platform audit events'
-      return [
-        refused ? 400 : 200,
-        signed.page(
-          { title: refused ? `Error: ${title}` : title, area: 'none', crumbs: [['Audit', undefined]] },
-          auditBody({
-            title,
-            action: '/console/audit',
-            filters,
-            events: data?.result ?? [],
-            nextCursor: data?.nextCursor,
-            errors: refused ? formErrorsOf(refused) : undefined,
-          }),
-        ),
-      ]
-    }),
+  /** The API's CSV export, passed through as a download; a refused filter shows on the events page. */
+  async function download(
+    signed: Signed,
+    url: string,
+    filename: string,
+    a: Asked,
+    onRefused: (refused: ApiError) => PageResult,
+  ): Promise<PageResult> {
+    const query = new URLSearchParams({ format: 'csv' })
+    for (const [name, value] of Object.entries(a.filters)) if (value) query.set(name, value)
+    const answer = await signed.stream(`${url}?${query.toString()}`)
+    if (answer.status === 200)
+      return { download: { type: 'text/csv; charset=utf-8', filename, body: answer.body } }
+    const refused = apiErrorOf(JSON.parse((await readAll(answer.body)) || '{}'), answer.status)
+    return refused.code === 400 ? onRefused(refused) : refusalPage(signed, refused)
+  }
+
+  async function tenantHistory(
+    signed: Signed,
+    params: unknown,
+    query: unknown,
+    csv: boolean,
+  ): Promise<PageResult> {
+    const read = await readTenantFor(signed, (params as { tenantId: string }).tenantId)
+    if ('refused' in read) return read.refused
+    const a = await asked(signed, query as Record<string, unknown>)
+    const title = `History of ${read.tenant.name}`
+    const page = {
+      title,
+      action: `/console/tenants/${read.tenant.id}/history`,
+      crumbs: tenantCrumbs(read.tenant, ['History', undefined]),
+      area: 'tenants' as const,
+    }
+    if (a.errors) return eventsPage(signed, page, a, {})
+    const url = `/v1/tenants/${read.tenant.id}/audit-events`
+    if (csv)
+      return download(signed, url, `history-${read.tenant.id}.csv`, a, (refused) =>
+        eventsPage(signed, page, a, { refused }),
+      )
+    const { data, error, response } = await signed.api.GET('/v1/tenants/{tenantId}/audit-events', {
+      params: {
+        path: { tenantId: read.tenant.id },
+        query: { ...a.filters, limit: PAGE, ...(a.cursor ? { cursor: a.cursor } : {}) },
+      },
+    })
+    const refused = data ? undefined : apiErrorOf(error, response.status)
+    if (refused && refused.code !== 400) return refusalPage(signed, refused)
+    return eventsPage(signed, page, a, { ...(data ? { data } : {}), ...(refused ? { refused } : {}) })
+  }
+
+  async function platformEvents(signed: Signed, query: unknown, csv: boolean): Promise<PageResult> {
+    const a = await asked(signed, query as Record<string, unknown>)
+    const page = {
+      title: 'Platform audit events',
+      action: '/console/audit',
+      crumbs: [['Audit', undefined]] as [string, string | undefined][],
+      area: 'audit' as const,
+    }
+    if (a.errors) return eventsPage(signed, page, a, {})
+    if (csv)
+      return download(signed, '/v1/audit-events', 'audit-events.csv', a, (refused) =>
+        eventsPage(signed, page, a, { refused }),
+      )
+    const { data, error, response } = await signed.api.GET('/v1/audit-events', {
+      params: { query: { ...a.filters, limit: PAGE, ...(a.cursor ? { cursor: a.cursor } : {}) } },
+    })
+    const refused = data ? undefined : apiErrorOf(error, response.status)
+    if (refused && refused.code !== 400) return refusalPage(signed, refused)
+    return eventsPage(signed, page, a, { ...(data ? { data } : {}), ...(refused ? { refused } : {}) })
+  }
+
+  const hidden = { schema: { hide: true } }
+  router.get('/console/tenants/:tenantId/history', hidden, (request, reply) =>
+    pages.signedIn(request, reply, (signed) => tenantHistory(signed, request.params, request.query, false)),
   )
+  router.get('/console/tenants/:tenantId/history.csv', hidden, (request, reply) =>
+    pages.signedIn(request, reply, (signed) => tenantHistory(signed, request.params, request.query, true)),
+  )
+  router.get('/console/audit', hidden, (request, reply) =>
+    pages.signedIn(request, reply, (signed) => platformEvents(signed, request.query, false)),
+  )
+  router.get('/console/audit.csv', hidden, (request, reply) =>
+    pages.signedIn(request, reply, (signed) => platformEvents(signed, request.query, true)),
+  )
+}
+
+async function readAll(stream: Readable): Promise<string> {
+  const chunks: Buffer[] = []
+  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Buffer))
+  return Buffer.concat(chunks).toString('utf8')
 }

@@ -9,7 +9,7 @@ export const FILTERS = ['action', 'actorId', 'targetId', 'since', 'until'] as co
 export type Filters = Partial<Record<(typeof FILTERS)[number], string>>
 export const FILTER_LABELS = {
   action: 'Action',
-  actorId: 'Actor ID',
+  actor: 'Actor',
   targetId: 'Target ID',
   since: 'From',
   until: 'Before',
@@ -34,24 +34,33 @@ function changes(event: AuditEvent): SafeHtml {
 export function auditBody(o: {
   title: string
   action: string
+  /** The actor as the person typed it: an e-mail (resolved to the user's ID) or an ID. */
+  actor: string
   filters: Filters
   events: AuditEvent[]
   nextCursor?: string | undefined
   errors?: Errors | undefined
 }) {
   const f = o.filters
-  const query = new URLSearchParams(Object.entries(f).filter((e): e is [string, string] => Boolean(e[1])))
+  const query = new URLSearchParams(
+    Object.entries({ ...f, actorId: undefined, actor: o.actor }).filter((e): e is [string, string] =>
+      Boolean(e[1]),
+    ),
+  )
+  // The export holds the same filtered events, all of them (the API streams them).
+  const download = `${o.action}.csv${query.size ? `?${query.toString()}` : ''}`
   if (o.nextCursor) query.set('cursor', o.nextCursor)
   return html`<h1>${o.title}</h1>
 ${errorSummary(o.errors, FILTER_LABELS)}
 <form method="get" action="${o.action}" class="search" role="search" aria-label="Filter the events">
 ${textField({ name: 'action', label: 'Action', value: f.action, errors: o.errors, hint: 'tenant.updated, or a family: tenant.*' })}
-${textField({ name: 'actorId', label: 'Actor ID', value: f.actorId, errors: o.errors })}
+${textField({ name: 'actor', label: 'Actor', value: o.actor, errors: o.errors, hint: 'An e-mail or a user ID' })}
 ${textField({ name: 'targetId', label: 'Target ID', value: f.targetId, errors: o.errors })}
 ${textField({ name: 'since', label: 'From', value: f.since, errors: o.errors, hint: 'e.g. 2026-11-01T00:00:00Z' })}
 ${textField({ name: 'until', label: 'Before', value: f.until, errors: o.errors })}
 <button type="submit" class="secondary">Filter</button>
 </form>
+<p><a href="${download}" download>Download CSV</a> <span class="muted">(every event matching these filters)</span></p>
 ${
   o.events.length === 0
     ? html`<p>No events match.</p>`

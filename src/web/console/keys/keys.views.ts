@@ -51,13 +51,14 @@ ${
 <td data-label="Role">${o.roleNames.get(key.roleId) ?? key.roleId}</td>
 <td data-label="Status"><span class="tag ${key.status}">${key.status}</span></td>
 <td data-label="Key ID"><code>${key.id}</code></td>
-<td>${actionButton(
-          `/console/tenants/${o.tenantId}/api-keys/${key.id}/status`,
-          key.status === 'enabled' ? `Disable ${key.name}` : `Enable ${key.name}`,
-          o.form(),
-          { status: key.status === 'enabled' ? 'disabled' : 'enabled', updated: key.updated },
-          key.status === 'enabled' ? 'warning' : 'secondary',
-        )}</td></tr>`,
+<td><a href="/console/tenants/${o.tenantId}/history?targetId=${key.id}">History<span class="skip"> of ${key.name}</span></a>
+${actionButton(
+  `/console/tenants/${o.tenantId}/api-keys/${key.id}/status`,
+  key.status === 'enabled' ? `Disable ${key.name}` : `Enable ${key.name}`,
+  o.form(),
+  { status: key.status === 'enabled' ? 'disabled' : 'enabled', updated: key.updated },
+  key.status === 'enabled' ? 'warning' : 'secondary',
+)}</td></tr>`,
       )}</tbody></table></div>`
 }`
 }

@@ -51,7 +51,8 @@ button, .button { display: inline-block; font: inherit; font-weight: 700; paddin
   border-radius: 0; background: var(--ok); color: #fff; cursor: pointer; text-decoration: none; box-shadow: 0 2px 0 #002d18; }
 .button:visited { color: #fff; }
 button.secondary, .button.secondary { background: var(--bg-soft); color: var(--ink); box-shadow: 0 2px 0 #929191; }
-button.warning { background: var(--error); box-shadow: 0 2px 0 #55150f; }
+button.warning, .button.warning { background: var(--error); box-shadow: 0 2px 0 #55150f; }
+.button.warning:visited { color: #fff; }
 button:disabled { opacity: 0.6; cursor: not-allowed; }
 .actions { display: flex; flex-wrap: wrap; gap: 0.75rem; align-items: center; margin: 1rem 0; }
 .inline { display: inline; margin: 0; }

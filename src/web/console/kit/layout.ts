@@ -6,10 +6,12 @@ export interface Viewer {
   username: string
   /** May read platform users (VIEW_ALL_USERS or MANAGE_ALL_USERS somewhere). */
   users: boolean
+  /** May read the platform's audit events (VIEW_AUDIT_LOG in the platform role). */
+  audit: boolean
   signOut: { formId: string; formToken: string }
 }
 
-export type Area = 'tenants' | 'users' | 'none'
+export type Area = 'tenants' | 'users' | 'audit' | 'none'
 
 export interface PageOptions {
   title: string
@@ -22,7 +24,7 @@ export interface PageOptions {
 
 /**
  * The one frame of every console page: a skip link, the header with the navigation the person may use
- * ("Tenants", "Users", "Sign out"), breadcrumbs, and the main region. Only the console's own stylesheet,
+ * ("Tenants", "Users", "Audit", "Sign out"), breadcrumbs, and the main region. Only the console's own stylesheet,
  * icon and nonce script load.
  */
 export function consolePage(options: PageOptions, body: SafeHtml): string {
@@ -32,6 +34,7 @@ export function consolePage(options: PageOptions, body: SafeHtml): string {
     ? html`<nav aria-label="Console"><ul>
 <li><a href="/console/tenants"${current('tenants')}>Tenants</a></li>
 ${viewer.users ? html`<li><a href="/console/users"${current('users')}>Users</a></li>` : ''}
+${viewer.audit ? html`<li><a href="/console/audit"${current('audit')}>Audit</a></li>` : ''}
 </ul></nav>
 <span class="person">${viewer.name}</span>
 <form method="post" action="/console/sign-out">

@@ -1,9 +1,10 @@
 import { createHmac, randomBytes } from 'node:crypto'
+import type { Readable } from 'node:stream'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { paths } from '../../../../generated/openapi.js'
 import type { ServiceContext } from '../../../context.js'
 import { html, type SafeHtml } from '../../../html.js'
-import { type ApiClient, type ApiError, apiClient } from '../api/client.js'
+import { type ApiClient, type ApiError, type ApiStream, apiClient, apiStream } from '../api/client.js'
 import type { SessionStore } from '../session/session-store.js'
 import { type FormToken, FormTokens, sameOrigin } from './form-token.js'
 import { consolePage, type PageOptions, type Viewer } from './layout.js'
@@ -21,9 +22,18 @@ export interface Signed {
   page(options: Omit<PageOptions, 'nonce' | 'viewer'>, body: SafeHtml): string
   /** On a POST: the verified form id, the form's Idempotency-Key. */
   formId: string
+  /** A GET of the API as this person, its body a stream (an export of any length, never buffered). */
+  stream(url: string): Promise<ApiStream>
 }
 
-export type PageResult = [status: number, body: string] | { redirect: string }
+/** A file the browser saves (a CSV export), streamed through as the API sends it. */
+export interface Download {
+  type: string
+  filename: string
+  body: Readable
+}
+
+export type PageResult = [status: number, body: string] | { redirect: string } | { download: Download }
 
 export const SESSION_COOKIE = 'tenantry_console'
 
@@ -109,6 +119,7 @@ export class ConsolePages {
       name: [login.firstName, login.lastName].join(' ').trim() || login.username,
       username: login.username,
       users: mayReadUsers(login),
+      audit: login.platformPermissions.includes('VIEW_AUDIT_LOG'),
       signOut: form(),
     }
     const signed: Signed = {
@@ -118,9 +129,17 @@ export class ConsolePages {
       form,
       formId,
       page: (options, body) => consolePage({ ...options, nonce, viewer }, body),
+      stream: (url) => apiStream(this.app, session.token, request.ip, url),
     }
     const result = await handler(signed)
     if ('redirect' in result) return reply.redirect(result.redirect, 303)
+    if ('download' in result)
+      return reply
+        .headers({
+          'content-type': result.download.type,
+          'content-disposition': `attachment; filename="${result.download.filename}"`,
+        })
+        .send(result.download.body)
     return reply.code(result[0]).send(result[1])
   }
 

@@ -160,6 +160,7 @@ export function memberBody(o: {
 <dt>Invitation e-mail</dt><dd>${mailState(m.invitationEmailStatus)}</dd>
 <dt>Link</dt><dd>${m.status === 'invited' ? timeLeft(m.invitationExpiryDate, o.now) : '—'}</dd>
 </dl>
+<p><a href="/console/tenants/${o.tenant.id}/history?targetId=${m.userId}">History</a></p>
 ${
   o.canManage
     ? html`<h2>Change role</h2>

@@ -41,7 +41,11 @@ export function roleRoutes(router: FastifyInstance, pages: ConsolePages): void {
           area: 'tenants',
           crumbs: tenantCrumbs(tenant, ['Roles', base], [title, undefined]),
         },
-        html`<h1>${title}</h1>${roleForm({
+        html`<h1>${title}</h1>${
+          edit
+            ? html`<p><a href="/console/tenants/${tenant.id}/history?targetId=${edit.id}">History</a></p>`
+            : ''
+        }${roleForm({
           action: edit ? `${base}/${edit.id}/edit` : base,
           token: signed.form(),
           version: edit?.version,

@@ -180,6 +180,8 @@ export function tenantRoutes(router: FastifyInstance, pages: ConsolePages): void
       const values = valuesOf(form)
       const current = await readTenant(signed, tenantId)
       if ('refused' in current) return current.refused
+      // The policy is shown, not edited, here (its own page says first what a change would do).
+      values.cxengageIdentityProvider = current.tenant.cxengageIdentityProvider
       const errors: Record<string, string> = {}
       let adminUserId: string | undefined
       if (values.administrator) {
@@ -201,7 +203,6 @@ export function tenantRoutes(router: FastifyInstance, pages: ConsolePages): void
           timezone: values.timezone,
           active: values.active,
           ...(adminUserId ? { adminUserId } : {}),
-          cxengageIdentityProvider: values.cxengageIdentityProvider as 'enabled' | 'disabled' | 'denied',
         },
       })
       if (data) return { redirect: `/console/tenants/${tenantId}` }

@@ -94,6 +94,9 @@ export function tenantBody(o: {
 <ul class="links">
 <li><a href="/console/tenants/${t.id}/members">Members</a></li>
 <li><a href="/console/tenants/${t.id}/roles">Roles</a></li>
+<li><a href="/console/tenants/${t.id}/integrations">Integrations</a></li>
+<li><a href="/console/tenants/${t.id}/identity-providers">Identity providers</a></li>
+<li><a href="/console/tenants/${t.id}/password-policy">Password policy</a></li>
 <li><a href="/console/tenants/${t.id}/webhooks">Webhooks</a></li>
 <li><a href="/console/tenants/${t.id}/api-keys">API keys</a></li>
 <li><a href="/console/tenants/${t.id}/scim">SCIM</a></li>
@@ -169,13 +172,8 @@ ${textField({ name: 'timezone', label: 'Timezone', value: v.timezone, errors: o.
 ${
   o.editing
     ? html`${textField({ name: 'administrator', label: 'Administrator', type: 'email', value: v.administrator, errors: o.errors, hint: 'The e-mail of the person who administers this tenant' })}
-${selectField({
-  name: 'cxengageIdentityProvider',
-  label: 'Password sign-in',
-  value: v.cxengageIdentityProvider,
-  errors: o.errors,
-  choices: Object.entries(PASSWORD_POLICY).map(([value, text]) => ({ value, text })),
-})}`
+<p><strong>Password sign-in:</strong> ${PASSWORD_POLICY[v.cxengageIdentityProvider as keyof typeof PASSWORD_POLICY] ?? v.cxengageIdentityProvider}.
+<a href="${o.action.replace(/\/edit$/, '')}/password-policy">Change the password policy</a> (it says first how many members would lose password sign-in).</p>`
     : ''
 }
 ${checkbox({ name: 'active', label: 'Active', checked: v.active })}
