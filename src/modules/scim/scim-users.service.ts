@@ -1,21 +1,25 @@
 import { ROLE_IDS } from '../../access/permissions.js'
 import { AppError } from '../../errors.js'
 import { recordAudit } from '../audit/audit.repository.js'
+import { toMembership } from '../memberships/membership-record.js'
 import { removeMembership, updateMembership } from '../memberships/membership-update.js'
 import type { Membership } from '../memberships/memberships.schemas.js'
-import { createMembership, getMembershipRecord } from '../memberships/memberships.service.js'
+import {
+  createMembership,
+  getMembershipRecord,
+  newMemberWithUser,
+} from '../memberships/memberships.service.js'
 import { updateProvisionedIdentity } from '../users/provisioned-identity.js'
 import { normalizeEmail } from '../users/user-rules.js'
 import { findUserByEmail } from '../users/users.repository.js'
 import {
   findScimUser,
   findScimUsersBy,
-  groupsOfUsers,
   insertScimUser,
   type ScimUserRow,
   updateScimUser,
 } from './scim.repository.js'
-import { defaultRoleId, requireScim, type ScimCall } from './scim-context.js'
+import { defaultRoleId, provisioningRoleId, requireScim, type ScimCall } from './scim-context.js'
 import { invalidValue, scimNotFound, uniqueness } from './scim-error.js'
 import type { Patchable } from './scim-patch.js'
 import {
@@ -26,6 +30,8 @@ import {
   type UserView,
   userVersion,
 } from './scim-resources.js'
+import { findUserViews } from './scim-user-reads.js'
+import { writeProvisionedUser } from './scim-user-writes.js'
 import type { Stored } from './scim-values.js'
 
 /**
@@ -67,21 +73,11 @@ function namesOf(stored: Stored): { firstName: string; lastName: string } {
   return { firstName: (name.givenName ?? '').slice(0, 255), lastName: (name.familyName ?? '').slice(0, 255) }
 }
 
-/**
- * A user as SCIM shows it: its membership, its SCIM row and its groups, read together. `known`: the SCIM
- * row when the caller has it already (a look-up by userName), so it is not read twice.
- */
-export async function loadView(call: ScimCall, userId: string, known?: ScimUserRow): Promise<UserView> {
-  const { ctx, tenantId } = call
-  const [membership, scim, groups] = await Promise.all([
-    getMembershipRecord(ctx, tenantId, userId).catch((error: unknown) => {
-      if (error instanceof AppError && error.statusCode === 404) throw notFound()
-      throw error
-    }),
-    known ?? findScimUser(ctx.db, tenantId, userId),
-    groupsOfUsers(ctx.db, tenantId, [userId]),
-  ])
-  return { membership, scim, groups: groups.get(userId) ?? [] }
+/** A user as SCIM shows it: its membership, its SCIM row and its groups, read in one statement. */
+export async function loadView(call: ScimCall, userId: string): Promise<UserView> {
+  const [view] = await findUserViews(call.ctx.db, call.tenantId, { userId })
+  if (!view) throw notFound()
+  return view
 }
 
 export async function getScimUser(call: ScimCall, userId: string): Promise<Resource> {
@@ -111,6 +107,82 @@ export async function createScimUser(call: ScimCall, input: Patchable): Promise<
   await requireScim(call, true)
   const userName = userNameOf(input.stored)
   const email = emailOf(input.stored)
+  return (
+    (await provisionNewPerson(call, input, userName, email)) ??
+    linkExistingPerson(call, input, userName, email)
+  )
+}
+
+/**
+ * A person no platform user has the e-mail of: the platform user, its accepted membership with the
+ * default role and the SCIM row, written together (scim-user-writes.ts). Undefined when the e-mail
+ * belongs to a platform user after all: linkExistingPerson then links that user.
+ */
+async function provisionNewPerson(
+  call: ScimCall,
+  input: Patchable,
+  userName: string,
+  email: string,
+): Promise<Resource | undefined> {
+  const { ctx, actor, tenantId } = call
+  const member = await newMemberWithUser(ctx, actor, tenantId, {
+    email,
+    roleId: await provisioningRoleId(call),
+    ...namesOf(input.stored),
+  })
+  const now = member.membership.now
+  const userId = member.user.row.id
+  let written: Awaited<ReturnType<typeof writeProvisionedUser>>
+  try {
+    written = await writeProvisionedUser(ctx, {
+      member,
+      scim: {
+        tenant_id: tenantId,
+        user_id: userId,
+        user_name: userName,
+        user_name_key: userName.toLowerCase(),
+        email_key: email,
+        external_id: (input.stored.externalId as string | undefined) ?? null,
+        active: input.active ?? null,
+        attributes: JSON.stringify(input.stored),
+        provisioned: true,
+        created: now,
+        updated: now,
+      },
+    })
+  } catch (error) {
+    if (error instanceof AppError && error.reason === 'email_taken') return undefined
+    throw error
+  }
+  const membership = toMembership(written.membership, now)
+  if (input.active === false) {
+    await applyActive(call, membership, false)
+    return toScimUser(await loadView(call, userId), call.baseUrl)
+  }
+  const scim: ScimUserRow = {
+    tenant_id: tenantId,
+    user_id: userId,
+    user_name: userName,
+    user_name_key: userName.toLowerCase(),
+    email_key: email,
+    external_id: (input.stored.externalId as string | undefined) ?? null,
+    active: input.active ?? null,
+    attributes: input.stored,
+    provisioned: true,
+    created: now,
+    updated: now,
+    version: written.scimVersion,
+  }
+  return toScimUser({ membership, scim, groups: [] }, call.baseUrl)
+}
+
+/** A person who is a platform user already: linked, or adopted when already a member. */
+async function linkExistingPerson(
+  call: ScimCall,
+  input: Patchable,
+  userName: string,
+  email: string,
+): Promise<Resource> {
   await checkUnique(call, userName, email)
   const { ctx, actor, tenantId } = call
   const existing = await findUserByEmail(ctx.db, email)
@@ -168,7 +240,7 @@ export async function createScimUser(call: ScimCall, input: Patchable): Promise<
 /** `active` → the membership's status (API.md §16): false disables from any status, true enables. */
 async function applyActive(
   call: ScimCall,
-  membership: Membership,
+  membership: Pick<Membership, 'userId' | 'status'>,
   active: boolean | undefined,
 ): Promise<void> {
   const { ctx, actor, tenantId } = call
