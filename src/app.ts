@@ -51,6 +51,7 @@ import { regionRoutes } from './modules/regions/regions.routes.js'
 import { roleRoutes } from './modules/roles/roles.routes.js'
 import { createRoleCatalogCache } from './modules/roles/roles.service.js'
 import { scimRoutes } from './modules/scim/scim.routes.js'
+import { createScimDefaultRoleCache } from './modules/scim/scim-context.js'
 import { scimSettingsRoutes } from './modules/scim/scim-settings.routes.js'
 import { identityProviderRoutes } from './modules/sso/identity-providers.routes.js'
 import { ssoRoutes } from './modules/sso/sso.routes.js'
@@ -131,6 +132,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const counters = serverDatabase ? new DatabaseCounterStore(deps.db) : new MemoryCounterStore()
   const state: AppState = {
     roleCatalog: createRoleCatalogCache(access),
+    scimDefaultRoles: createScimDefaultRoleCache(access),
     invitationLimiters: createInvitationLimiters(deps.clock, counters),
     passwordResetLimiters: createPasswordResetLimiters(deps.clock, counters),
     outboxSignal: new OutboxSignal(),

@@ -32,6 +32,11 @@ export interface ServiceContext {
   logger: Logger
   /** The platform roles and built-in tenant roles, cached briefly (roles.service.ts loadRoleCatalog). */
   roleCatalog: TtlCache<'all', Promise<RoleCatalog>>
+  /**
+   * Each tenant's SCIM default role (its scim_settings, else Agent), cached briefly for SCIM creates
+   * (scim-context.ts provisioningRoleId); cleared with every permission cache and by a settings change.
+   */
+  scimDefaultRoles: TtlCache<string, string>
   /** Invitation e-mails per invitee and failed token look-ups per address (invitation-limits.ts). */
   invitationLimiters: { mails: FailureLimiter; lookups: FailureLimiter }
   /** Password-reset requests per e-mail and per client address (users/password-reset.service.ts). */
@@ -55,5 +60,10 @@ export interface ServiceContext {
  */
 export type AppState = Pick<
   ServiceContext,
-  'roleCatalog' | 'invitationLimiters' | 'passwordResetLimiters' | 'outboxSignal' | 'statementBatchers'
+  | 'roleCatalog'
+  | 'scimDefaultRoles'
+  | 'invitationLimiters'
+  | 'passwordResetLimiters'
+  | 'outboxSignal'
+  | 'statementBatchers'
 >

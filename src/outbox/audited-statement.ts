@@ -80,6 +80,27 @@ function valuedColumns(row: AuditedRow['row']): string[] {
 }
 
 /**
+ * The CTEs of one new row and its event: `relation` inserts the row (answering `returning`), and the
+ * event's CTEs (auditEventCtes, named with `suffix`) follow it. For a statement that writes other rows
+ * with it; the row's shape (auditedRowShape) decides the text.
+ */
+export function auditedInsertCtes(
+  table: AuditedTable,
+  returning: string,
+  { row, event, source = {} }: AuditedRow,
+  relation: string,
+  form: AuditForm,
+  suffix: string,
+): Piece {
+  const columns = valuedColumns(row)
+  const columnList = raw(columns.map((column) => `"${column}"`).join(', '))
+  const values = joinPieces(columns.map((column) => value(row[column])))
+  return piece`${raw(relation)} as (
+    insert into ${raw(`"${table}"`)} (${columnList}) values (${values}) returning ${raw(returning)}),
+    ${auditEventCtes(event, { ...source, relation }, form, suffix)}`
+}
+
+/**
  * New rows and their audit events in one statement. Every row must have the first one's shape
  * (auditedRowShape). With one row the statement answers the inserted row's `returning` columns; with
  * several, each copy of the insert and its event has CTEs of its own (`change`, `change_1` … as
@@ -94,15 +115,9 @@ export function auditedInserts<Row>(
   return (form) => {
     const first = rows[0]
     if (!first) throw new Error('auditedInserts needs a row')
-    const columns = valuedColumns(first.row)
-    const columnList = raw(columns.map((column) => `"${column}"`).join(', '))
-    const copies = rows.map(({ row, event, source = {} }, k) => {
-      const relation = copyName('change', k)
-      const values = joinPieces(columns.map((column) => value(row[column])))
-      return piece`${raw(relation)} as (
-        insert into ${raw(`"${table}"`)} (${columnList}) values (${values}) returning ${raw(returning)}),
-        ${auditEventCtes(event, { ...source, relation }, form, copySuffix(k))}`
-    })
+    const copies = rows.map((row, k) =>
+      auditedInsertCtes(table, returning, row, copyName('change', k), form, copySuffix(k)),
+    )
     const answers =
       rows.length === 1
         ? raw('select * from change')

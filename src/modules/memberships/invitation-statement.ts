@@ -62,10 +62,10 @@ const DECIDED_COLUMNS = [
   'client_log_level',
   'invitation_expiry_announced',
 ] as const satisfies readonly (keyof MembershipRow)[]
-type DecidedColumns = Pick<MembershipRow, (typeof DECIDED_COLUMNS)[number]>
+export type DecidedColumns = Pick<MembershipRow, (typeof DECIDED_COLUMNS)[number]>
 
 /** The invitee's columns in a membership's record. */
-type InviteeColumns = Pick<
+export type InviteeColumns = Pick<
   MembershipRecordRow,
   'email' | 'first_name' | 'last_name' | 'external_id' | 'platform_status'
 >
@@ -120,7 +120,7 @@ const MEMBERSHIP_COLUMNS = [
 const COLUMN_LIST = raw(MEMBERSHIP_COLUMNS.map(([column]) => column).join(', '))
 
 /** The stored membership: what the request decided, and what the statement answered. */
-function newMembershipRecord(
+export function newMembershipRecord(
   m: NewMembershipByEmail,
   answered: DecidedColumns & InviteeColumns,
   emailStatus: OutboxStatus | null,
@@ -156,6 +156,20 @@ function membershipValues(m: NewMembershipRow, userId: Piece): Piece {
   )
 }
 
+/**
+ * The insert of one membership of the user `userId` (an expression), answering the columns the database
+ * decides: for a statement that writes the user's other rows with it (SCIM's create,
+ * scim/scim-user-statement.ts). `membershipShape` is what its text depends on.
+ */
+export function membershipInsert(m: NewMembershipRow, userId: Piece): Piece {
+  return piece`insert into tenant_users (${COLUMN_LIST}) values (${membershipValues(m, userId)})
+    returning ${raw(DECIDED_COLUMNS.join(', '))}`
+}
+
+export function membershipShape(m: NewMembershipRow): string {
+  return `${m.extensions.defaultFirst ? 'd' : ''}${m.activateFirstExtension ? 'a' : ''}`
+}
+
 /** One invitation's write: the membership, its event and, for an `invited` one, its mail and its count. */
 export interface InvitationWrite {
   membership: NewMembershipByEmail
@@ -176,8 +190,7 @@ export interface InvitationOutcome {
  * depends on the optional parts only, never on the values.
  */
 export function invitationShape(write: InvitationWrite): string {
-  const m = write.membership
-  return `${write.mailCount ? 'c' : ''}${write.mail ? 'm' : ''}\u0000${m.extensions.defaultFirst ? 'd' : ''}${m.activateFirstExtension ? 'a' : ''}`
+  return `${write.mailCount ? 'c' : ''}${write.mail ? 'm' : ''}\u0000${membershipShape(write.membership)}`
 }
 
 /**

@@ -11,8 +11,14 @@ import type { Stored } from './scim-values.js'
 
 export type Resource = Record<string, unknown>
 
+/** What a SCIM user shows of its membership and platform user. */
+export type ScimMember = Pick<
+  Membership,
+  'userId' | 'email' | 'firstName' | 'lastName' | 'status' | 'created' | 'updated'
+>
+
 export interface UserView {
-  membership: Membership
+  membership: ScimMember
   scim: ScimUserRow | undefined
   groups: { id: string; display_name: string }[]
 }
@@ -26,7 +32,7 @@ export function groupVersion(row: Pick<ScimGroupRow, 'version' | 'updated'>): st
 }
 
 /** What a member looks like when SCIM never touched it: its platform names and e-mail. */
-export function derivedAttributes(m: Membership): Stored {
+export function derivedAttributes(m: ScimMember): Stored {
   const name: Stored = {}
   if (m.firstName) name.givenName = m.firstName
   if (m.lastName) name.familyName = m.lastName

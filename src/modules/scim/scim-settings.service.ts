@@ -14,7 +14,7 @@ import {
   saveSettings,
   updateGroup,
 } from './scim.repository.js'
-import { defaultRoleId, scimBaseUrl } from './scim-context.js'
+import { defaultRoleId, forgetDefaultRole, scimBaseUrl } from './scim-context.js'
 import { applyRoles, planRoles } from './scim-roles.js'
 import type {
   ScimGroupMapping,
@@ -65,6 +65,7 @@ export async function updateScimSettings(
         changes: { defaultRoleId: [before, role.id] },
       })
     })
+    forgetDefaultRole(ctx, access.tenant.id)
   }
   return getScimSettings(ctx, actor, tenantId)
 }

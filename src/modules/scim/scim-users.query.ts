@@ -1,13 +1,11 @@
 import { listMemberships } from '../memberships/memberships.service.js'
 import { normalizeEmail } from '../users/user-rules.js'
-import { findUserByEmail } from '../users/users.repository.js'
-import { findScimUsersBy, groupsOfUsers, listScimUsers, type ScimUserRow } from './scim.repository.js'
+import { groupsOfUsers, listScimUsers } from './scim.repository.js'
 import type { ScimCall } from './scim-context.js'
 import { requireScim } from './scim-context.js'
-import { ScimError } from './scim-error.js'
 import { type Comparison, type Filter, matches } from './scim-filter.js'
 import { type Resource, toScimUser, type UserView } from './scim-resources.js'
-import { loadView } from './scim-users.service.js'
+import { findUserViews, type ViewLookup } from './scim-user-reads.js'
 import type { Stored } from './scim-values.js'
 
 /**
@@ -47,36 +45,21 @@ async function candidates(call: ScimCall, filter: Filter | undefined): Promise<U
   const eq = filter?.find((c) => c.op === 'eq' && typeof c.value === 'string' && indexable(c))
   if (!eq) return undefined
   const value = eq.value as string
-  const { ctx, tenantId } = call
   const key = eq.valueFilter ? 'emails.value' : `${eq.attr}${eq.sub ? `.${eq.sub}` : ''}`
-  // user id → its SCIM row when the look-up found one (loadView then does not read it again).
-  const found = new Map<string, ScimUserRow | undefined>()
-  if (key === 'id') found.set(value.toLowerCase(), undefined)
-  else if (key === 'externalid')
-    for (const r of await findScimUsersBy(ctx.db, tenantId, { externalId: value })) found.set(r.user_id, r)
-  else {
-    const email = normalizeEmail(value)
-    const lookup = key === 'username' ? { userNameKey: value.toLowerCase() } : { emailKey: email }
-    const rows = await findScimUsersBy(ctx.db, tenantId, lookup)
-    for (const r of rows) found.set(r.user_id, r)
-    // A member SCIM never touched answers to its e-mail as userName and e-mail (unless the row found
-    // already holds that e-mail: then it is that person).
-    if (!rows.some((r) => r.email_key === email)) {
-      const user = await findUserByEmail(ctx.db, email)
-      if (user && !found.has(user.id)) found.set(user.id, undefined)
-    }
+  if (key === 'id') {
+    const id = value.toLowerCase()
+    return UUID.test(id) ? findUserViews(call.ctx.db, call.tenantId, { userId: id }) : []
   }
-  const views: UserView[] = []
-  for (const [id, row] of found) {
-    if (!/^[0-9a-f-]{36}$/.test(id)) continue
-    try {
-      views.push(await loadView(call, id, row))
-    } catch (error) {
-      if (!(error instanceof ScimError && error.status === 404)) throw error
-    }
-  }
-  return views
+  const lookup: ViewLookup =
+    key === 'externalid'
+      ? { externalId: value }
+      : key === 'username'
+        ? { userNameKey: value.toLowerCase(), email: normalizeEmail(value) }
+        : { email: normalizeEmail(value) }
+  return findUserViews(call.ctx.db, call.tenantId, lookup)
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
 function indexable(c: Comparison): boolean {
   if (c.valueFilter) return c.attr === 'emails' && c.sub === 'value'

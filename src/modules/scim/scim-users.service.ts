@@ -1,21 +1,11 @@
-import { ROLE_IDS } from '../../access/permissions.js'
 import { AppError } from '../../errors.js'
 import { recordAudit } from '../audit/audit.repository.js'
 import { removeMembership, updateMembership } from '../memberships/membership-update.js'
 import type { Membership } from '../memberships/memberships.schemas.js'
-import { createMembership, getMembershipRecord } from '../memberships/memberships.service.js'
 import { updateProvisionedIdentity } from '../users/provisioned-identity.js'
 import { normalizeEmail } from '../users/user-rules.js'
-import { findUserByEmail } from '../users/users.repository.js'
-import {
-  findScimUser,
-  findScimUsersBy,
-  groupsOfUsers,
-  insertScimUser,
-  type ScimUserRow,
-  updateScimUser,
-} from './scim.repository.js'
-import { defaultRoleId, requireScim, type ScimCall } from './scim-context.js'
+import { findScimUsersBy, insertScimUser, updateScimUser } from './scim.repository.js'
+import { requireScim, type ScimCall } from './scim-context.js'
 import { invalidValue, scimNotFound, uniqueness } from './scim-error.js'
 import type { Patchable } from './scim-patch.js'
 import {
@@ -26,11 +16,12 @@ import {
   type UserView,
   userVersion,
 } from './scim-resources.js'
+import { findUserViews } from './scim-user-reads.js'
 import type { Stored } from './scim-values.js'
 
 /**
  * SCIM Users (API.md §16): a User is a membership of this tenant. Creating one creates or links the
- * platform user through the memberships service; `active` moves the membership's status; DELETE removes
+ * platform user through the memberships service (scim-user-create.service.ts); `active` moves the membership's status; DELETE removes
  * the membership, never the person. The attributes the directory sends are stored per tenant, as sent.
  */
 
@@ -55,33 +46,23 @@ export function emailOf(stored: Stored): string {
   return email
 }
 
-function userNameOf(stored: Stored): string {
+export function userNameOf(stored: Stored): string {
   const userName = typeof stored.userName === 'string' ? stored.userName.trim() : ''
   if (userName === '') throw invalidValue('userName is required')
   if (userName.length > 255) throw invalidValue('userName is longer than 255 characters')
   return userName
 }
 
-function namesOf(stored: Stored): { firstName: string; lastName: string } {
+export function namesOf(stored: Stored): { firstName: string; lastName: string } {
   const name = (stored.name as { givenName?: string; familyName?: string } | undefined) ?? {}
   return { firstName: (name.givenName ?? '').slice(0, 255), lastName: (name.familyName ?? '').slice(0, 255) }
 }
 
-/**
- * A user as SCIM shows it: its membership, its SCIM row and its groups, read together. `known`: the SCIM
- * row when the caller has it already (a look-up by userName), so it is not read twice.
- */
-export async function loadView(call: ScimCall, userId: string, known?: ScimUserRow): Promise<UserView> {
-  const { ctx, tenantId } = call
-  const [membership, scim, groups] = await Promise.all([
-    getMembershipRecord(ctx, tenantId, userId).catch((error: unknown) => {
-      if (error instanceof AppError && error.statusCode === 404) throw notFound()
-      throw error
-    }),
-    known ?? findScimUser(ctx.db, tenantId, userId),
-    groupsOfUsers(ctx.db, tenantId, [userId]),
-  ])
-  return { membership, scim, groups: groups.get(userId) ?? [] }
+/** A user as SCIM shows it: its membership, its SCIM row and its groups, read in one statement. */
+export async function loadView(call: ScimCall, userId: string): Promise<UserView> {
+  const [view] = await findUserViews(call.ctx.db, call.tenantId, { userId })
+  if (!view) throw notFound()
+  return view
 }
 
 export async function getScimUser(call: ScimCall, userId: string): Promise<Resource> {
@@ -95,7 +76,12 @@ export async function scimUserVersion(call: ScimCall, userId: string): Promise<s
 }
 
 /** Throws 409 uniqueness when another SCIM user of the tenant holds this userName or e-mail. */
-async function checkUnique(call: ScimCall, userName: string, email: string, self?: string): Promise<void> {
+export async function checkUnique(
+  call: ScimCall,
+  userName: string,
+  email: string,
+  self?: string,
+): Promise<void> {
   const db = call.ctx.db
   const [byName, byEmail] = await Promise.all([
     findScimUsersBy(db, call.tenantId, { userNameKey: userName.toLowerCase() }),
@@ -107,68 +93,10 @@ async function checkUnique(call: ScimCall, userName: string, email: string, self
     throw uniqueness(`A user with e-mail "${email}" already exists`)
 }
 
-export async function createScimUser(call: ScimCall, input: Patchable): Promise<Resource> {
-  await requireScim(call, true)
-  const userName = userNameOf(input.stored)
-  const email = emailOf(input.stored)
-  await checkUnique(call, userName, email)
-  const { ctx, actor, tenantId } = call
-  const existing = await findUserByEmail(ctx.db, email)
-  let membership: Membership | undefined
-  if (existing) {
-    try {
-      membership = await getMembershipRecord(ctx, tenantId, existing.id)
-    } catch (error) {
-      if (!(error instanceof AppError && error.statusCode === 404)) throw error
-    }
-  }
-  if (membership && (await findScimUser(ctx.db, tenantId, membership.userId))) {
-    throw uniqueness(`A user with e-mail "${email}" already exists`)
-  }
-  const created = !membership
-  if (!membership) {
-    const names = namesOf(input.stored)
-    membership = await createMembership(ctx, actor, tenantId, {
-      email,
-      roleId: await defaultRoleId(call),
-      status: 'accepted',
-      // An unknown e-mail becomes a platform user (Platform User role, no password).
-      ...(existing ? {} : { platformRoleId: ROLE_IDS.platformUser, ...names }),
-    })
-  }
-  const now = ctx.clock.now()
-  try {
-    await ctx.db.transaction().execute(async (tx) => {
-      await insertScimUser(tx, {
-        tenant_id: tenantId,
-        user_id: membership.userId,
-        user_name: userName,
-        user_name_key: userName.toLowerCase(),
-        email_key: email,
-        external_id: (input.stored.externalId as string | undefined) ?? null,
-        active: input.active ?? null,
-        attributes: JSON.stringify(input.stored),
-        provisioned: !existing,
-        created: now,
-        updated: now,
-      })
-      if (!created) await recordScimUpdate(call, tx, membership.userId, {}, input.stored)
-    })
-  } catch (error) {
-    // Another request took the userName or e-mail meanwhile: the membership this one made goes again.
-    if (created) await removeMembership(ctx, actor, tenantId, membership.userId).catch(() => undefined)
-    if ((error as { code?: string }).code === '23505')
-      throw uniqueness(`A user with userName "${userName}" already exists`)
-    throw error
-  }
-  await applyActive(call, membership, input.active)
-  return toScimUser(await loadView(call, membership.userId), call.baseUrl)
-}
-
 /** `active` → the membership's status (API.md §16): false disables from any status, true enables. */
-async function applyActive(
+export async function applyActive(
   call: ScimCall,
-  membership: Membership,
+  membership: Pick<Membership, 'userId' | 'status'>,
   active: boolean | undefined,
 ): Promise<void> {
   const { ctx, actor, tenantId } = call
@@ -183,7 +111,7 @@ async function applyActive(
   }
 }
 
-async function recordScimUpdate(
+export async function recordScimUpdate(
   call: ScimCall,
   tx: Parameters<typeof recordAudit>[0],
   userId: string,

@@ -46,9 +46,9 @@ import {
 } from './scim-http.js'
 import { type ListQuery, listResponse } from './scim-paging.js'
 import { applyPatch, readOperations } from './scim-patch.js'
+import { createScimUser } from './scim-user-create.service.js'
 import { findScimUsers, USER_FILTER_PATHS } from './scim-users.query.js'
 import {
-  createScimUser,
   currentUser,
   deleteScimUser,
   getScimUser,

@@ -1,0 +1,130 @@
+import { CompiledQuery, type Kysely } from 'kysely'
+import type { Database, MembershipStatus } from '../../db/schema.js'
+import type { ScimUserRow } from './scim.repository.js'
+import type { UserView } from './scim-resources.js'
+
+/**
+ * A SCIM user as one statement reads it (API.md §16): the membership, the platform user's names, the
+ * SCIM row and the groups, for a user id or an index look-up — by userName, e-mail or externalId. Okta and
+ * Entra ID look every user up by userName on every sync, and three reads were most of that request's cost
+ * (docs/performance.md, "SCIM reads"). Each look-up's text is a constant, so it is prepared once per
+ * connection (db/prepared-pool.ts) and never built again.
+ */
+
+/** Which users a read starts from: `$1` is always the tenant. */
+const CANDIDATES = {
+  // A user id.
+  userId: 'select $2::uuid as user_id',
+  // The SCIM user with this userName; and a member SCIM never touched answers to its e-mail as userName
+  // — unless the row found holds that e-mail already: then it is that person.
+  userName: `select user_id from scim_users where tenant_id = $1 and user_name_key = $2
+    union
+    select id from users where email = $3 and not exists (
+      select 1 from scim_users where tenant_id = $1 and user_name_key = $2 and email_key = $3)`,
+  // The SCIM user with this e-mail; else the member with it.
+  email: `select user_id from scim_users where tenant_id = $1 and email_key = $2
+    union
+    select id from users where email = $2 and not exists (
+      select 1 from scim_users where tenant_id = $1 and email_key = $2)`,
+  externalId: 'select user_id from scim_users where tenant_id = $1 and external_id = $2',
+} as const
+
+/** The read around the candidates: members only, with their SCIM row (if any) and groups. */
+function viewsOf(candidates: string): string {
+  return `with candidates as (${candidates})
+    select tu.user_id, tu.status, tu.created, tu.updated, u.email, u.first_name, u.last_name,
+      s.user_id is not null as has_scim, s.user_name, s.user_name_key, s.email_key, s.external_id,
+      s.active, s.attributes, s.provisioned, s.created as scim_created, s.updated as scim_updated,
+      s.version,
+      coalesce((
+        select json_agg(json_build_object('id', g.id, 'display_name', g.display_name) order by g.created)
+        from scim_group_members gm
+        join scim_groups g on g.tenant_id = gm.tenant_id and g.id = gm.group_id
+        where gm.tenant_id = tu.tenant_id and gm.user_id = tu.user_id), '[]') as groups
+    from candidates c
+    join tenant_users tu on tu.tenant_id = $1 and tu.user_id = c.user_id
+    join users u on u.id = tu.user_id
+    left join scim_users s on s.tenant_id = tu.tenant_id and s.user_id = tu.user_id`
+}
+
+const TEXTS = {
+  userId: viewsOf(CANDIDATES.userId),
+  userName: viewsOf(CANDIDATES.userName),
+  email: viewsOf(CANDIDATES.email),
+  externalId: viewsOf(CANDIDATES.externalId),
+}
+
+export type ViewLookup =
+  | { userId: string }
+  | { userNameKey: string; email: string }
+  | { email: string }
+  | { externalId: string }
+
+interface ViewRow {
+  user_id: string
+  status: MembershipStatus
+  created: Date
+  updated: Date
+  email: string
+  first_name: string
+  last_name: string
+  has_scim: boolean
+  user_name: string
+  user_name_key: string
+  email_key: string | null
+  external_id: string | null
+  active: boolean | null
+  attributes: Record<string, unknown>
+  provisioned: boolean
+  scim_created: Date
+  scim_updated: Date
+  version: number
+  groups: { id: string; display_name: string }[]
+}
+
+/** The tenant's members the look-up finds, each as SCIM shows it, in no particular order. */
+export async function findUserViews(
+  db: Kysely<Database>,
+  tenantId: string,
+  by: ViewLookup,
+): Promise<UserView[]> {
+  const [text, parameters] =
+    'userId' in by
+      ? [TEXTS.userId, [tenantId, by.userId]]
+      : 'userNameKey' in by
+        ? [TEXTS.userName, [tenantId, by.userNameKey, by.email]]
+        : 'email' in by
+          ? [TEXTS.email, [tenantId, by.email]]
+          : [TEXTS.externalId, [tenantId, by.externalId]]
+  const { rows } = await db.executeQuery(CompiledQuery.raw(text, parameters) as CompiledQuery<ViewRow>)
+  return rows.map((row) => ({
+    membership: {
+      userId: row.user_id,
+      email: row.email,
+      firstName: row.first_name,
+      lastName: row.last_name,
+      status: row.status,
+      created: row.created.toISOString(),
+      updated: row.updated.toISOString(),
+    },
+    scim: row.has_scim ? scimRow(tenantId, row) : undefined,
+    groups: row.groups,
+  }))
+}
+
+function scimRow(tenantId: string, row: ViewRow): ScimUserRow {
+  return {
+    tenant_id: tenantId,
+    user_id: row.user_id,
+    user_name: row.user_name,
+    user_name_key: row.user_name_key,
+    email_key: row.email_key,
+    external_id: row.external_id,
+    active: row.active,
+    attributes: row.attributes,
+    provisioned: row.provisioned,
+    created: row.scim_created,
+    updated: row.scim_updated,
+    version: row.version,
+  }
+}

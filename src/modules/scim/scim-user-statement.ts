@@ -1,0 +1,136 @@
+import type { Kysely, Selectable } from 'kysely'
+import type { Database, ScimUsersTable } from '../../db/schema.js'
+import { copyName, copySuffix } from '../../db/statement-batcher.js'
+import { joinPieces, param, piece, raw } from '../../db/statement-pieces.js'
+import { statementTexts } from '../../db/statement-texts.js'
+import { auditEventCtes, auditedInsertCtes, auditedRowShape } from '../../outbox/audited-statement.js'
+import { type AuditForm, executeAudited } from '../../outbox/webhook-fan-out.js'
+import {
+  type DecidedColumns,
+  membershipInsert,
+  membershipShape,
+  newMembershipRecord,
+} from '../memberships/invitation-statement.js'
+import type { MembershipRecordRow } from '../memberships/memberships.repository.js'
+import type { NewMember } from '../memberships/memberships.service.js'
+
+/**
+ * SCIM's create of a new person (API.md §16) as one statement: the platform user and its `user.created`
+ * event, the accepted membership and its `membership.created` event, and the SCIM row — one round trip,
+ * atomic without a transaction, as an invitation is (docs/performance.md, "SCIM creates"). Where it had
+ * four transactions and a dozen statements, a half-done create can no longer be left behind.
+ */
+
+/** The SCIM row of a new user, as stored (its version is the column's default). */
+export type NewScimUserRow = Pick<
+  Selectable<ScimUsersTable>,
+  | 'tenant_id'
+  | 'user_id'
+  | 'user_name'
+  | 'user_name_key'
+  | 'email_key'
+  | 'external_id'
+  | 'active'
+  | 'provisioned'
+  | 'created'
+  | 'updated'
+> & {
+  /** The resource as the directory sent it, as JSON text. */
+  attributes: string
+}
+
+export interface ProvisionWrite {
+  member: NewMember
+  scim: NewScimUserRow
+}
+
+/** The stored membership, and the SCIM row's version. */
+export interface Provisioned {
+  membership: MembershipRecordRow
+  scimVersion: number
+}
+
+/** The SCIM row's columns and their SQL types, in insert order. */
+const SCIM_COLUMNS = [
+  ['tenant_id', 'uuid'],
+  ['user_id', 'uuid'],
+  ['user_name', 'text'],
+  ['user_name_key', 'text'],
+  ['email_key', 'text'],
+  ['external_id', 'text'],
+  ['active', 'boolean'],
+  ['attributes', 'jsonb'],
+  ['provisioned', 'boolean'],
+  ['created', 'timestamptz'],
+  ['updated', 'timestamptz'],
+] as const satisfies readonly (readonly [keyof NewScimUserRow, string])[]
+const SCIM_COLUMN_LIST = raw(SCIM_COLUMNS.map(([column]) => column).join(', '))
+
+/** Which text a write needs: writes of one shape can share a statement (db/statement-batcher.ts). */
+export function provisionShape({ member }: ProvisionWrite): string {
+  return `${auditedRowShape(member.user)}\u0000${membershipShape(member.membership)}`
+}
+
+/**
+ * Writes each new person (several of one shape in one statement, one copy each, its CTEs named by its
+ * place) and answers them in order. A taken e-mail fails the statement on users_email_key, a taken
+ * userName or e-mail among the tenant's SCIM users on scim_users' unique keys; nothing is written then.
+ */
+export async function insertProvisionedUsers(
+  db: Kysely<Database>,
+  writes: readonly ProvisionWrite[],
+): Promise<Provisioned[]> {
+  const first = writes[0]
+  if (!first) return []
+  const statement = (form: AuditForm) => {
+    const copies = writes.map(({ member, scim }, k) => {
+      const membership = raw(copyName('membership', k))
+      const userId = param(member.user.row.id, 'uuid')
+      const scimValues = joinPieces(SCIM_COLUMNS.map(([column, type]) => param(scim[column], type)))
+      return piece`
+      ${auditedInsertCtes('users', 'id', member.user, copyName('new_user', k), form, `_u${copySuffix(k)}`)},
+      ${membership} as (${membershipInsert(member.membership, userId)}),
+      ${auditEventCtes(member.event, { relation: copyName('membership', k) }, form, `_m${copySuffix(k)}`)},
+      ${raw(copyName('scim_user', k))} as (
+        insert into scim_users (${SCIM_COLUMN_LIST}) values (${scimValues}) returning version)`
+    })
+    const answers = writes.map(
+      (_, k) =>
+        piece`select ${raw(String(k))}::int as copy, ${raw(copyName('membership', k))}.*,
+          ${raw(copyName('scim_user', k))}.version as scim_version
+        from ${raw(copyName('membership', k))} cross join ${raw(copyName('scim_user', k))}`,
+    )
+    const whole = piece`with ${joinPieces(copies)} ${joinPieces(answers, ' union all ')}`
+    return statementTexts.compile<ProvisionedRow>(
+      `scim user\u0000${form}\u0000${provisionShape(first)}\u0000${writes.length}`,
+      whole.parameters,
+      () => whole.sql().compile(db) as never,
+    )
+  }
+  const { rows } = await executeAudited(db, statement)
+  const byCopy = new Map(rows.map((row) => [row.copy, row]))
+  return writes.map(({ member }, k) => {
+    const row = byCopy.get(k)
+    if (!row) throw new Error(`INSERT … RETURNING gave no row for copy ${k}`)
+    const { copy: _copy, scim_version, ...decided } = row
+    const user = member.user.row
+    const invitee = {
+      email: user.email,
+      first_name: user.first_name ?? '',
+      last_name: user.last_name ?? '',
+      external_id: user.external_id ?? '',
+      platform_status: user.status,
+    }
+    return {
+      membership: newMembershipRecord(member.membership, { ...decided, ...invitee }, null),
+      scimVersion: scim_version,
+    }
+  })
+}
+
+type ProvisionedRow = DecidedColumns & { copy: number; scim_version: number }
+
+/** Whether the statement's text is reused (for the test that holds the create to it). */
+export function isReusedProvisionShape(): boolean {
+  return statementTexts.reuses('scim user\u0000')
+}
