@@ -29,7 +29,13 @@ const CANDIDATES = {
   externalId: 'select user_id from scim_users where tenant_id = $1 and external_id = $2',
 } as const
 
-/** The read around the candidates: members only, with their SCIM row (if any) and groups. */
+/**
+ * The read around the candidates: members only, with their SCIM row (if any) and groups. The SCIM row and
+ * each group are probed by their whole primary key in a subquery of their own (`offset 0` keeps PostgreSQL
+ * from folding it into a join): as a join, the plan cached for the prepared text — chosen while the tables
+ * were small or never analysed, as with autovacuum off or behind — read every SCIM row of the tenant and
+ * filtered, so a find grew with the tenant's directory (docs/performance.md, "SCIM reads").
+ */
 function viewsOf(candidates: string): string {
   return `with candidates as (${candidates})
     select tu.user_id, tu.status, tu.created, tu.updated, u.email, u.first_name, u.last_name,
@@ -39,12 +45,16 @@ function viewsOf(candidates: string): string {
       coalesce((
         select json_agg(json_build_object('id', g.id, 'display_name', g.display_name) order by g.created)
         from scim_group_members gm
-        join scim_groups g on g.tenant_id = gm.tenant_id and g.id = gm.group_id
-        where gm.tenant_id = tu.tenant_id and gm.user_id = tu.user_id), '[]') as groups
+        cross join lateral (
+          select id, display_name, created from scim_groups where tenant_id = $1 and id = gm.group_id offset 0
+        ) g
+        where gm.tenant_id = $1 and gm.user_id = c.user_id), '[]') as groups
     from candidates c
     join tenant_users tu on tu.tenant_id = $1 and tu.user_id = c.user_id
     join users u on u.id = tu.user_id
-    left join scim_users s on s.tenant_id = tu.tenant_id and s.user_id = tu.user_id`
+    left join lateral (
+      select * from scim_users where tenant_id = $1 and user_id = c.user_id offset 0
+    ) s on true`
 }
 
 const TEXTS = {
