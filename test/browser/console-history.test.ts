@@ -108,6 +108,14 @@ describe('audit export and History links', () => {
       body: { name: 'Sync key', roleId: role.body.result.id },
     })
     expect(key.status).toBe(201)
+    const platformUser = await t.request('POST', '/v1/users', {
+      token: admin,
+      body: {
+        email: `${uniqueName('history').toLowerCase().replace(/\W+/g, '.')}@example.test`,
+        roleId: ROLE_IDS.platformUser,
+      },
+    })
+    expect(platformUser.status).toBe(201)
 
     const cases: { name: string; open: string; link: string; id: string; action: string }[] = [
       {
@@ -137,6 +145,13 @@ describe('audit export and History links', () => {
         link: 'History of Sync key',
         id: key.body.result.id,
         action: 'api_key.created',
+      },
+      {
+        name: 'platform user',
+        open: `${baseUrl}/console/users/${platformUser.body.result.id}`,
+        link: 'History',
+        id: platformUser.body.result.id,
+        action: 'user.created',
       },
     ]
     // The tenant's own History is all its events (with its sub-tenants'), the tenant's creation among them.

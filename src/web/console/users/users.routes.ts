@@ -137,6 +137,7 @@ export function userRoutes(router: FastifyInstance, pages: ConsolePages): void {
           version: read.etag,
           form: signed.form,
           canManage: mayManage(signed),
+          mayReadAudit: signed.login.platformPermissions.includes('VIEW_AUDIT_LOG'),
           errors,
           ...(values ? { values } : {}),
         }),

@@ -71,6 +71,8 @@ export function userBody(o: {
   version: string
   form: () => FormToken
   canManage: boolean
+  /** May read the platform's audit events, where a platform user's history is. */
+  mayReadAudit: boolean
   errors?: Errors | undefined
   values?: Record<string, string>
 }) {
@@ -83,6 +85,7 @@ export function userBody(o: {
 <dt>Password</dt><dd>${u.hasPassword ? 'Set' : 'Not set'}</dd>
 <dt>Password-reset link</dt><dd>${u.resetPasswordExpiryDate ? `live until ${u.resetPasswordExpiryDate.replace('T', ' ').slice(0, 16)} UTC (e-mail ${u.resetPasswordEmailStatus ?? 'not sent'})` : 'None'}</dd>
 </dl>
+${o.mayReadAudit ? html`<p><a href="/console/audit?targetId=${u.id}">History</a></p>` : ''}
 ${
   o.canManage
     ? html`<h2>Edit</h2>
