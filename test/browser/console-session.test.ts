@@ -1,14 +1,11 @@
-import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { BrowserContext, Page } from 'playwright-core'
+import { describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../../src/access/permissions.js'
-import { launchBrowser } from '../helpers/browser.js'
 import { checkPage, expectNoTokenInPage, openPage, signIn } from '../helpers/console.js'
 import { createTenantAsAdmin, insertMembership, insertUser } from '../helpers/fixtures.js'
 import { createTestIdp } from '../helpers/saml-idp.js'
 import { startSamlIdpPages } from '../helpers/saml-idp-pages.js'
-import { FollowingClock, useTestApp } from '../helpers/test-app.js'
+import { useSsoBrowserApp } from '../helpers/sso-browser-app.js'
 
 /**
  * The console session's life in a real Chromium (API.md §17): signing in through the tenant's SAML
@@ -17,40 +14,11 @@ import { FollowingClock, useTestApp } from '../helpers/test-app.js'
  * (sign-out and disabling are in console-tenants.test.ts). The app listens on a port fixed before it is
  * built, as the SSO return URL must name it; its clock follows the wall clock and can be moved on.
  */
-let baseUrl: string
-let port: number
-let browser: Browser
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  return port
-}
-
-const t = useTestApp(async () => {
-  port = await freePort()
-  baseUrl = `http://127.0.0.1:${port}`
-  return {
-    clock: new FollowingClock(),
-    env: {
-      TENANTRY_PUBLIC_URL: baseUrl,
-      TENANTRY_OUTBOUND_ALLOW_HTTP: 'true',
-      TENANTRY_OUTBOUND_ALLOW_PRIVATE: 'true',
-    },
-  }
-})
-beforeAll(async () => {
-  await t.app.listen({ port, host: '127.0.0.1' })
-  browser = await launchBrowser()
-})
-afterAll(async () => {
-  await browser?.close()
-})
+const app = useSsoBrowserApp()
+const t = app.t
 
 async function inContext(steps: (page: Page, errors: string[], context: BrowserContext) => Promise<void>) {
-  const context = await browser.newContext()
+  const context = await app.browser.newContext()
   try {
     const { page, errors } = await openPage(context)
     page.setDefaultTimeout(20_000)
@@ -85,7 +53,7 @@ describe('the console session in Chromium', { timeout: 180_000 }, () => {
       answer.spMetadata = (await t.request('GET', `/v1/sso/${created.body.result.id}/metadata`)).body
 
       await inContext(async (page, errors, context) => {
-        await page.goto(`${baseUrl}/console`)
+        await page.goto(`${app.baseUrl}/console`)
         await page.getByLabel('E-mail').fill(member.email)
         await page.getByRole('button', { name: 'Continue' }).click()
         const provider = page.getByRole('link', { name: 'Sign in with Acme SSO' })
@@ -99,7 +67,7 @@ describe('the console session in Chromium', { timeout: 180_000 }, () => {
         await page.waitForURL(idpPages.ssoUrl)
         await page.getByRole('button', { name: 'Continue' }).click()
         // The ACS sends the browser to /console/sso, whose script hands the token over on this site.
-        await page.waitForURL(`${baseUrl}/console/tenants`)
+        await page.waitForURL(`${app.baseUrl}/console/tenants`)
         expect(await heading(page)).toBe('Tenants')
         expect(await page.getByRole('link', { name: tenant.name }).count()).toBe(1)
         const [cookie] = (await context.cookies()).filter((c) => c.name === 'tenantry_console')
@@ -116,7 +84,7 @@ describe('the console session in Chromium', { timeout: 180_000 }, () => {
   it('ends at once when the person changes their password', async () => {
     const person = await insertUser(t.database.handle.db, { roleId: ROLE_IDS.platformAdministrator })
     await inContext(async (page) => {
-      await signIn(page, baseUrl, person.email, person.password)
+      await signIn(page, app.baseUrl, person.email, person.password)
       expect(await heading(page)).toBe('Tenants')
       const own = await t.tokenFor(person.email, person.password)
       // The change must postdate the session's token (issued times have second precision).
@@ -126,10 +94,10 @@ describe('the console session in Chromium', { timeout: 180_000 }, () => {
         body: { password: 'a brand new passphrase', currentPassword: person.password },
       })
       expect(changed.status, JSON.stringify(changed.body)).toBe(200)
-      await page.goto(`${baseUrl}/console/users`)
+      await page.goto(`${app.baseUrl}/console/users`)
       expect(await heading(page)).toBe('Sign in')
       // Signing in again takes the new password.
-      await signIn(page, baseUrl, person.email, 'a brand new passphrase')
+      await signIn(page, app.baseUrl, person.email, 'a brand new passphrase')
       expect(await heading(page)).toBe('Tenants')
     })
   })
@@ -138,14 +106,14 @@ describe('the console session in Chromium', { timeout: 180_000 }, () => {
   it('ends when its token expires (12 hours)', async () => {
     const person = await insertUser(t.database.handle.db, { roleId: ROLE_IDS.platformAdministrator })
     await inContext(async (page, _errors, context) => {
-      await signIn(page, baseUrl, person.email, person.password)
-      await page.goto(`${baseUrl}/console/users`)
+      await signIn(page, app.baseUrl, person.email, person.password)
+      await page.goto(`${app.baseUrl}/console/users`)
       expect(await heading(page)).toBe('Users')
       t.clock.advance(11 * 3600_000)
-      await page.goto(`${baseUrl}/console/users`)
+      await page.goto(`${app.baseUrl}/console/users`)
       expect(await heading(page)).toBe('Users')
       t.clock.advance(3600_000 + 1000)
-      await page.goto(`${baseUrl}/console/users`)
+      await page.goto(`${app.baseUrl}/console/users`)
       expect(await heading(page)).toBe('Sign in')
       expect((await context.cookies()).filter((c) => c.name === 'tenantry_console' && c.value)).toEqual([])
     })

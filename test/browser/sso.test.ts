@@ -1,17 +1,14 @@
 import { mkdtempSync } from 'node:fs'
-import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { Browser, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
+import { describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../../src/access/permissions.js'
-import { launchBrowser } from '../helpers/browser.js'
 import { createTenantAsAdmin, insertMembership, insertUser } from '../helpers/fixtures.js'
 import { type InteractiveOp, startInteractiveOp } from '../helpers/oidc-op-pages.js'
 import { createTestIdp, type TestIdp } from '../helpers/saml-idp.js'
 import { startSamlIdpPages } from '../helpers/saml-idp-pages.js'
-import { FollowingClock, useTestApp } from '../helpers/test-app.js'
+import { useSsoBrowserApp } from '../helpers/sso-browser-app.js'
 
 /**
  * Single sign-on as a person lives it (docs/sso.md): in a real Chromium, GET /v1/sso/{id}/login sends the
@@ -20,39 +17,8 @@ import { FollowingClock, useTestApp } from '../helpers/test-app.js'
  * its default page, /sso/complete, with the token in the URL fragment. That token then works on the API.
  * On failure a screenshot lands in a fresh temp folder, named in the error.
  */
-let baseUrl: string
-let port: number
-let browser: Browser
-
-/** A loopback port nobody holds now: the public URL must name it before the app is built. */
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  return port
-}
-
-const t = useTestApp(async () => {
-  port = await freePort()
-  baseUrl = `http://127.0.0.1:${port}`
-  // The IdPs live on loopback over plain http: the outbound rule is relaxed as in the other SSO tests.
-  return {
-    clock: new FollowingClock(),
-    env: {
-      TENANTRY_PUBLIC_URL: baseUrl,
-      TENANTRY_OUTBOUND_ALLOW_HTTP: 'true',
-      TENANTRY_OUTBOUND_ALLOW_PRIVATE: 'true',
-    },
-  }
-})
-beforeAll(async () => {
-  await t.app.listen({ port, host: '127.0.0.1' })
-  browser = await launchBrowser()
-})
-afterAll(async () => {
-  await browser?.close()
-})
+const app = useSsoBrowserApp()
+const t = app.t
 
 /** A new tenant with a member whose membership is accepted. */
 async function tenantWithMember() {
@@ -69,7 +35,7 @@ async function tenantWithMember() {
 
 /** Runs `steps` in a fresh browser context; on failure, a screenshot in a temp folder named in the error. */
 async function inChromium(name: string, steps: (page: Page) => Promise<void>): Promise<void> {
-  const context = await browser.newContext()
+  const context = await app.browser.newContext()
   const page = await context.newPage()
   try {
     await steps(page)
@@ -112,7 +78,7 @@ async function expectHandedOver(
 
   const arrival = urls.map((url) => new URL(url)).find((url) => url.hash.includes('token='))
   expect(arrival, `no hand-over with a token among ${urls.join(', ')}`).toBeDefined()
-  expect(arrival!.origin + arrival!.pathname).toBe(`${baseUrl}/sso/complete`)
+  expect(arrival!.origin + arrival!.pathname).toBe(`${app.baseUrl}/sso/complete`)
   const fragment = new URLSearchParams(arrival!.hash.slice(1))
   const token = fragment.get('token') ?? ''
   expect(token).not.toBe('')
@@ -142,21 +108,21 @@ describe('single sign-on in Chromium', () => {
       expect(created.status).toBe(201)
       const providerId: string = created.body.result.id
       answer.spMetadata = (await t.request('GET', `/v1/sso/${providerId}/metadata`)).body
-      expect(answer.spMetadata).toContain(`${baseUrl}/v1/sso/${providerId}/acs`)
+      expect(answer.spMetadata).toContain(`${app.baseUrl}/v1/sso/${providerId}/acs`)
 
       await inChromium('saml', async (page) => {
         const urls = recordNavigations(page)
-        await page.goto(`${baseUrl}/v1/sso/${providerId}/login`)
+        await page.goto(`${app.baseUrl}/v1/sso/${providerId}/login`)
         expect(page.url().startsWith(`${pages.ssoUrl}?SAMLRequest=`)).toBe(true)
         await page.getByLabel('E-mail').fill(member.email)
         await page.getByRole('button', { name: 'Sign in' }).click()
         await page.waitForURL(`${pages.ssoUrl}`)
         const [acs] = await Promise.all([
-          page.waitForResponse((response) => response.url() === `${baseUrl}/v1/sso/${providerId}/acs`),
+          page.waitForResponse((response) => response.url() === `${app.baseUrl}/v1/sso/${providerId}/acs`),
           page.getByRole('button', { name: 'Continue' }).click(),
         ])
         expect(acs.status()).toBe(303)
-        expect(acs.headers().location?.startsWith(`${baseUrl}/sso/complete#token=`)).toBe(true)
+        expect(acs.headers().location?.startsWith(`${app.baseUrl}/sso/complete#token=`)).toBe(true)
         await expectHandedOver(page, urls, member, tenant)
       })
     } finally {
@@ -182,13 +148,13 @@ describe('single sign-on in Chromium', () => {
       expect(created.status).toBe(201)
       const providerId: string = created.body.result.id
       const redirectUri: string = created.body.result.serviceProvider.redirectUri
-      expect(redirectUri).toBe(`${baseUrl}/v1/sso/${providerId}/callback`)
+      expect(redirectUri).toBe(`${app.baseUrl}/v1/sso/${providerId}/callback`)
       op.register(redirectUri)
       const issuer = op.issuer
 
       await inChromium('oidc', async (page) => {
         const urls = recordNavigations(page)
-        await page.goto(`${baseUrl}/v1/sso/${providerId}/login`)
+        await page.goto(`${app.baseUrl}/v1/sso/${providerId}/login`)
         // oidc-provider's sign-in page: any login, any password; the login is the account's e-mail.
         expect(page.url().startsWith(`${issuer}/interaction/`)).toBe(true)
         await page.locator('input[name="login"]').fill(member.email)
@@ -202,7 +168,7 @@ describe('single sign-on in Chromium', () => {
           page.getByRole('button', { name: 'Continue' }).click(),
         ])
         expect(callback.status()).toBe(303)
-        expect(callback.headers().location?.startsWith(`${baseUrl}/sso/complete#token=`)).toBe(true)
+        expect(callback.headers().location?.startsWith(`${app.baseUrl}/sso/complete#token=`)).toBe(true)
         await expectHandedOver(page, urls, member, tenant)
       })
     } finally {

@@ -1,8 +1,8 @@
-import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { launchBrowser } from './browser.js'
 import { signIn } from './console.js'
+import { freePort } from './free-port.js'
 import { createTestApp, FollowingClock, type TestApp } from './test-app.js'
 import { TEST_ADMIN } from './test-env.js'
 
@@ -69,13 +69,4 @@ export async function startAdminConsole(options: { sso?: boolean } = {}): Promis
 export async function htmlOf(page: Page, url: string): Promise<string> {
   const response = await page.request.get(url)
   return response.text()
-}
-
-/** A loopback port nobody holds now: the public URL must name it before the app is built. */
-export async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  return port
 }

@@ -1,4 +1,3 @@
-import { createServer } from 'node:net'
 import { SMTPServer } from 'smtp-server'
 
 /**
@@ -27,16 +26,6 @@ export interface TestSmtpServer {
   /** The messages addressed to `email` (envelope), once there are `count` of them. */
   waitForMailTo(email: string, count: number, timeoutMs?: number): Promise<ReceivedMail[]>
   close(): Promise<void>
-}
-
-/** A port that was free a moment ago: for a server that must come up later on a known address. */
-export async function freePort(): Promise<number> {
-  const probe = createServer()
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))
-  const address = probe.address()
-  await new Promise<void>((resolve) => probe.close(() => resolve()))
-  if (typeof address !== 'object' || !address) throw new Error('no port')
-  return address.port
 }
 
 export interface SmtpServerOptions {

@@ -6,8 +6,8 @@ import type { Database } from '../../src/db/schema.js'
 import { INVITATION_EMAIL, type LeasedRow, leasedRowsQuery } from '../../src/outbox/outbox.repository.js'
 import { OutboxWorker } from '../../src/outbox/outbox-worker.js'
 import { insertUser, REGION_ID, uniqueName } from '../helpers/fixtures.js'
+import { freePort } from '../helpers/free-port.js'
 import { useOutboxFixture } from '../helpers/outbox-fixture.js'
-import { freePort } from '../helpers/smtp.js'
 import { onServerDatabase } from '../helpers/test-database.js'
 
 /**

@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../../src/access/permissions.js'
 import { claimDueRows } from '../../src/outbox/outbox.repository.js'
 import { insertUser } from '../helpers/fixtures.js'
+import { freePort } from '../helpers/free-port.js'
 import { useOutboxFixture } from '../helpers/outbox-fixture.js'
-import { freePort, invitationLinkIn } from '../helpers/smtp.js'
+import { invitationLinkIn } from '../helpers/smtp.js'
 
 /**
  * The invitation e-mail and its delivery (API.md §6): the outbox row written with the invitation, the

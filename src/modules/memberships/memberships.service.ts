@@ -25,6 +25,14 @@ import type { CreateMembershipInput, ListMembershipsQuery, Membership } from './
 
 const READ_PERMISSIONS = ['VIEW_ALL_USERS', 'MANAGE_ALL_USERS'] as const
 
+/** The tenant an enrolment writes into and the role it gives, which the actor may hand out (the ceiling). */
+async function enrollmentWithRole(ctx: ServiceContext, actor: Actor, tenantIdParam: string, roleId: string) {
+  const access = await requireTenantPermission(ctx, actor, tenantIdParam, ['MANAGE_TENANT_ENROLLMENT'])
+  const role = await findTenantRoleFor(ctx, access.tenant, roleId)
+  checkRoleCeiling(role, access.permissions)
+  return { access, tenantId: access.tenant.id, role }
+}
+
 /**
  * Invite a user to a tenant (SPEC §4.3, §3.2; API.md §4.4). `pending` (default) records the user in the
  * tenant without mail; `invited` issues a one-time token valid for TENANTRY_INVITATION_TTL and queues
@@ -37,10 +45,7 @@ export async function createMembership(
   tenantIdParam: string,
   input: CreateMembershipInput,
 ): Promise<Membership> {
-  const access = await requireTenantPermission(ctx, actor, tenantIdParam, ['MANAGE_TENANT_ENROLLMENT'])
-  const tenantId = access.tenant.id
-  const role = await findTenantRoleFor(ctx, access.tenant, input.roleId)
-  checkRoleCeiling(role, access.permissions)
+  const { access, tenantId, role } = await enrollmentWithRole(ctx, actor, tenantIdParam, input.roleId)
 
   const now = ctx.clock.now()
   const email = normalizeEmail(input.email)
@@ -139,10 +144,7 @@ export async function newMemberWithUser(
   tenantIdParam: string,
   input: { email: string; roleId: string; firstName: string; lastName: string },
 ): Promise<NewMember> {
-  const access = await requireTenantPermission(ctx, actor, tenantIdParam, ['MANAGE_TENANT_ENROLLMENT'])
-  const tenantId = access.tenant.id
-  const role = await findTenantRoleFor(ctx, access.tenant, input.roleId)
-  checkRoleCeiling(role, access.permissions)
+  const { tenantId, role } = await enrollmentWithRole(ctx, actor, tenantIdParam, input.roleId)
   const now = ctx.clock.now()
   const email = normalizeEmail(input.email)
   const row = await newPlatformUser(

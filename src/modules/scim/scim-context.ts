@@ -42,7 +42,7 @@ export function createScimDefaultRoleCache(access: AccessControl): TtlCache<stri
 
 /**
  * defaultRoleId for a create, from a cache of a few seconds: an initial sync creates thousands of users
- * in a row, and the read would be one statement of each (docs/performance.md, "SCIM creates"). A change
+ * in a row, and the read would be one statement of each (docs/performance.md, "SCIM creates and reads"). A change
  * of the setting in this process clears it (forgetDefaultRole); one in another process is seen within
  * the TTL, as a role change is. The role itself is still checked on every create.
  */

@@ -60,23 +60,23 @@ async function provisionNewPerson(
   })
   const now = member.membership.now
   const userId = member.user.row.id
+  const row = {
+    tenant_id: tenantId,
+    user_id: userId,
+    user_name: userName,
+    user_name_key: userName.toLowerCase(),
+    email_key: email,
+    external_id: (input.stored.externalId as string | undefined) ?? null,
+    active: input.active ?? null,
+    provisioned: true,
+    created: now,
+    updated: now,
+  }
   let written: Awaited<ReturnType<typeof writeProvisionedUser>>
   try {
     written = await writeProvisionedUser(ctx, {
       member,
-      scim: {
-        tenant_id: tenantId,
-        user_id: userId,
-        user_name: userName,
-        user_name_key: userName.toLowerCase(),
-        email_key: email,
-        external_id: (input.stored.externalId as string | undefined) ?? null,
-        active: input.active ?? null,
-        attributes: JSON.stringify(input.stored),
-        provisioned: true,
-        created: now,
-        updated: now,
-      },
+      scim: { ...row, attributes: JSON.stringify(input.stored) },
     })
   } catch (error) {
     if (error instanceof AppError && error.reason === 'email_taken') return undefined
@@ -87,20 +87,7 @@ async function provisionNewPerson(
     await applyActive(call, membership, false)
     return toScimUser(await loadView(call, userId), call.baseUrl)
   }
-  const scim: ScimUserRow = {
-    tenant_id: tenantId,
-    user_id: userId,
-    user_name: userName,
-    user_name_key: userName.toLowerCase(),
-    email_key: email,
-    external_id: (input.stored.externalId as string | undefined) ?? null,
-    active: input.active ?? null,
-    attributes: input.stored,
-    provisioned: true,
-    created: now,
-    updated: now,
-    version: written.scimVersion,
-  }
+  const scim: ScimUserRow = { ...row, attributes: input.stored, version: written.scimVersion }
   return toScimUser({ membership, scim, groups: [] }, call.baseUrl)
 }
 

@@ -7,7 +7,7 @@ import type { UserView } from './scim-resources.js'
  * A SCIM user as one statement reads it (API.md §16): the membership, the platform user's names, the
  * SCIM row and the groups, for a user id or an index look-up — by userName, e-mail or externalId. Okta and
  * Entra ID look every user up by userName on every sync, and three reads were most of that request's cost
- * (docs/performance.md, "SCIM reads"). Each look-up's text is a constant, so it is prepared once per
+ * (docs/performance.md, "SCIM creates and reads"). Each look-up's text is a constant, so it is prepared once per
  * connection (db/prepared-pool.ts) and never built again.
  */
 
@@ -34,7 +34,7 @@ const CANDIDATES = {
  * each group are probed by their whole primary key in a subquery of their own (`offset 0` keeps PostgreSQL
  * from folding it into a join): as a join, the plan cached for the prepared text — chosen while the tables
  * were small or never analysed, as with autovacuum off or behind — read every SCIM row of the tenant and
- * filtered, so a find grew with the tenant's directory (docs/performance.md, "SCIM reads").
+ * filtered, so a find grew with the tenant's directory (docs/performance.md, "SCIM creates and reads").
  */
 function viewsOf(candidates: string): string {
   return `with candidates as (${candidates})

@@ -17,7 +17,7 @@ import type { NewMember } from '../memberships/memberships.service.js'
 /**
  * SCIM's create of a new person (API.md §16) as one statement: the platform user and its `user.created`
  * event, the accepted membership and its `membership.created` event, and the SCIM row — one round trip,
- * atomic without a transaction, as an invitation is (docs/performance.md, "SCIM creates"). Where it had
+ * atomic without a transaction, as an invitation is (docs/performance.md, "SCIM creates and reads"). Where it had
  * four transactions and a dozen statements, a half-done create can no longer be left behind.
  */
 

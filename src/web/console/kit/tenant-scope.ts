@@ -15,7 +15,7 @@ export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 export async function readTenantFor(
   signed: Signed,
   tenantId: string,
-): Promise<{ refused: PageResult } | { tenant: TenantOf }> {
+): Promise<{ refused: PageResult } | { tenant: TenantOf; etag: string }> {
   if (!UUID.test(tenantId))
     return {
       refused: refusalPage(signed, { code: 404, reason: 'tenant_not_found', message: 'No such tenant' }),
@@ -24,7 +24,7 @@ export async function readTenantFor(
     params: { path: { tenantId } },
   })
   if (!data) return { refused: refusalPage(signed, apiErrorOf(error, response.status)) }
-  return { tenant: data.result }
+  return { tenant: data.result, etag: response.headers.get('etag') ?? '' }
 }
 
 /** Tenants › {tenant} › {section} › … : the trail of a page under a tenant. */

@@ -4,14 +4,8 @@ import { html } from '../../../html.js'
 import { apiErrorOf } from '../api/client.js'
 import type { FormToken } from '../kit/form-token.js'
 import { formTokenFields, selectField, text } from '../kit/forms.js'
-import {
-  type ConsolePages,
-  changedMeanwhilePage,
-  type PageResult,
-  refusalPage,
-  type Signed,
-} from '../kit/pages.js'
-import { type TenantOf, tenantCrumbs, UUID } from '../kit/tenant-scope.js'
+import { type ConsolePages, changedMeanwhilePage, type PageResult, refusalPage } from '../kit/pages.js'
+import { readTenantFor, tenantCrumbs, UUID } from '../kit/tenant-scope.js'
 import { PASSWORD_POLICY } from '../tenants/tenants.views.js'
 
 type Policy = keyof typeof PASSWORD_POLICY
@@ -73,24 +67,9 @@ ${
 export function passwordPolicyRoutes(router: FastifyInstance, pages: ConsolePages): void {
   const path = '/console/tenants/:tenantId/password-policy'
 
-  async function readTenant(
-    signed: Signed,
-    tenantId: string,
-  ): Promise<{ refused: PageResult } | { tenant: Tenant & TenantOf; etag: string }> {
-    if (!UUID.test(tenantId))
-      return {
-        refused: refusalPage(signed, { code: 404, reason: 'tenant_not_found', message: 'No such tenant' }),
-      }
-    const { data, error, response } = await signed.api.GET('/v1/tenants/{tenantId}', {
-      params: { path: { tenantId } },
-    })
-    if (!data) return { refused: refusalPage(signed, apiErrorOf(error, response.status)) }
-    return { tenant: data.result, etag: response.headers.get('etag') ?? '' }
-  }
-
   router.get(path, { schema: { hide: true } }, (request, reply) =>
     pages.signedIn(request, reply, async (signed): Promise<PageResult> => {
-      const read = await readTenant(signed, (request.params as { tenantId: string }).tenantId)
+      const read = await readTenantFor(signed, (request.params as { tenantId: string }).tenantId)
       if ('refused' in read) return read.refused
       const query = request.query as Record<string, unknown>
       const proposed = policyOf(query.proposed)

@@ -11,16 +11,9 @@ import {
   refusalPage,
   type Signed,
 } from '../kit/pages.js'
-import { UUID } from '../kit/tenant-scope.js'
+import { readTenantFor, UUID } from '../kit/tenant-scope.js'
 import { emptyValues, valuesOf } from './tenant-form-values.js'
-import {
-  type Tenant,
-  type TenantFormValues,
-  type TreeNode,
-  tenantBody,
-  tenantForm,
-  treeBody,
-} from './tenants.views.js'
+import { type TenantFormValues, type TreeNode, tenantBody, tenantForm, treeBody } from './tenants.views.js'
 
 /** Children drawn under one open node; a tenant's page lists more. */
 const CHILDREN_PER_NODE = 100
@@ -118,7 +111,7 @@ export function tenantRoutes(router: FastifyInstance, pages: ConsolePages): void
   router.get('/console/tenants/:tenantId', { schema: { hide: true } }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
       const { tenantId } = request.params as { tenantId: string }
-      const tenant = await readTenant(signed, tenantId)
+      const tenant = await readTenantFor(signed, tenantId)
       if ('refused' in tenant) return tenant.refused
       const t = tenant.tenant
       const [children, regions] = await Promise.all([
@@ -154,7 +147,7 @@ export function tenantRoutes(router: FastifyInstance, pages: ConsolePages): void
   router.get('/console/tenants/:tenantId/edit', { schema: { hide: true } }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
       const { tenantId } = request.params as { tenantId: string }
-      const tenant = await readTenant(signed, tenantId)
+      const tenant = await readTenantFor(signed, tenantId)
       if ('refused' in tenant) return tenant.refused
       const admin = await signed.api.GET('/v1/users/{userId}', {
         params: { path: { userId: tenant.tenant.adminUserId } },
@@ -178,7 +171,7 @@ export function tenantRoutes(router: FastifyInstance, pages: ConsolePages): void
       const { tenantId } = request.params as { tenantId: string }
       const form = request.body as Record<string, unknown>
       const values = valuesOf(form)
-      const current = await readTenant(signed, tenantId)
+      const current = await readTenantFor(signed, tenantId)
       if ('refused' in current) return current.refused
       // The policy is shown, not edited, here (its own page says first what a change would do).
       values.cxengageIdentityProvider = current.tenant.cxengageIdentityProvider
@@ -220,21 +213,6 @@ export function tenantRoutes(router: FastifyInstance, pages: ConsolePages): void
     }),
   )
 
-  async function readTenant(
-    signed: Signed,
-    tenantId: string,
-  ): Promise<{ refused: PageResult } | { tenant: Tenant; etag: string }> {
-    if (!UUID.test(tenantId))
-      return {
-        refused: refusalPage(signed, { code: 404, reason: 'tenant_not_found', message: 'No such tenant' }),
-      }
-    const { data, error, response } = await signed.api.GET('/v1/tenants/{tenantId}', {
-      params: { path: { tenantId } },
-    })
-    if (!data) return { refused: refusalPage(signed, apiErrorOf(error, response.status)) }
-    return { tenant: data.result, etag: response.headers.get('etag') ?? '' }
-  }
-
   async function newTenantPage(
     signed: Signed,
     parentId: string,
@@ -246,7 +224,7 @@ export function tenantRoutes(router: FastifyInstance, pages: ConsolePages): void
     if (!values.regionId) values.regionId = regions[0]?.id ?? ''
     let parent: { id: string; name: string } | undefined
     if (UUID.test(parentId)) {
-      const read = await readTenant(signed, parentId)
+      const read = await readTenantFor(signed, parentId)
       if ('refused' in read) return read.refused
       parent = { id: read.tenant.id, name: read.tenant.name }
     }
