@@ -13,7 +13,8 @@ import type { ExtensionRecord } from './memberships.schemas.js'
 
 /**
  * SQL for memberships (table tenant_users): reads, updates and deletes. Each function takes the executor
- * (db or transaction) first. New memberships are inserted by invitation-statement.ts.
+ * (db or transaction) first. New memberships are inserted by membership-insert.ts
+ * and invitation-statement.ts.
  */
 
 type Executor = Kysely<Database> | Transaction<Database>

@@ -10,7 +10,7 @@ import {
   membershipInsert,
   membershipShape,
   newMembershipRecord,
-} from '../memberships/invitation-statement.js'
+} from '../memberships/membership-insert.js'
 import type { MembershipRecordRow } from '../memberships/memberships.repository.js'
 import type { NewMember } from '../memberships/memberships.service.js'
 
