@@ -11,7 +11,7 @@ import {
   refusalPage,
   type Signed,
 } from '../kit/pages.js'
-import { type TenantOf, tenantCrumbs } from '../kit/tenant-scope.js'
+import { type TenantOf, tenantListPage } from '../kit/tenant-scope.js'
 import {
   fieldValuesOf,
   integrationErrorsOf,
@@ -55,17 +55,12 @@ export function integrationRoutes(router: FastifyInstance, pages: ConsolePages):
       })
       if (!data) return refusalPage(signed, apiErrorOf(error, response.status))
       const notice = NOTICES[text((request.query as Record<string, unknown>).done)]
-      return [
-        200,
-        signed.page(
-          {
-            title: `Integrations of ${read.tenant.name}`,
-            area: 'tenants',
-            crumbs: tenantCrumbs(read.tenant, ['Integrations', undefined]),
-          },
-          integrationsBody({ tenant: read.tenant, integrations: data.result, notice }),
-        ),
-      ]
+      return tenantListPage(
+        signed,
+        read.tenant,
+        'Integrations',
+        integrationsBody({ tenant: read.tenant, integrations: data.result, notice }),
+      )
     }),
   )
 

@@ -1,4 +1,5 @@
 import type { paths } from '../../../../generated/openapi.js'
+import type { SafeHtml } from '../../../html.js'
 import { apiErrorOf } from '../api/client.js'
 import type { Choice } from './forms.js'
 import { type PageResult, permissionsIn, refusalPage, type Signed } from './pages.js'
@@ -28,6 +29,21 @@ export async function readTenantFor(
 }
 
 /** Tenants › {tenant} › {section} › … : the trail of a page under a tenant. */
+/** A tenant's list page ("Roles of Acme", …): 200, under the tenant's crumbs, in the Tenants area. */
+export function tenantListPage(signed: Signed, tenant: TenantOf, label: string, body: SafeHtml): PageResult {
+  return [
+    200,
+    signed.page(
+      {
+        title: `${label} of ${tenant.name}`,
+        area: 'tenants',
+        crumbs: tenantCrumbs(tenant, [label, undefined]),
+      },
+      body,
+    ),
+  ]
+}
+
 export function tenantCrumbs(
   tenant: { id: string; name: string },
   ...rest: [string, string | undefined][]

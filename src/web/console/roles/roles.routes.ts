@@ -11,7 +11,7 @@ import {
   refusalPage,
   type Signed,
 } from '../kit/pages.js'
-import { readTenantFor, type TenantOf, tenantCrumbs, UUID } from '../kit/tenant-scope.js'
+import { readTenantFor, type TenantOf, tenantCrumbs, tenantListPage, UUID } from '../kit/tenant-scope.js'
 import { type Permission, type RoleFormValues, roleForm, rolesBody } from './roles.views.js'
 
 type Params = { tenantId: string; roleId?: string }
@@ -67,21 +67,16 @@ export function roleRoutes(router: FastifyInstance, pages: ConsolePages): void {
         params: { path: { tenantId: read.tenant.id } },
       })
       if (!data) return refusalPage(signed, apiErrorOf(error, response.status))
-      return [
-        200,
-        signed.page(
-          {
-            title: `Roles of ${read.tenant.name}`,
-            area: 'tenants',
-            crumbs: tenantCrumbs(read.tenant, ['Roles', undefined]),
-          },
-          rolesBody({
-            tenant: read.tenant,
-            roles: data.result,
-            mayManage: mineIn(signed, read.tenant).has('MANAGE_ALL_ROLES'),
-          }),
-        ),
-      ]
+      return tenantListPage(
+        signed,
+        read.tenant,
+        'Roles',
+        rolesBody({
+          tenant: read.tenant,
+          roles: data.result,
+          mayManage: mineIn(signed, read.tenant).has('MANAGE_ALL_ROLES'),
+        }),
+      )
     }),
   )
 

@@ -10,7 +10,7 @@ import {
   refusalPage,
   type Signed,
 } from '../kit/pages.js'
-import { readTenantFor, type TenantOf, tenantCrumbs, UUID } from '../kit/tenant-scope.js'
+import { readTenantFor, type TenantOf, tenantCrumbs, tenantListPage, UUID } from '../kit/tenant-scope.js'
 import {
   type IdentityProvider,
   NOTICES,
@@ -79,17 +79,12 @@ export function identityProviderRoutes(router: FastifyInstance, pages: ConsolePa
         params: { path: { tenantId: read.tenant.id } },
       })
       if (!data) return refusalPage(signed, apiErrorOf(error, response.status))
-      return [
-        200,
-        signed.page(
-          {
-            title: `Identity providers of ${read.tenant.name}`,
-            area: 'tenants',
-            crumbs: tenantCrumbs(read.tenant, ['Identity providers', undefined]),
-          },
-          providersBody({ tenant: read.tenant, providers: data.result }),
-        ),
-      ]
+      return tenantListPage(
+        signed,
+        read.tenant,
+        'Identity providers',
+        providersBody({ tenant: read.tenant, providers: data.result }),
+      )
     }),
   )
 

@@ -5,7 +5,7 @@ import { apiErrorOf } from '../api/client.js'
 import type { FormToken } from '../kit/form-token.js'
 import { formTokenFields, selectField, text } from '../kit/forms.js'
 import { type ConsolePages, changedMeanwhilePage, type PageResult, refusalPage } from '../kit/pages.js'
-import { readTenantFor, tenantCrumbs, UUID } from '../kit/tenant-scope.js'
+import { readTenantFor, tenantListPage, UUID } from '../kit/tenant-scope.js'
 import { PASSWORD_POLICY } from '../tenants/tenants.views.js'
 
 type Policy = keyof typeof PASSWORD_POLICY
@@ -84,24 +84,19 @@ export function passwordPolicyRoutes(router: FastifyInstance, pages: ConsolePage
         if (!data) return refusalPage(signed, apiErrorOf(error, response.status))
         impact = data.result
       }
-      return [
-        200,
-        signed.page(
-          {
-            title: `Password policy of ${read.tenant.name}`,
-            area: 'tenants',
-            crumbs: tenantCrumbs(read.tenant, ['Password policy', undefined]),
-          },
-          policyBody({
-            tenant: read.tenant,
-            proposed,
-            impact,
-            token: signed.form(),
-            version: read.etag,
-            changed: text(query.done) === 'changed',
-          }),
-        ),
-      ]
+      return tenantListPage(
+        signed,
+        read.tenant,
+        'Password policy',
+        policyBody({
+          tenant: read.tenant,
+          proposed,
+          impact,
+          token: signed.form(),
+          version: read.etag,
+          changed: text(query.done) === 'changed',
+        }),
+      )
     }),
   )
 

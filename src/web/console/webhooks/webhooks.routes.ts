@@ -10,7 +10,7 @@ import {
   refusalPage,
   type Signed,
 } from '../kit/pages.js'
-import { readTenantFor, type TenantOf, tenantCrumbs, UUID } from '../kit/tenant-scope.js'
+import { readTenantFor, type TenantOf, tenantCrumbs, tenantListPage, UUID } from '../kit/tenant-scope.js'
 import {
   alreadyShownBody,
   eventsOf,
@@ -58,17 +58,12 @@ export function webhookRoutes(router: FastifyInstance, pages: ConsolePages): voi
         params: { path: { tenantId: read.tenant.id } },
       })
       if (!data) return refusalPage(signed, apiErrorOf(error, response.status))
-      return [
-        200,
-        signed.page(
-          {
-            title: `Webhooks of ${read.tenant.name}`,
-            area: 'tenants',
-            crumbs: tenantCrumbs(read.tenant, ['Webhooks', undefined]),
-          },
-          webhooksBody({ tenant: read.tenant, hooks: data.result }),
-        ),
-      ]
+      return tenantListPage(
+        signed,
+        read.tenant,
+        'Webhooks',
+        webhooksBody({ tenant: read.tenant, hooks: data.result }),
+      )
     }),
   )
 
