@@ -52,10 +52,6 @@ export default defineConfig({
     hookTimeout: 90_000,
     pool: 'forks',
     maxWorkers: 2,
-    // A worker keeps its module cache from one file to the next: each file still builds its own app and
-    // database, and no test mocks a module or changes the environment, so sharing the imports is safe —
-    // and it saves the ~4 s of importing the service that every file paid again (CI: 230 s → 22 s).
-    isolate: false,
     reporters: process.env.CI ? ['default'] : ['default'],
   },
 })
