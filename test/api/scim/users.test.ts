@@ -303,6 +303,40 @@ describe('PATCH forms (Okta, Entra ID)', () => {
 })
 
 describe('queries', () => {
+  it('userName eq finds the SCIM user of that name, and a member SCIM never touched whose e-mail it is', async () => {
+    const s = await scimTenant(t)
+    const shared = uniqueEmail('shared')
+    // A SCIM user whose userName is an address that is not its e-mail…
+    const named = await s.scim(
+      'POST',
+      '/Users',
+      userBody(shared, { emails: [{ value: uniqueEmail('own'), type: 'work', primary: true }] }),
+    )
+    expect(named.status).toBe(201)
+    const one = await s.scim('GET', q(`userName eq "${shared.toUpperCase()}"`))
+    expect(one.body.Resources.map((r: { id: string }) => r.id)).toEqual([named.body.id])
+    // …and a member SCIM never touched whose e-mail that address is: both answer to it.
+    await t.request('POST', '/v1/users', {
+      token: admin,
+      body: { email: shared, roleId: ROLE_IDS.platformUser },
+    })
+    const member = await t.request('POST', `/v1/tenants/${s.tenantId}/users`, {
+      token: admin,
+      body: { email: shared, roleId: ROLE_IDS.agent, status: 'accepted' },
+    })
+    expect(member.status).toBe(201)
+    const both = await s.scim('GET', q(`userName eq "${shared}"`))
+    expect(both.body.Resources.map((r: { id: string }) => r.id).sort()).toEqual(
+      [named.body.id, member.body.result.userId].sort(),
+    )
+    // A SCIM user whose userName is its e-mail is found alone, in one look-up.
+    const plain = uniqueEmail('plain')
+    const made = await s.scim('POST', '/Users', userBody(plain))
+    const found = await s.scim('GET', q(`userName eq "${plain}"`))
+    expect(found.body.Resources.map((r: { id: string }) => r.id)).toEqual([made.body.id])
+    expect((await s.scim('GET', q(`userName eq "${uniqueEmail('nobody')}"`))).body.totalResults).toBe(0)
+  })
+
   it('filters with eq, pr and and on the listed attributes, pages by startIndex/count in order of creation', async () => {
     const s = await scimTenant(t)
     const ids: string[] = []
