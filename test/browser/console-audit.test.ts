@@ -1,20 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { checkPage } from '../helpers/console.js'
-import { type AdminConsole, startAdminConsole } from '../helpers/console-admin.js'
+import { useAdminConsole } from '../helpers/console-admin.js'
 import { createTenantAsAdmin, uniqueName } from '../helpers/fixtures.js'
 
 /**
  * The audit pages in a real Chromium (API.md §17): a tenant's History shows a rename as old → new and a
  * webhook's secret only as ********; filters by action and target; the platform's events page.
  */
-let c: AdminConsole
-
-beforeAll(async () => {
-  c = await startAdminConsole()
-}, 300_000)
-afterAll(async () => {
-  await c?.close()
-})
+const c = useAdminConsole()
 
 describe('audit pages', () => {
   it("shows a tenant's rename as old → new and secrets only as ********, filtered", async () => {

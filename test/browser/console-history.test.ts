@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../../src/access/permissions.js'
 import { checkPage } from '../helpers/console.js'
-import { type AdminConsole, startAdminConsole } from '../helpers/console-admin.js'
+import { useAdminConsole } from '../helpers/console-admin.js'
 import { createTenantAsAdmin, insertUser, uniqueName } from '../helpers/fixtures.js'
 import { TEST_ADMIN } from '../helpers/test-env.js'
 
@@ -11,14 +11,7 @@ import { TEST_ADMIN } from '../helpers/test-env.js'
  * file holds exactly the filtered events; the actor filter takes an e-mail; each record's page links to
  * the audit list filtered to that record, and the link lands on that record's events.
  */
-let c: AdminConsole
-
-beforeAll(async () => {
-  c = await startAdminConsole()
-}, 300_000)
-afterAll(async () => {
-  await c?.close()
-})
+const c = useAdminConsole()
 
 /** The event ids of a CSV export (the first column; changes are JSON, quoted, so rows are parsed). */
 function csvIds(text: string): string[] {

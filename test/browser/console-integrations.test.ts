@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { openSecret, type StoredProperties } from '../../src/modules/integrations/integration-secrets.js'
 import { checkPage } from '../helpers/console.js'
-import { type AdminConsole, htmlOf, startAdminConsole } from '../helpers/console-admin.js'
+import { htmlOf, useAdminConsole } from '../helpers/console-admin.js'
 import { createTenantAsAdmin } from '../helpers/fixtures.js'
 
 /**
@@ -10,14 +10,7 @@ import { createTenantAsAdmin } from '../helpers/fixtures.js'
  * after a reload, replaced from the edit form, activation refused naming what is missing, a stale edit
  * answered "changed meanwhile", and delete after a confirmation.
  */
-let c: AdminConsole
-
-beforeAll(async () => {
-  c = await startAdminConsole()
-}, 300_000)
-afterAll(async () => {
-  await c?.close()
-})
+const c = useAdminConsole()
 
 /** The secret as stored, decrypted: what the integration will use (the pages never show it). */
 async function storedSecret(tenantId: string, id: string, key: string): Promise<string> {

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../../src/access/permissions.js'
 import { checkPage } from '../helpers/console.js'
-import { type AdminConsole, htmlOf, startAdminConsole } from '../helpers/console-admin.js'
+import { htmlOf, useAdminConsole } from '../helpers/console-admin.js'
 import { createTenantAsAdmin, uniqueName } from '../helpers/fixtures.js'
 
 /**
@@ -10,14 +10,7 @@ import { createTenantAsAdmin, uniqueName } from '../helpers/fixtures.js'
  * works and stops working once the key is disabled from the page; the SCIM settings (base URL, default
  * role, a directory group mapped to a role) are set from the page.
  */
-let c: AdminConsole
-
-beforeAll(async () => {
-  c = await startAdminConsole()
-}, 300_000)
-afterAll(async () => {
-  await c?.close()
-})
+const c = useAdminConsole()
 
 describe('API keys and SCIM pages', () => {
   it('creates a key whose secret is shown once, never again; disabling it from the page stops it', async () => {

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { checkPage } from '../helpers/console.js'
-import { type AdminConsole, startAdminConsole } from '../helpers/console-admin.js'
+import { useAdminConsole } from '../helpers/console-admin.js'
 import { createTenantAsAdmin, memberWithToken, uniqueName } from '../helpers/fixtures.js'
 
 /**
@@ -8,14 +8,7 @@ import { createTenantAsAdmin, memberWithToken, uniqueName } from '../helpers/fix
  * check-boxes; for a person who may manage roles but holds only some permissions, the others are
  * disabled with the reason before they try (the role ceiling made visible).
  */
-let c: AdminConsole
-
-beforeAll(async () => {
-  c = await startAdminConsole()
-}, 300_000)
-afterAll(async () => {
-  await c?.close()
-})
+const c = useAdminConsole()
 
 describe('role pages', () => {
   it('creates and edits a role with permission check-boxes', async () => {

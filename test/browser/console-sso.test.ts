@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../../src/access/permissions.js'
 import { checkPage } from '../helpers/console.js'
-import { type AdminConsole, htmlOf, startAdminConsole } from '../helpers/console-admin.js'
+import { htmlOf, useAdminConsole } from '../helpers/console-admin.js'
 import { createTenantAsAdmin, insertMembership, insertUser } from '../helpers/fixtures.js'
 import { startInteractiveOp } from '../helpers/oidc-op-pages.js'
 import { createTestIdp, type TestIdp } from '../helpers/saml-idp.js'
@@ -18,14 +18,7 @@ import { startSamlIdpPages } from '../helpers/saml-idp-pages.js'
  * without signing anyone in; the password policy page saying first how many members would lose password
  * sign-in.
  */
-let c: AdminConsole
-
-beforeAll(async () => {
-  c = await startAdminConsole({ sso: true })
-}, 300_000)
-afterAll(async () => {
-  await c?.close()
-})
+const c = useAdminConsole({ sso: true })
 
 async function tenantWithMembers(count: number) {
   const tenant = await createTenantAsAdmin(c.t)

@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { afterAll, beforeAll } from 'vitest'
 import { launchBrowser } from './browser.js'
 import { signIn } from './console.js'
 import { freePort } from './free-port.js'
@@ -21,6 +22,21 @@ export interface AdminConsole {
   page: Page
   errors: string[]
   close(): Promise<void>
+}
+
+/**
+ * A file's admin console: started before its tests (startAdminConsole), closed after them. The object
+ * returned is filled in when the file starts, so tests read its fields inside their bodies.
+ */
+export function useAdminConsole(options: { sso?: boolean } = {}): AdminConsole {
+  const c = {} as AdminConsole
+  beforeAll(async () => {
+    Object.assign(c, await startAdminConsole(options))
+  }, 300_000)
+  afterAll(async () => {
+    await c.close?.()
+  })
+  return c
 }
 
 /**

@@ -1,5 +1,6 @@
 import { expect } from 'vitest'
 import { ROLE_IDS } from '../../src/access/permissions.js'
+import { createTenantAsAdmin, insertMembership, insertUser, memberWithToken } from './fixtures.js'
 import type { TestApp } from './test-app.js'
 
 /**
@@ -30,4 +31,21 @@ export function expectNoSecrets(body: unknown): void {
   const text = JSON.stringify(body)
   expect(text).not.toMatch(/\$argon2/)
   expect(text).not.toMatch(/"(password|passwordHash|password_hash|token|secret|secretHash)"/i)
+}
+
+/**
+ * A tenant whose Supervisor acts on people around it: `member` (an Agent there), `boss` (a Platform
+ * Administrator who is an Agent there too) and `stranger` (no membership in it).
+ */
+export async function supervisorAndOthers(t: TestApp) {
+  const db = t.database.handle.db
+  const tenant = await createTenantAsAdmin(t)
+  const supervisor = await memberWithToken(t, tenant.id, ROLE_IDS.supervisor)
+  const member = await insertUser(db)
+  const stranger = await insertUser(db)
+  const boss = await insertUser(db, { roleId: ROLE_IDS.platformAdministrator })
+  for (const person of [member, boss])
+    await insertMembership(db, { tenantId: tenant.id, userId: person.id, roleId: ROLE_IDS.agent })
+  t.ctx.access.invalidate()
+  return { tenant, supervisor, member, stranger, boss }
 }

@@ -42,9 +42,9 @@ export function createScimDefaultRoleCache(access: AccessControl): TtlCache<stri
 
 /**
  * defaultRoleId for a create, from a cache of a few seconds: an initial sync creates thousands of users
- * in a row, and the read would be one statement of each (docs/performance.md, "SCIM creates and reads"). A change
- * of the setting in this process clears it (forgetDefaultRole); one in another process is seen within
- * the TTL, as a role change is. The role itself is still checked on every create.
+ * in a row, and the read would be one statement of each (docs/performance.md, "SCIM creates and reads").
+ * A change of the setting in this process clears it (forgetDefaultRole); one in another process is seen
+ * within the TTL, as a role change is. The role itself is still checked on every create.
  */
 export async function provisioningRoleId(call: Pick<ScimCall, 'ctx' | 'tenantId'>): Promise<string> {
   return call.ctx.scimDefaultRoles.getOrLoad(call.tenantId, () => defaultRoleId(call))

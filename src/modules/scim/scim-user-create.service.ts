@@ -10,7 +10,7 @@ import {
 } from '../memberships/memberships.service.js'
 import { findUserByEmail } from '../users/users.repository.js'
 import { findScimUser, insertScimUser, type ScimUserRow } from './scim.repository.js'
-import { defaultRoleId, provisioningRoleId, requireScim, type ScimCall } from './scim-context.js'
+import { provisioningRoleId, requireScim, type ScimCall } from './scim-context.js'
 import { uniqueness } from './scim-error.js'
 import type { Patchable } from './scim-patch.js'
 import { type Resource, toScimUser } from './scim-resources.js'
@@ -60,18 +60,7 @@ async function provisionNewPerson(
   })
   const now = member.membership.now
   const userId = member.user.row.id
-  const row = {
-    tenant_id: tenantId,
-    user_id: userId,
-    user_name: userName,
-    user_name_key: userName.toLowerCase(),
-    email_key: email,
-    external_id: (input.stored.externalId as string | undefined) ?? null,
-    active: input.active ?? null,
-    provisioned: true,
-    created: now,
-    updated: now,
-  }
+  const row = scimRowOf(tenantId, userId, userName, email, input, true, now)
   let written: Awaited<ReturnType<typeof writeProvisionedUser>>
   try {
     written = await writeProvisionedUser(ctx, {
@@ -117,7 +106,7 @@ async function linkExistingPerson(
     const names = namesOf(input.stored)
     membership = await createMembership(ctx, actor, tenantId, {
       email,
-      roleId: await defaultRoleId(call),
+      roleId: await provisioningRoleId(call),
       status: 'accepted',
       // An unknown e-mail becomes a platform user (Platform User role, no password).
       ...(existing ? {} : { platformRoleId: ROLE_IDS.platformUser, ...names }),
@@ -127,17 +116,8 @@ async function linkExistingPerson(
   try {
     await ctx.db.transaction().execute(async (tx) => {
       await insertScimUser(tx, {
-        tenant_id: tenantId,
-        user_id: membership.userId,
-        user_name: userName,
-        user_name_key: userName.toLowerCase(),
-        email_key: email,
-        external_id: (input.stored.externalId as string | undefined) ?? null,
-        active: input.active ?? null,
+        ...scimRowOf(tenantId, membership.userId, userName, email, input, !existing, now),
         attributes: JSON.stringify(input.stored),
-        provisioned: !existing,
-        created: now,
-        updated: now,
       })
       if (!created) await recordScimUpdate(call, tx, membership.userId, {}, input.stored)
     })
@@ -150,4 +130,28 @@ async function linkExistingPerson(
   }
   await applyActive(call, membership, input.active)
   return toScimUser(await loadView(call, membership.userId), call.baseUrl)
+}
+
+/** A SCIM user's row as a create stores it, but for its attributes (stored JSON, or the object read). */
+function scimRowOf(
+  tenantId: string,
+  userId: string,
+  userName: string,
+  email: string,
+  input: Patchable,
+  provisioned: boolean,
+  now: Date,
+): Omit<ScimUserRow, 'attributes' | 'version'> {
+  return {
+    tenant_id: tenantId,
+    user_id: userId,
+    user_name: userName,
+    user_name_key: userName.toLowerCase(),
+    email_key: email,
+    external_id: (input.stored.externalId as string | undefined) ?? null,
+    active: input.active ?? null,
+    provisioned,
+    created: now,
+    updated: now,
+  }
 }

@@ -1,13 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../../../src/access/permissions.js'
-import {
-  createTenantAsAdmin,
-  insertMembership,
-  insertUser,
-  memberWithToken,
-  uniqueEmail,
-} from '../../helpers/fixtures.js'
+import { insertUser, uniqueEmail } from '../../helpers/fixtures.js'
 import { FollowingClock, useTestApp } from '../../helpers/test-app.js'
+import { supervisorAndOthers } from '../../helpers/users.js'
 
 const t = useTestApp({ clock: new FollowingClock() })
 let adminToken: string
@@ -132,16 +127,7 @@ describe('setting another user’s password', () => {
   })
 
   it('refuses a Supervisor resetting the password of a Platform Administrator, or of a stranger', async () => {
-    const tenant = await createTenantAsAdmin(t)
-    const supervisor = await memberWithToken(t, tenant.id, ROLE_IDS.supervisor)
-    const boss = await insertUser(t.database.handle.db, { roleId: ROLE_IDS.platformAdministrator })
-    const stranger = await insertUser(t.database.handle.db)
-    await insertMembership(t.database.handle.db, {
-      tenantId: tenant.id,
-      userId: boss.id,
-      roleId: ROLE_IDS.agent,
-    })
-    t.ctx.access.invalidate()
+    const { supervisor, boss, stranger } = await supervisorAndOthers(t)
 
     const above = await t.request('PUT', `/v1/users/${boss.id}`, {
       token: supervisor.token,

@@ -9,7 +9,7 @@ import {
 } from '../../helpers/fixtures.js'
 import { FollowingClock, useTestApp } from '../../helpers/test-app.js'
 import { TEST_ADMIN } from '../../helpers/test-env.js'
-import { expectNoSecrets, userRequests } from '../../helpers/users.js'
+import { expectNoSecrets, supervisorAndOthers, userRequests } from '../../helpers/users.js'
 
 /**
  * Platform users (API.md §3, §4.3): who may create, change and read whom; no hash or secret ever leaves;
@@ -70,22 +70,7 @@ describe('users: who may create, change and read whom', () => {
     expect((await t.request('POST', '/v1/login', { token: personToken })).status).toBe(200)
   })
   it('lets a tenant Supervisor manage members of its tenant only, never someone above it', async () => {
-    const tenant = await createTenantAsAdmin(t)
-    const supervisor = await memberWithToken(t, tenant.id, ROLE_IDS.supervisor)
-    const member = await insertUser(t.database.handle.db)
-    const outsider = await insertUser(t.database.handle.db)
-    const boss = await insertUser(t.database.handle.db, { roleId: ROLE_IDS.platformAdministrator })
-    await insertMembership(t.database.handle.db, {
-      tenantId: tenant.id,
-      userId: member.id,
-      roleId: ROLE_IDS.agent,
-    })
-    await insertMembership(t.database.handle.db, {
-      tenantId: tenant.id,
-      userId: boss.id,
-      roleId: ROLE_IDS.agent,
-    })
-    t.ctx.access.invalidate()
+    const { supervisor, member, stranger: outsider, boss } = await supervisorAndOthers(t)
 
     const ok = await t.request('PUT', `/v1/users/${member.id}`, {
       token: supervisor.token,
