@@ -1,15 +1,20 @@
+import type { Transaction } from 'kysely'
 import type { Actor, UserActor } from '../../access/actor.js'
 import type { Clock } from '../../clock.js'
 import type { ServiceContext } from '../../context.js'
 import { hashPassword } from '../../crypto/passwords.js'
 import { randomSecret, sha256 } from '../../crypto/tokens.js'
-import type { UserRow } from '../../db/schema.js'
+import type { Database, UserRow } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
 import { preconditionFailed } from '../../http/etag.js'
 import { type CounterStore, FailureLimiter } from '../../http/rate-limit.js'
 import { passwordResetMailRow } from '../../outbox/mail/password-reset-mail.js'
-import { deleteQueuedPasswordResetMail, insertOutboxRows } from '../../outbox/outbox.repository.js'
-import { type AuditActor, MASKED, recordAudit } from '../audit/audit.repository.js'
+import {
+  deleteQueuedPasswordResetMail,
+  insertOutboxRows,
+  type NewOutboxRow,
+} from '../../outbox/outbox.repository.js'
+import { type AuditActor, type Changes, MASKED, recordAudit } from '../audit/audit.repository.js'
 import { WWW_AUTHENTICATE } from '../auth/authenticator.js'
 import {
   findUserByResetTokenHash,
@@ -82,36 +87,74 @@ export async function issuePasswordReset(
   actor: AuditActor,
   requestedBy: string,
 ): Promise<Date> {
-  const token = randomSecret()
   const now = ctx.clock.now()
-  const expiresAt = new Date(now.getTime() + ctx.config.passwordResetTtlSeconds * 1000)
+  let expiresAt = now
   await ctx.outboxSignal.queueMail(now, async (lease) => {
-    const mail = passwordResetMailRow(
-      ctx.keys,
-      { userId: user.id, to: user.email, expiresAt: expiresAt.toISOString(), requestedBy },
-      token,
-      now,
-      lease,
-    )
+    const reset = preparePasswordReset(ctx, user, requestedBy, now, lease)
+    expiresAt = reset.expiresAt
     await ctx.db.transaction().execute(async (tx) => {
-      await storeResetToken(tx, user.id, sha256(token), expiresAt)
-      await deleteQueuedPasswordResetMail(tx, user.id)
-      await insertOutboxRows(tx, [mail])
+      await writePasswordReset(tx, user.id, reset)
       await recordAudit(tx, ctx.clock, actor, {
         action: 'user.password_reset_requested',
         tenantId: null,
         target: { type: 'user', id: user.id },
-        changes: {
-          resetPasswordExpiryDate: [
-            user.reset_password_expiry_date?.toISOString() ?? null,
-            expiresAt.toISOString(),
-          ],
-        },
+        changes: resetChanges(user, reset),
       })
     })
-    return mail
+    return reset.mail
   })
   return expiresAt
+}
+
+/** A new reset link, ready to be written: its token's hash, its expiry and the mail that carries it. */
+export interface PreparedReset {
+  tokenHash: string
+  expiresAt: Date
+  mail: NewOutboxRow
+}
+
+/** A new link for `user` (its token only in the mail's sealed envelope); `lease` as queueMail gives it. */
+export function preparePasswordReset(
+  ctx: ServiceContext,
+  user: Pick<UserRow, 'id' | 'email'>,
+  requestedBy: string,
+  now: Date,
+  lease: Date | undefined,
+): PreparedReset {
+  const token = randomSecret()
+  const expiresAt = new Date(now.getTime() + ctx.config.passwordResetTtlSeconds * 1000)
+  const mail = passwordResetMailRow(
+    ctx.keys,
+    { userId: user.id, to: user.email, expiresAt: expiresAt.toISOString(), requestedBy },
+    token,
+    now,
+    lease,
+  )
+  return { tokenHash: sha256(token), expiresAt, mail }
+}
+
+/** Writes a prepared link in `tx`: the hash and expiry on the user, its mail replacing one still queued. */
+export async function writePasswordReset(
+  tx: Transaction<Database>,
+  userId: string,
+  reset: PreparedReset,
+): Promise<void> {
+  await storeResetToken(tx, userId, reset.tokenHash, reset.expiresAt)
+  await deleteQueuedPasswordResetMail(tx, userId)
+  await insertOutboxRows(tx, [reset.mail])
+}
+
+/** What a new link changes on the user, for its audit event. */
+export function resetChanges(
+  user: Pick<UserRow, 'reset_password_expiry_date'>,
+  reset: PreparedReset,
+): Changes {
+  return {
+    resetPasswordExpiryDate: [
+      user.reset_password_expiry_date?.toISOString() ?? null,
+      reset.expiresAt.toISOString(),
+    ],
+  }
 }
 
 /** What a reset token is worth: its user while live; `expired` past its expiry; nothing otherwise. */

@@ -1,5 +1,5 @@
 import type { UserRow } from '../../db/schema.js'
-import { type AuditRecord, changesBetween, recordOfChange } from '../audit/audit.repository.js'
+import { type AuditRecord, type Changes, changesBetween, recordOfChange } from '../audit/audit.repository.js'
 
 /** A user row in API field names, for the audit trail's changes. */
 function auditView(row: Partial<UserRow>) {
@@ -46,11 +46,12 @@ export function userCreatedRecord(row: Partial<UserRow> & { id: string }): Audit
 }
 
 /**
- * The event of one user update, holding every field it changed (the password masked): named
- * user.status_changed, else user.role_changed, else user.password_changed, else user.updated (profile
- * fields). None when nothing changed.
+ * The event of one user update, holding every field it changed (the password masked) and, with `reset`,
+ * the new reset link's expiry: named user.status_changed, else user.role_changed, else
+ * user.password_changed, else user.password_reset_requested, else user.updated (profile fields). None
+ * when nothing changed.
  */
-export function userUpdateRecords(before: UserRow, after: UserRow): AuditRecord[] {
+export function userUpdateRecords(before: UserRow, after: UserRow, reset: Changes = {}): AuditRecord[] {
   const was = auditView(before)
   const now = auditView(after)
   const passwordChanged =
@@ -62,6 +63,7 @@ export function userUpdateRecords(before: UserRow, after: UserRow): AuditRecord[
     ['user.status_changed', changesBetween(was, now, ['status'])],
     ['user.role_changed', changesBetween(was, now, ['roleId', 'additionalRoleIds'])],
     ['user.password_changed', passwordChanged.password ?? {}],
+    ['user.password_reset_requested', reset],
     ['user.updated', changesBetween(was, now, PROFILE)],
   ])
   return record ? [record] : []

@@ -11,7 +11,12 @@ import { recordAudit } from '../audit/audit.repository.js'
 import { findMembership } from '../memberships/memberships.repository.js'
 import { loadRoleCatalog } from '../roles/roles.service.js'
 import { checkAnAdministratorRemains, checkNotLockingOutSelf } from './lockout-guard.js'
-import { adminName, issuePasswordReset } from './password-reset.service.js'
+import {
+  adminName,
+  preparePasswordReset,
+  resetChanges,
+  writePasswordReset,
+} from './password-reset.service.js'
 import { userUpdateRecords } from './user-audit.js'
 import { changedUserFields } from './user-changes.js'
 import { checkAdditionalRoles, checkPlatformRole, checkTelephone, type RoleCatalog } from './user-rules.js'
@@ -107,24 +112,35 @@ export async function updateUserById(
 
   const now = ctx.clock.now()
   if (changes.password_hash !== undefined) changes.password_changed_at = now
-  const updated = await ctx.db.transaction().execute(async (tx) => {
-    const before = await findUserById(tx, userId)
-    if (before) await checkAnAdministratorRemains(tx, before, standing)
-    const after = await updateUser(tx, userId, { ...changes, updated: now, updated_by: actor.principalId })
-    if (!before || !after || after === 'stale') return after
-    await recordAudit(tx, ctx.clock, actor, userUpdateRecords(before, after))
-    return after
-  })
+  // The administrator's reset (API.md §10): MANAGE_ALL_USERS over the user and the ceiling were checked
+  // above (resetPassword is never a self-service field). The new link replaces the live one in the
+  // update's own transaction, so a refused PUT (412, 404) leaves no link, and its change is in the
+  // update's one event (API.md §13).
+  const resetBy = input.resetPassword === true ? adminName(actor) : undefined
+  let updated: UserRow | 'stale' | undefined
+  await ctx.outboxSignal.queueMail(now, (lease) =>
+    ctx.db.transaction().execute(async (tx) => {
+      const before = await findUserById(tx, userId)
+      if (before) await checkAnAdministratorRemains(tx, before, standing)
+      const after = await updateUser(tx, userId, { ...changes, updated: now, updated_by: actor.principalId })
+      updated = after
+      if (!before || !after || after === 'stale') return undefined
+      const reset = resetBy === undefined ? undefined : preparePasswordReset(ctx, after, resetBy, now, lease)
+      if (reset) {
+        await writePasswordReset(tx, userId, reset)
+        updated = { ...after, reset_password_expiry_date: reset.expiresAt }
+      }
+      await recordAudit(
+        tx,
+        ctx.clock,
+        actor,
+        userUpdateRecords(before, after, reset && resetChanges(after, reset)),
+      )
+      return reset?.mail
+    }),
+  )
   if (!updated) throw userNotFound()
   if (updated === 'stale') throw preconditionFailed()
-  let stored = updated
-  if (input.resetPassword === true) {
-    // The administrator's reset (API.md §10): MANAGE_ALL_USERS over the user and the ceiling were
-    // checked above (resetPassword is never a self-service field); a new link replaces the live one.
-    // Issued once the change is stored, so a refused PUT (412, 404) leaves no link behind.
-    const expiresAt = await issuePasswordReset(ctx, updated, actor, adminName(actor))
-    stored = { ...updated, reset_password_expiry_date: expiresAt }
-  }
   // Role, status and password feed authentication and permission caches; the name is cached with the
   // credentials (the inviter's name in invitation e-mails).
   if (
@@ -137,7 +153,7 @@ export async function updateUserById(
   ) {
     ctx.access.invalidate()
   }
-  return withResetMailStatus(ctx, toUser(stored))
+  return withResetMailStatus(ctx, toUser(updated))
 }
 
 async function assertMayManage(ctx: ServiceContext, actor: Actor, target: UserRow, roles: RoleCatalog) {

@@ -272,6 +272,29 @@ describe('PUT /v1/users/{id} {"resetPassword": true} (an administrator)', () => 
       expect(read.body.result.resetPasswordExpiryDate).toBeNull()
     }
   })
+
+  it('writes one event for the user when the same PUT also edits the profile (API.md §13)', async () => {
+    const user = await insertUser(t.database.handle.db)
+    const before = (await auditActions(user.id)).length
+
+    const response = await t.request('PUT', `/v1/users/${user.id}`, {
+      token: admin,
+      body: { firstName: 'Grace', resetPassword: true },
+    })
+    expect(response.status).toBe(200)
+    const expiry = response.body.result.resetPasswordExpiryDate as string
+    expect(expiry).toBe(new Date(t.clock.now().getTime() + HOUR_MS).toISOString())
+    const events = (await auditActions(user.id)).slice(before)
+    expect(events.map(({ action, changes }) => ({ action, changes }))).toEqual([
+      {
+        action: 'user.password_reset_requested',
+        changes: { firstName: ['', 'Grace'], resetPasswordExpiryDate: [null, expiry] },
+      },
+    ])
+    // Written with the event: the link, whose mail arrives and sets the password.
+    const mail = (await smtp.waitForMailTo(user.email, 1))[0]!
+    expect((await setPassword(user.id, resetTokenIn(mail), { password: 'set by the link' })).status).toBe(200)
+  })
 })
 
 describe('TENANTRY_PASSWORD_RESET_URL', () => {
