@@ -87,7 +87,7 @@ export async function startIdentityProviderTest(
     await recordAudit(tx, ctx.clock, actor, {
       action: 'identity_provider.test_started',
       tenantId: tenant.id,
-      target: { type: 'identity_provider', id: provider.id },
+      target: { type: 'identityProvider', id: provider.id },
       changes: { test: [null, row.id] },
     })
   })

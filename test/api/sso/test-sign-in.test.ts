@@ -119,7 +119,7 @@ describe('a SAML test sign-in', () => {
     )
     expect(audit.body.result[0]).toMatchObject({
       actor: { id: admin.id },
-      target: { type: 'identity_provider', id: providerId },
+      target: { type: 'identityProvider', id: providerId },
     })
   })
 
