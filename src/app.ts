@@ -232,7 +232,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
         counters,
         now: () => deps.clock.now().getTime(),
       })
-      registerIdempotency(v1 as unknown as FastifyInstance, deps.db, deps.clock)
+      registerIdempotency(v1 as unknown as FastifyInstance, deps.db, deps.clock, deps.keys)
       registerEtags(v1 as unknown as FastifyInstance)
       for (const routes of ROUTE_MODULES) await routes(v1 as TypedApp, ctx)
     },

@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely'
 import type { Clock } from '../clock.js'
 import type { Database } from '../db/schema.js'
 import { AppError } from '../errors.js'
+import { type Claim, IN_PROGRESS, openResponse, type SecretKeys, sealResponse } from './idempotency-seal.js'
 
 /**
  * Safe retries (API.md §8). A POST with `Idempotency-Key` claims (caller, key) with a row before it runs;
@@ -11,6 +12,10 @@ import { AppError } from '../errors.js'
  * with `Idempotent-Replayed: true` (a replayed 201 answers 200, API.md §1); another body → 409
  * idempotency_key_reused. A retry that arrives while the first is still running gets 409 too, rather
  * than running twice. Server errors release the key so that a retry can run again.
+ *
+ * A stored response may carry a secret shown once (an API key's, a webhook's signing secret, a SCIM
+ * token), so it is kept sealed (AES-256-GCM, crypto/secrets.ts) under the caller, key and request it
+ * answers: a database reader finds no secret, and a sealed answer moved to another row does not open.
  */
 const WINDOW_MS = 24 * 3600 * 1000
 /**
@@ -18,23 +23,25 @@ const WINDOW_MS = 24 * 3600 * 1000
  * process died, or the database went away before the answer could be stored): a retry takes it over.
  */
 const STALE_CLAIM_MS = 5 * 60 * 1000
-const IN_PROGRESS = 0
 const MAX_KEY_LENGTH = 255
 const STORED_HEADERS = ['location', 'content-type']
-
-interface Claim {
-  actor: string
-  key: string
-}
 
 declare module 'fastify' {
   interface FastifyRequest {
     idempotencyClaim: Claim | undefined
+    /** The claimed request's fingerprint, which its sealed response is bound to. */
+    idempotencyHash: string | undefined
   }
 }
 
-export function registerIdempotency(app: FastifyInstance, db: Kysely<Database>, clock: Clock): void {
+export function registerIdempotency(
+  app: FastifyInstance,
+  db: Kysely<Database>,
+  clock: Clock,
+  keys: SecretKeys,
+): void {
   app.decorateRequest('idempotencyClaim', undefined)
+  app.decorateRequest('idempotencyHash', undefined)
 
   app.addHook('preValidation', async (request: FastifyRequest, reply: FastifyReply) => {
     const header = request.headers['idempotency-key']
@@ -87,6 +94,7 @@ export function registerIdempotency(app: FastifyInstance, db: Kysely<Database>, 
       .executeTakeFirst()
     if (claimed) {
       request.idempotencyClaim = { actor, key }
+      request.idempotencyHash = requestHash
       return
     }
 
@@ -114,11 +122,19 @@ export function registerIdempotency(app: FastifyInstance, db: Kysely<Database>, 
         },
       )
     }
+    const body = openResponse(keys, stored, requestHash)
+    if (body === undefined) {
+      throw new AppError(
+        'idempotency_key_reused',
+        'The response stored for this Idempotency-Key cannot be replayed; use a new key',
+        { 'Idempotency-Key': 'its stored response cannot be replayed' },
+      )
+    }
     reply
       .code(stored.status_code === 201 ? 200 : stored.status_code)
       .headers(stored.response_headers)
       .header('idempotent-replayed', 'true')
-    return reply.send(stored.response_body)
+    return reply.send(body)
   })
 
   // Callback style: most requests carry no key, and an async hook costs every request a promise.
@@ -148,7 +164,7 @@ export function registerIdempotency(app: FastifyInstance, db: Kysely<Database>, 
         .set({
           status_code: reply.statusCode,
           response_headers: JSON.stringify(headers),
-          response_body: payload,
+          response_body: sealResponse(keys, claim, request.idempotencyHash as string, payload),
         })
         .where('actor', '=', claim.actor)
         .where('key', '=', claim.key)

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest'
+import { ROLE_IDS } from '../../src/access/permissions.js'
 import { sweepIdempotencyKeys } from '../../src/http/idempotency.js'
 import { REGION_ID, uniqueName } from '../helpers/fixtures.js'
 import { useTestApp } from '../helpers/test-app.js'
@@ -125,6 +126,59 @@ describe('ETag and If-Match', () => {
     const after = await t.request('GET', url, { token })
     expect(after.body.result.description).toBe('one')
     expect(after.headers.etag).not.toBe(etag)
+  })
+})
+
+describe('stored responses at rest', () => {
+  it('keeps a shown-once secret out of the database, and still replays it to the caller', async () => {
+    // The attack: a reader of the database (a backup, a replica) looks for live secrets among the
+    // responses kept for replay. The replay itself is the caller's own answer again (API.md §8).
+    const created = await t.request('POST', '/v1/tenants', {
+      token,
+      body: { name: uniqueName('Idem'), regionId: REGION_ID },
+    })
+    const tenant = created.body.result as { id: string }
+    const headers = { 'idempotency-key': 'key-with-secret' }
+    const body = { name: uniqueName('Key'), roleId: ROLE_IDS.agent }
+    const first = await t.request('POST', `/v1/tenants/${tenant.id}/api-keys`, { token, body, headers })
+    expect(first.status).toBe(201)
+    const secret = first.body.result.secret as string
+    expect(secret).toMatch(/^[A-Za-z0-9_-]{43,}$/)
+
+    const rows = await t.database.handle.db.selectFrom('idempotency_keys').selectAll().execute()
+    expect(rows.some((row) => row.key === 'key-with-secret')).toBe(true)
+    expect(JSON.stringify(rows)).not.toContain(secret)
+
+    const replay = await t.request('POST', `/v1/tenants/${tenant.id}/api-keys`, { token, body, headers })
+    expect(replay.status).toBe(200)
+    expect(replay.headers['idempotent-replayed']).toBe('true')
+    expect(replay.body).toEqual(first.body)
+  })
+
+  it('refuses a stored response moved to another caller or key (it does not decrypt there)', async () => {
+    const headers = { 'idempotency-key': 'moved-response' }
+    const body = { name: uniqueName('Idem'), regionId: REGION_ID }
+    expect((await t.request('POST', '/v1/tenants', { token, body, headers })).status).toBe(201)
+    const stored = await t.database.handle.db
+      .selectFrom('idempotency_keys')
+      .selectAll()
+      .where('key', '=', 'moved-response')
+      .executeTakeFirstOrThrow()
+    // A row written by someone with database access: another key's sealed answer under this key.
+    const other = { 'idempotency-key': 'victim-key' }
+    const victimBody = { name: uniqueName('Idem'), regionId: REGION_ID }
+    expect((await t.request('POST', '/v1/tenants', { token, body: victimBody, headers: other })).status).toBe(
+      201,
+    )
+    await t.database.handle.db
+      .updateTable('idempotency_keys')
+      .set({ response_body: stored.response_body })
+      .where('key', '=', 'victim-key')
+      .execute()
+    const replay = await t.request('POST', '/v1/tenants', { token, body: victimBody, headers: other })
+    expect(replay.status).toBe(409)
+    expect(replay.body.error.reason).toBe('idempotency_key_reused')
+    expect(JSON.stringify(replay.body)).not.toContain(body.name)
   })
 })
 

@@ -116,7 +116,7 @@ export function scimRoutes(ctx: ServiceContext, authenticator: Authenticator) {
         baseUrl: scimBaseUrl(ctx.config.publicUrl, actor.tenantId),
       }
     })
-    registerIdempotency(app, ctx.db, ctx.clock)
+    registerIdempotency(app, ctx.db, ctx.clock, ctx.keys)
 
     const call = (request: FastifyRequest): ScimCall => request.scimCall
     const base = '/tenants/:tenantId'

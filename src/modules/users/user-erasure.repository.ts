@@ -1,6 +1,8 @@
 import { type Kysely, sql } from 'kysely'
+import type { Keys } from '../../crypto/keys.js'
 import { nextUpdated } from '../../db/row-version.js'
 import type { Database } from '../../db/schema.js'
+import { forgetResponsesQuoting } from '../../http/idempotency-seal.js'
 import { PERSONAL_AUDIT_FIELDS } from './user-audit.js'
 
 /**
@@ -62,9 +64,12 @@ function containing(text: string): string {
 export async function scrubPersonalData(
   db: Kysely<Database>,
   userId: string,
-  texts: { email: string; fullName: string },
+  personal: { email: string; fullName: string },
+  keys: Pick<Keys, 'secretKey' | 'secretKeyId'>,
 ): Promise<void> {
-  const patterns = [texts.email, texts.fullName].filter((t) => t.trim().length >= 3).map(containing)
+  // Shorter texts would match too much that is not the person's.
+  const texts = [personal.email, personal.fullName].filter((t) => t.trim().length >= 3)
+  const patterns = texts.map(containing)
   await db
     .deleteFrom('outbox')
     .where((eb) =>
@@ -75,12 +80,7 @@ export async function scrubPersonalData(
     )
     .where('kind', '!=', 'webhook')
     .execute()
-  if (patterns.length > 0) {
-    await db
-      .deleteFrom('idempotency_keys')
-      .where((eb) => eb.or(patterns.map((p) => eb('response_body', 'ilike', p))))
-      .execute()
-  }
+  await forgetResponsesQuoting(db, keys, texts)
   await sql`
     update audit_events set changes = changes - ${PERSONAL_AUDIT_FIELDS}::text[]
     where target_id = ${userId}::uuid and changes ?| ${PERSONAL_AUDIT_FIELDS}::text[]

@@ -48,10 +48,12 @@ export async function eraseUser(ctx: ServiceContext, actor: Actor, userId: strin
     await checkAnAdministratorRemains(tx, user, 'erased')
     const tenants = await removeMemberships(tx, id)
     const keys = await deleteApiKeysCreatedBy(tx, id)
-    await scrubPersonalData(tx, id, {
-      email: user.email,
-      fullName: `${user.first_name} ${user.last_name}`.trim(),
-    })
+    await scrubPersonalData(
+      tx,
+      id,
+      { email: user.email, fullName: `${user.first_name} ${user.last_name}`.trim() },
+      ctx.keys,
+    )
     await eraseUserRow(tx, id, actor.principalId, now)
     await recordAudit(tx, ctx.clock, actor, [
       ...tenants.map((tenantId) => ({

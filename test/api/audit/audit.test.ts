@@ -302,9 +302,11 @@ describe('erasure (API.md §14)', () => {
     const email = uniqueEmail('zeta.quill')
     const first = `Zebulon${Date.now().toString(36)}`
     const last = `Quillfeather${Date.now().toString(36)}`
+    const createKey = `erase-${Date.now()}`
+    const otherKey = `${createKey}-other`
     const created = await t.request('POST', '/v1/users', {
       token: admin,
-      headers: { 'idempotency-key': `erase-${Date.now()}` },
+      headers: { 'idempotency-key': createKey },
       body: {
         email,
         roleId: ROLE_IDS.platformUser,
@@ -315,6 +317,12 @@ describe('erasure (API.md §14)', () => {
     })
     expect(created.status).toBe(201)
     const id = created.body.result.id
+    const other = await t.request('POST', '/v1/users', {
+      token: admin,
+      headers: { 'idempotency-key': otherKey },
+      body: { email: uniqueEmail('bystander'), roleId: ROLE_IDS.platformUser },
+    })
+    expect(other.status).toBe(201)
     await t.request('PUT', `/v1/users/${id}`, {
       token: admin,
       body: { lastName: `${last}x`, password: 'a long enough password' },
@@ -336,6 +344,14 @@ describe('erasure (API.md §14)', () => {
 
     const erased = await t.request('DELETE', `/v1/users/${id}`, { token: admin })
     expect(erased.status).toBe(204)
+    // The answer stored for replay quoted the person (sealed at rest, so the search below cannot see
+    // it): it is gone; another request's stored answer stays.
+    const stored = await t.ctx.db
+      .selectFrom('idempotency_keys')
+      .select('key')
+      .where('key', 'in', [createKey, otherKey])
+      .execute()
+    expect(stored.map((row) => row.key)).toEqual([otherKey])
 
     // every text-like column of every table
     const columns = await sql<{ table_name: string; column_name: string }>`
