@@ -17,9 +17,10 @@ import type { InvitationStatus } from './memberships.schemas.js'
  * | anything else               |            | 409 invalid_state_transition                    |
  *
  * A member (accepted or disabled) is never sent back to pending or invited: their acceptance stands, and
- * `disabled` is how access is withdrawn. A pending or invited user is never disabled: cancel instead.
+ * `disabled` is how access is withdrawn. A pending or invited user is never disabled: cancel instead —
+ * except by a directory (planDirectoryMove).
  */
-export type StatusMove = 'invite' | 'cancel' | 'accept' | 'disable' | 'enable' | 'none'
+export type StatusMove = 'invite' | 'cancel' | 'accept' | 'disable' | 'enable' | 'deactivate' | 'none'
 
 const MOVES: Record<MembershipStatus, Partial<Record<MembershipStatus, StatusMove>>> = {
   pending: { invited: 'invite', pending: 'none', accepted: 'accept' },
@@ -38,6 +39,17 @@ export function planStatusMove(from: MembershipStatus, to: MembershipStatus): St
     `A membership with status ${from} cannot move to ${to}; from ${from} it can move to ${allowed.join(' or ')}`,
     { status: `cannot move from ${from} to ${to}` },
   )
+}
+
+/**
+ * The moves a directory (SCIM, API.md §16) may ask for: /v1's, and also pending or invited → disabled
+ * (`deactivate`), because a directory's `active: false` holds from any status. It is one move that leaves
+ * what an acceptance followed by a disable would (the invitation's queued mail gone, the default
+ * extension active), so the trail shows one status change, not two the directory never asked for.
+ */
+export function planDirectoryMove(from: MembershipStatus, to: MembershipStatus): StatusMove {
+  if (to === 'disabled' && (from === 'pending' || from === 'invited')) return 'deactivate'
+  return planStatusMove(from, to)
 }
 
 /** The read-only, derived `invitationStatus` (API.md §4.4); expiry is judged by the injected clock. */

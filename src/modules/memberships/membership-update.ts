@@ -1,21 +1,22 @@
-import type { Updateable } from 'kysely'
+import type { Transaction, Updateable } from 'kysely'
 import type { Actor } from '../../access/actor.js'
 import type { Permission } from '../../access/permissions.js'
 import type { ServiceContext } from '../../context.js'
-import type { MembershipsTable } from '../../db/schema.js'
+import type { Database, MembershipsTable } from '../../db/schema.js'
 import { AppError, invalidField } from '../../errors.js'
 import { preconditionFailed } from '../../http/etag.js'
 import { enqueueInvitationMail } from '../../outbox/mail/invitation-mail.js'
 import { deleteQueuedInvitationMail, type NewOutboxRow } from '../../outbox/outbox.repository.js'
-import { type AuditRecord, type Changes, recordAudit, recordOfChange } from '../audit/audit.repository.js'
+import { type Changes, recordAudit } from '../audit/audit.repository.js'
 import { describeRole, findTenantRoleFor } from '../roles/roles.service.js'
 import { checkDefaultIdentityProvider } from '../sso/default-provider.js'
 import { checkRoleCeiling, requireTenantPermission } from '../tenants/tenant-access.js'
 import { extensionsFor, resolveActiveExtension, toExtensionRecord } from './extensions.js'
 import { invitationLimits } from './invitation-limits.js'
 import { type IssuedInvitation, inviterName, issueInvitation } from './invitation-token.js'
+import { membershipUpdateRecord } from './membership-audit.js'
 import { membershipNotFound } from './membership-record.js'
-import { planStatusMove, type StatusMove } from './membership-status.js'
+import { planDirectoryMove, planStatusMove, type StatusMove } from './membership-status.js'
 import {
   deleteMembership,
   findMembership,
@@ -29,11 +30,23 @@ import { getMembershipRecord } from './memberships.service.js'
 const NO_PERMISSIONS: ReadonlySet<Permission> = new Set()
 
 /**
+ * A directory's change of a membership (SCIM, API.md §16): its word may also move a pending or invited
+ * member straight to disabled (planDirectoryMove), and its own row of the member is written in the
+ * membership's transaction — `write` — with its changes folded into the membership's one event
+ * (`audit`, API.md §13), so the status and the attributes are written, and audited, together or not at all.
+ */
+export interface DirectoryWrite {
+  write(tx: Transaction<Database>): Promise<void>
+  audit: readonly (readonly [action: string, changes: Changes])[]
+}
+
+/**
  * Change a membership (API.md §4.4): the status moves of membership-status.ts, a role within the
  * ceiling, and the profile fields. Needs MANAGE_TENANT_ENROLLMENT in the tenant, and — brief §5 rule 1 —
  * a caller cannot change a member whose current role carries permissions it does not hold itself
  * (a Supervisor cannot disable an Administrator). The update applies only if the membership has not
- * moved since it was read; a concurrent change is a 409.
+ * moved since it was read; a concurrent change is a 409. `directory`: SCIM's change (DirectoryWrite); /v1
+ * never passes it, so /v1 keeps planStatusMove's state machine.
  */
 export async function updateMembership(
   ctx: ServiceContext,
@@ -41,7 +54,9 @@ export async function updateMembership(
   tenantId: string,
   userId: string,
   input: UpdateMembershipInput,
+  options: { directory?: DirectoryWrite } = {},
 ): Promise<Membership> {
+  const { directory } = options
   const access = await requireTenantPermission(ctx, actor, tenantId, ['MANAGE_TENANT_ENROLLMENT'])
   const found = await findMembership(ctx.db, tenantId, userId)
   if (!found) throw membershipNotFound()
@@ -74,7 +89,8 @@ export async function updateMembership(
     roleName = role.name
   }
 
-  const move: StatusMove = input.status === undefined ? 'none' : planStatusMove(current.status, input.status)
+  const plan = directory ? planDirectoryMove : planStatusMove
+  const move: StatusMove = input.status === undefined ? 'none' : plan(current.status, input.status)
   const nextStatus = input.status ?? current.status
   await checkDefaultIdentityProvider(ctx.db, key.tenantId, input.defaultIdentityProvider)
   const extensions = applyProfile(changes, current, input, nextStatus)
@@ -98,8 +114,10 @@ export async function updateMembership(
       break
     case 'accept':
     case 'enable':
+    case 'deactivate':
       // The token hash stays, so the e-mail's link can say "already accepted" rather than "unknown".
-      changes.status = 'accepted'
+      // A directory's deactivate leaves what accept-then-disable would: the default extension active.
+      changes.status = move === 'deactivate' ? 'disabled' : 'accepted'
       if (changes.active_extension === undefined && current.active_extension === null && extensions[0]) {
         changes.active_extension = JSON.stringify(extensions[0])
         changes.extension = extensions[0].value
@@ -123,7 +141,8 @@ export async function updateMembership(
           'The membership changed while this request was processed; read it again and retry',
         )
       }
-      const record = membershipUpdateRecord(key, current, changes)
+      if (directory) await directory.write(tx)
+      const record = membershipUpdateRecord(key, current, changes, directory?.audit)
       if (record) await recordAudit(tx, ctx.clock, actor, record)
       if (invitation) {
         return enqueueInvitationMail(
@@ -142,7 +161,7 @@ export async function updateMembership(
           lease,
         )
       }
-      if (move === 'cancel' || move === 'accept')
+      if (move === 'cancel' || move === 'accept' || move === 'deactivate')
         await deleteQueuedInvitationMail(tx, key.tenantId, key.userId)
       return undefined
     }),
@@ -184,58 +203,6 @@ export async function removeMembership(
     })
   })
   ctx.access.invalidate()
-}
-
-/**
- * The one event of a membership's change (API.md §13: one record, one event, every field it changed),
- * named after the most telling part: a status move, else a resent invitation (a new link and window),
- * else a role change, else a profile edit. None when nothing changed.
- */
-function membershipUpdateRecord(
-  key: { tenantId: string; userId: string },
-  current: MembershipRecordRow,
-  changes: Updateable<MembershipsTable>,
-): AuditRecord | undefined {
-  const status: Changes = {}
-  if (changes.status !== undefined && changes.status !== current.status) {
-    status.status = [current.status, changes.status]
-  }
-  const invitation: Changes = {}
-  if (changes.invitation_expiry_date !== undefined) {
-    const before = current.invitation_expiry_date?.toISOString() ?? null
-    const after = changes.invitation_expiry_date
-      ? new Date(changes.invitation_expiry_date).toISOString()
-      : null
-    if (before !== after) invitation.invitationExpiryDate = [before, after]
-  }
-  const role: Changes = {}
-  if (changes.role_id !== undefined && changes.role_id !== current.role_id) {
-    role.roleId = [current.role_id, changes.role_id]
-  }
-  const profile: Changes = {}
-  const fields = {
-    noPassword: ['no_password', current.no_password],
-    defaultIdentityProvider: ['default_identity_provider', current.default_identity_provider],
-    workStationId: ['work_station_id', current.work_station_id],
-    supervisorId: ['supervisor_id', current.supervisor_id],
-    extensions: ['extensions', current.extensions],
-    activeExtension: ['active_extension', current.active_extension],
-  } as const
-  for (const [name, [column, before]] of Object.entries(fields)) {
-    const raw = changes[column as keyof typeof changes]
-    if (raw === undefined) continue
-    const after =
-      typeof raw === 'string' && (column === 'extensions' || column === 'active_extension')
-        ? JSON.parse(raw)
-        : raw
-    if (JSON.stringify(after) !== JSON.stringify(before ?? null)) profile[name] = [before ?? null, after]
-  }
-  return recordOfChange({ tenantId: key.tenantId, target: { type: 'membership', id: key.userId } }, [
-    ['membership.status_changed', status],
-    ['membership.invited', invitation],
-    ['membership.role_changed', role],
-    ['membership.updated', profile],
-  ])
 }
 
 /** The profile fields: identity provider, SSO-only, extensions, the active one, supervisor, workstation. */

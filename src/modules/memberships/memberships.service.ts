@@ -34,6 +34,15 @@ async function enrollmentWithRole(ctx: ServiceContext, actor: Actor, tenantIdPar
 }
 
 /**
+ * What createMembership takes: /v1's body, or — from a directory only (SCIM's create with `active: false`,
+ * API.md §16) — status `disabled`: a member created inactive, as an acceptance followed by a disable would
+ * leave it, with one `membership.created` event. /v1's schema offers no such status.
+ */
+export type MembershipCreate = Omit<CreateMembershipInput, 'status'> & {
+  status?: CreateMembershipInput['status'] | 'disabled'
+}
+
+/**
  * Invite a user to a tenant (SPEC §4.3, §3.2; API.md §4.4). `pending` (default) records the user in the
  * tenant without mail; `invited` issues a one-time token valid for TENANTRY_INVITATION_TTL and queues
  * the e-mail in the same transaction; `accepted` makes the user a member at once, without mail. With
@@ -43,7 +52,7 @@ export async function createMembership(
   ctx: ServiceContext,
   actor: Actor,
   tenantIdParam: string,
-  input: CreateMembershipInput,
+  input: MembershipCreate,
 ): Promise<Membership> {
   const { access, tenantId, role } = await enrollmentWithRole(ctx, actor, tenantIdParam, input.roleId)
 
@@ -87,7 +96,7 @@ export async function createMembership(
       : null,
     extensions: givenExtensions(input.extensions),
     // The active extension is chosen once the user is a member (SPEC §2.3: null while pending).
-    activateFirstExtension: status === 'accepted',
+    activateFirstExtension: status === 'accepted' || status === 'disabled',
     workStationId: input.workStationId ?? '',
     actorId: actor.principalId,
     now,
@@ -119,7 +128,7 @@ export async function createMembership(
     })
   }
 
-  if (status === 'accepted' || newUser) ctx.access.invalidate()
+  if (status === 'accepted' || status === 'disabled' || newUser) ctx.access.invalidate()
   return toMembership(stored, now)
 }
 
@@ -131,8 +140,9 @@ export interface NewMember {
 }
 
 /**
- * What createMembership writes for an unknown e-mail with status `accepted` — a platform user (Platform
- * User role, no password) and its membership with `roleId` — after the same checks, for a caller that
+ * What createMembership writes for an unknown e-mail with status `accepted` (or a directory's `disabled`,
+ * see MembershipCreate) — a platform user (Platform User role, no password) and its membership with
+ * `roleId` — after the same checks, for a caller that
  * writes them in one statement with rows of its own (SCIM's create, scim/scim-user-writes.ts). The
  * e-mail is not looked up: that statement meets a taken one as users_email_key, and the caller then
  * links the existing user with createMembership. Nothing is cached for a user this new, so no cache
@@ -142,7 +152,13 @@ export async function newMemberWithUser(
   ctx: ServiceContext,
   actor: Actor,
   tenantIdParam: string,
-  input: { email: string; roleId: string; firstName: string; lastName: string },
+  input: {
+    email: string
+    roleId: string
+    firstName: string
+    lastName: string
+    status: 'accepted' | 'disabled'
+  },
 ): Promise<NewMember> {
   const { tenantId, role } = await enrollmentWithRole(ctx, actor, tenantIdParam, input.roleId)
   const now = ctx.clock.now()
@@ -150,7 +166,7 @@ export async function newMemberWithUser(
   const row = await newPlatformUser(
     ctx,
     actor,
-    { ...input, email, platformRoleId: ROLE_IDS.platformUser, status: 'accepted' },
+    { ...input, email, platformRoleId: ROLE_IDS.platformUser },
     email,
     now,
   )
@@ -161,7 +177,7 @@ export async function newMemberWithUser(
       tenantId,
       roleId: role.id,
       roleName: role.name,
-      status: 'accepted',
+      status: input.status,
       noPassword: null,
       defaultIdentityProvider: null,
       invitation: null,
@@ -174,7 +190,7 @@ export async function newMemberWithUser(
     event: auditEvent(
       ctx.clock,
       actor,
-      membershipCreatedRecord({ tenantId, userId: row.id, roleId: role.id, status: 'accepted' }),
+      membershipCreatedRecord({ tenantId, userId: row.id, roleId: role.id, status: input.status }),
     ),
   }
 }
@@ -183,7 +199,7 @@ export async function newMemberWithUser(
 async function newPlatformUser(
   ctx: ServiceContext,
   actor: Actor,
-  input: CreateMembershipInput,
+  input: MembershipCreate,
   email: string,
   now: Date,
 ): Promise<NewUserRow> {

@@ -14,21 +14,16 @@ import { provisioningRoleId, requireScim, type ScimCall } from './scim-context.j
 import { uniqueness } from './scim-error.js'
 import type { Patchable } from './scim-patch.js'
 import { type Resource, toScimUser } from './scim-resources.js'
+import { statusFor, storeScimUser } from './scim-user-store.js'
 import { writeProvisionedUser } from './scim-user-writes.js'
-import {
-  applyActive,
-  checkUnique,
-  emailOf,
-  loadView,
-  namesOf,
-  recordScimUpdate,
-  userNameOf,
-} from './scim-users.service.js'
+import { checkUnique, emailOf, loadView, namesOf, userNameOf } from './scim-users.service.js'
 
 /**
  * SCIM's create of a User (API.md §16): a person no platform user has the e-mail of becomes a platform
  * user with an accepted membership and its SCIM row, all written in one statement; a platform user
- * already known is linked — made a member, or adopted when a member already.
+ * already known is linked — made a member, or adopted when a member already. `active: false` creates
+ * the membership disabled (one `membership.created` with that status, never a create then a move); an
+ * adopted member's status moves with its SCIM row, in one transaction and one event (scim-user-store.ts).
  */
 
 export async function createScimUser(call: ScimCall, input: Patchable): Promise<Resource> {
@@ -42,9 +37,9 @@ export async function createScimUser(call: ScimCall, input: Patchable): Promise<
 }
 
 /**
- * A person no platform user has the e-mail of: the platform user, its accepted membership with the
- * default role and the SCIM row, written together (scim-user-writes.ts). Undefined when the e-mail
- * belongs to a platform user after all: linkExistingPerson then links that user.
+ * A person no platform user has the e-mail of: the platform user, its membership with the default role
+ * (accepted, or disabled for `active: false`) and the SCIM row, written together (scim-user-writes.ts).
+ * Undefined when the e-mail belongs to a platform user after all: linkExistingPerson then links that user.
  */
 async function provisionNewPerson(
   call: ScimCall,
@@ -57,6 +52,7 @@ async function provisionNewPerson(
     email,
     roleId: await provisioningRoleId(call),
     ...namesOf(input.stored),
+    status: input.active === false ? 'disabled' : 'accepted',
   })
   const now = member.membership.now
   const userId = member.user.row.id
@@ -72,10 +68,6 @@ async function provisionNewPerson(
     throw error
   }
   const membership = toMembership(written.membership, now)
-  if (input.active === false) {
-    await applyActive(call, membership, false)
-    return toScimUser(await loadView(call, userId), call.baseUrl)
-  }
   const scim: ScimUserRow = { ...row, attributes: input.stored, version: written.scimVersion }
   return toScimUser({ membership, scim, groups: [] }, call.baseUrl)
 }
@@ -107,20 +99,24 @@ async function linkExistingPerson(
     membership = await createMembership(ctx, actor, tenantId, {
       email,
       roleId: await provisioningRoleId(call),
-      status: 'accepted',
+      status: input.active === false ? 'disabled' : 'accepted',
       // An unknown e-mail becomes a platform user (Platform User role, no password).
       ...(existing ? {} : { platformRoleId: ROLE_IDS.platformUser, ...names }),
     })
   }
-  const now = ctx.clock.now()
+  const row = {
+    ...scimRowOf(tenantId, membership.userId, userName, email, input, !existing, ctx.clock.now()),
+    attributes: JSON.stringify(input.stored),
+  }
   try {
-    await ctx.db.transaction().execute(async (tx) => {
-      await insertScimUser(tx, {
-        ...scimRowOf(tenantId, membership.userId, userName, email, input, !existing, now),
-        attributes: JSON.stringify(input.stored),
-      })
-      if (!created) await recordScimUpdate(call, tx, membership.userId, {}, input.stored)
-    })
+    // A membership made here holds its status already, and membership.created tells of it; an adopted
+    // member's SCIM row comes with the status `active` asks for.
+    if (created) await insertScimUser(ctx.db, row)
+    else {
+      const status = statusFor(membership.status, input.active)
+      const attributes = { before: {}, after: input.stored }
+      await storeScimUser(call, membership, status, (tx) => insertScimUser(tx, row), attributes)
+    }
   } catch (error) {
     // Another request took the userName or e-mail meanwhile: the membership this one made goes again.
     if (created) await removeMembership(ctx, actor, tenantId, membership.userId).catch(() => undefined)
@@ -128,7 +124,6 @@ async function linkExistingPerson(
       throw uniqueness(`A user with userName "${userName}" already exists`)
     throw error
   }
-  await applyActive(call, membership, input.active)
   return toScimUser(await loadView(call, membership.userId), call.baseUrl)
 }
 

@@ -16,9 +16,10 @@ import type { NewMember } from '../memberships/memberships.service.js'
 
 /**
  * SCIM's create of a new person (API.md §16) as one statement: the platform user and its `user.created`
- * event, the accepted membership and its `membership.created` event, and the SCIM row — one round trip,
- * atomic without a transaction, as an invitation is (docs/performance.md, "SCIM creates and reads"). Where it had
- * four transactions and a dozen statements, a half-done create can no longer be left behind.
+ * event, the membership (accepted, or disabled for `active: false`) and its `membership.created` event,
+ * and the SCIM row — one round trip, atomic without a transaction, as an invitation is (docs/performance.md,
+ * "SCIM creates and reads"). Where it had four transactions and a dozen statements, a half-done create
+ * can no longer be left behind.
  */
 
 /** The SCIM row of a new user, as stored (its version is the column's default). */

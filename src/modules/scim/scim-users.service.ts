@@ -1,7 +1,5 @@
 import { AppError } from '../../errors.js'
-import { recordAudit } from '../audit/audit.repository.js'
-import { removeMembership, updateMembership } from '../memberships/membership-update.js'
-import type { Membership } from '../memberships/memberships.schemas.js'
+import { removeMembership } from '../memberships/membership-update.js'
 import { updateProvisionedIdentity } from '../users/provisioned-identity.js'
 import { normalizeEmail } from '../users/user-rules.js'
 import { findScimUsersBy, insertScimUser, updateScimUser } from './scim.repository.js'
@@ -17,6 +15,7 @@ import {
   userVersion,
 } from './scim-resources.js'
 import { findUserViews } from './scim-user-reads.js'
+import { statusFor, storeScimUser } from './scim-user-store.js'
 import type { Stored } from './scim-values.js'
 
 /**
@@ -93,46 +92,6 @@ export async function checkUnique(
     throw uniqueness(`A user with e-mail "${email}" already exists`)
 }
 
-/** `active` → the membership's status (API.md §16): false disables from any status, true enables. */
-export async function applyActive(
-  call: ScimCall,
-  membership: Pick<Membership, 'userId' | 'status'>,
-  active: boolean | undefined,
-): Promise<void> {
-  const { ctx, actor, tenantId } = call
-  const status = membership.status
-  if (active === false && status !== 'disabled') {
-    // A pending or invited membership is accepted first (its invitation dies), then disabled.
-    if (status !== 'accepted')
-      await updateMembership(ctx, actor, tenantId, membership.userId, { status: 'accepted' })
-    await updateMembership(ctx, actor, tenantId, membership.userId, { status: 'disabled' })
-  } else if (active !== false && status !== 'accepted' && (active === true || status === 'disabled')) {
-    await updateMembership(ctx, actor, tenantId, membership.userId, { status: 'accepted' })
-  }
-}
-
-export async function recordScimUpdate(
-  call: ScimCall,
-  tx: Parameters<typeof recordAudit>[0],
-  userId: string,
-  before: Stored,
-  after: Stored,
-): Promise<void> {
-  const changes: Record<string, [unknown, unknown]> = {}
-  for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
-    const was = before[key] ?? null
-    const now = after[key] ?? null
-    if (JSON.stringify(was) !== JSON.stringify(now)) changes[key] = [was, now]
-  }
-  if (Object.keys(changes).length === 0) return
-  await recordAudit(tx, call.ctx.clock, call.actor, {
-    action: 'scim_user.updated',
-    tenantId: call.tenantId,
-    target: { type: 'membership', id: userId },
-    changes,
-  })
-}
-
 /** The current state of a user as PATCH and PUT start from it. */
 export async function currentUser(
   call: ScimCall,
@@ -148,7 +107,10 @@ export async function currentUser(
   }
 }
 
-/** Stores a user's next state (PUT, PATCH): attributes, then identity (if provisioned), then status. */
+/**
+ * Stores a user's next state (PUT, PATCH): identity (if provisioned), then the SCIM attributes together
+ * with the status `active` asks for — one transaction, one event for the membership (scim-user-store.ts).
+ */
 export async function writeScimUser(call: ScimCall, current: UserView, next: Patchable): Promise<Resource> {
   const userName = userNameOf(next.stored)
   const email = emailOf(next.stored)
@@ -164,34 +126,39 @@ export async function writeScimUser(call: ScimCall, current: UserView, next: Pat
     }
   }
   const now = ctx.clock.now()
-  const before = (current.scim?.attributes as Stored | undefined) ?? {}
-  await ctx.db.transaction().execute(async (tx) => {
-    const row = {
-      user_name: userName,
-      user_name_key: userName.toLowerCase(),
-      email_key: email,
-      external_id: (next.stored.externalId as string | undefined) ?? null,
-      active: next.active ?? null,
-      updated: now,
-      attributes: JSON.stringify(next.stored),
-    }
-    if (current.scim) await updateScimUser(tx, tenantId, userId, row)
-    else
-      await insertScimUser(tx, {
-        ...row,
-        tenant_id: tenantId,
-        user_id: userId,
-        provisioned: false,
-        created: now,
-      })
-    await recordScimUpdate(call, tx, userId, before, next.stored)
-  })
-  if (
-    next.active !== (current.scim ? (current.scim.active ?? undefined) : activeOf(current)) ||
-    next.active !== undefined
-  ) {
-    await applyActive(call, current.membership, next.active)
+  const row = {
+    user_name: userName,
+    user_name_key: userName.toLowerCase(),
+    email_key: email,
+    external_id: (next.stored.externalId as string | undefined) ?? null,
+    active: next.active ?? null,
+    updated: now,
+    attributes: JSON.stringify(next.stored),
   }
+  // `active` moves the status only when sent or changed: a PATCH of other attributes leaves a member
+  // disabled through /v1 as it is.
+  const wasActive = current.scim ? (current.scim.active ?? undefined) : activeOf(current)
+  const status =
+    next.active !== wasActive || next.active !== undefined
+      ? statusFor(current.membership.status, next.active)
+      : undefined
+  await storeScimUser(
+    call,
+    current.membership,
+    status,
+    async (tx) => {
+      if (current.scim) await updateScimUser(tx, tenantId, userId, row)
+      else
+        await insertScimUser(tx, {
+          ...row,
+          tenant_id: tenantId,
+          user_id: userId,
+          provisioned: false,
+          created: now,
+        })
+    },
+    { before: (current.scim?.attributes as Stored | undefined) ?? {}, after: next.stored },
+  )
   return toScimUser(await loadView(call, userId), call.baseUrl)
 }
 
