@@ -14215,6 +14215,8 @@ export interface operations {
             query?: {
                 /** @description Only memberships with this status */
                 status?: "pending" | "invited" | "accepted" | "disabled";
+                /** @description Search: members whose e-mail, first name, last name or full name contains this text, ignoring case */
+                q?: string;
                 /**
                  * @description Page size; turns on pagination (the response gains nextCursor while more remain)
                  * @example 100

@@ -70,6 +70,35 @@ describe('members in the console', { timeout: 180_000 }, () => {
     await page.close()
   })
 
+  it('searches on the server and pages the matches, keeping the search on the next page', async () => {
+    const { tenant, admin } = await freshTenant(t)
+    const marker = `needle${Date.now().toString(36)}`
+    const db = t.database.handle.db
+    // 55 matches (one page is 50) among others that do not match.
+    const users = await Promise.all([
+      ...Array.from({ length: 55 }, (_, i) => insertUser(db, { email: `${marker}.${i}@example.test` })),
+      ...Array.from({ length: 5 }, () => insertUser(db)),
+    ])
+    for (const user of users) {
+      await insertMembership(db, { tenantId: tenant.id, userId: user.id, roleId: ROLE_IDS.agent })
+    }
+    // A context of its own: its sign-in must not carry over to the next test's.
+    const context = await browser.newContext()
+    const { page } = await openPage(context)
+    await signIn(page, baseUrl, admin.email, admin.password)
+    await page.goto(`${baseUrl}/console/tenants/${tenant.id}/members`)
+    await page.getByLabel('Search').fill(marker.toUpperCase())
+    await page.getByRole('button', { name: 'Filter' }).click()
+    const matches = page.getByRole('row', { name: new RegExp(marker) })
+    expect(await matches.count()).toBe(50)
+    await page.getByRole('link', { name: 'Next page' }).click()
+    expect(await page.getByLabel('Search').inputValue()).toBe(marker.toUpperCase())
+    expect(await matches.count()).toBe(5)
+    expect(await page.getByRole('row').count()).toBe(6)
+    expect(await page.getByRole('link', { name: 'Next page' }).count()).toBe(0)
+    await context.close()
+  })
+
   it('accepts at once, disables, re-enables, cancels and removes, with JavaScript off', async () => {
     const { tenant, admin } = await freshTenant(t)
     const invited = (await insertUser(t.database.handle.db)).email

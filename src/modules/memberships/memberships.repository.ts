@@ -1,4 +1,5 @@
 import { type Kysely, sql, type Transaction, type Updateable } from 'kysely'
+import { containsPattern } from '../../db/contains-pattern.js'
 import { nextUpdated } from '../../db/row-version.js'
 import type {
   Database,
@@ -65,10 +66,21 @@ export async function listMembershipRows(
     afterUserId?: string | undefined
     limit?: number | undefined
     status?: MembershipStatus | undefined
+    /** Contains-match on the e-mail or the full name, ignoring case (`?q=`). */
+    search?: string | undefined
   },
 ): Promise<MembershipRecordRow[]> {
   let query = selectMemberships(db).where('tu.tenant_id', '=', tenantId).orderBy('tu.user_id')
   if (page.status !== undefined) query = query.where('tu.status', '=', page.status)
+  if (page.search !== undefined) {
+    const pattern = containsPattern(page.search.toLowerCase())
+    query = query.where((eb) =>
+      eb.or([
+        eb(sql`lower(u.email)`, 'like', pattern),
+        eb(sql`lower(u.first_name || ' ' || u.last_name)`, 'like', pattern),
+      ]),
+    )
+  }
   if (page.afterUserId) query = query.where('tu.user_id', '>', page.afterUserId)
   if (page.limit !== undefined) query = query.limit(page.limit + 1)
   return query.execute()

@@ -170,6 +170,14 @@ export const ListMembershipsQuery = Type.Object({
   status: Type.Optional(
     Type.Enum(MEMBERSHIP_STATUSES, { type: 'string', description: 'Only memberships with this status' }),
   ),
+  q: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 254,
+      description:
+        'Search: members whose e-mail, first name, last name or full name contains this text, ignoring case',
+    }),
+  ),
   ...PageQuery,
 })
 export type ListMembershipsQuery = Static<typeof ListMembershipsQuery>

@@ -249,7 +249,12 @@ export async function listMemberships(
   return readPage(
     query,
     ({ afterId, limit }) =>
-      listMembershipRows(ctx.db, tenantId, { afterUserId: afterId, limit, status: query.status }),
+      listMembershipRows(ctx.db, tenantId, {
+        afterUserId: afterId,
+        limit,
+        status: query.status,
+        search: query.q?.trim() || undefined,
+      }),
     (row) => row.user_id,
     (row) => toMembership(row, now),
   )

@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely'
 import type { Keys } from '../../crypto/keys.js'
+import { containsPattern } from '../../db/contains-pattern.js'
 import { nextUpdated } from '../../db/row-version.js'
 import type { Database } from '../../db/schema.js'
 import { forgetResponsesQuoting } from '../../http/idempotency-seal.js'
@@ -51,11 +52,6 @@ export async function eraseUserRow(db: Kysely<Database>, userId: string, actorId
     .execute()
 }
 
-/** `%text%` for LIKE, with LIKE's own characters escaped. */
-function containing(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
-}
-
 /**
  * The person's data out of the outbox (its invitation mails, whatever their state), stored idempotent
  * responses and audit events: the personal fields of events about the user are dropped, and any other
@@ -69,7 +65,7 @@ export async function scrubPersonalData(
 ): Promise<void> {
   // Shorter texts would match too much that is not the person's.
   const texts = [personal.email, personal.fullName].filter((t) => t.trim().length >= 3)
-  const patterns = texts.map(containing)
+  const patterns = texts.map(containsPattern)
   await db
     .deleteFrom('outbox')
     .where((eb) =>

@@ -1,5 +1,6 @@
 import { type Kysely, sql, type Transaction, type Updateable } from 'kysely'
 import { withConstraintErrors } from '../../db/constraint-errors.js'
+import { containsPattern } from '../../db/contains-pattern.js'
 import { nextUpdated } from '../../db/row-version.js'
 import type { Database, NewUserRow, UserRow, UsersTable } from '../../db/schema.js'
 import { ifMatchChecked, ifMatchUpdated } from '../../http/request-context.js'
@@ -111,8 +112,8 @@ export async function listUsers(db: Executor, filter: UserListFilter): Promise<U
   if (filter.id !== undefined) query = query.where('u.id', '=', filter.id)
   if (filter.email !== undefined) query = query.where('u.email', '=', filter.email)
   if (filter.search !== undefined) {
-    // A contains-match, its LIKE wildcards taken literally; erased people (a placeholder e-mail) never match.
-    const pattern = `%${filter.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+    // Erased people (a placeholder e-mail) never match.
+    const pattern = containsPattern(filter.search.toLowerCase())
     query = query
       .where('u.status', '!=', 'erased')
       .where((eb) =>

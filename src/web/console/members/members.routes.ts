@@ -33,22 +33,20 @@ export function memberRoutes(router: FastifyInstance, pages: ConsolePages): void
         ? (text(query.status) as Status)
         : undefined
       const q = text(query.q).trim()
-      // A search reads the whole list and filters it here (the API lists members by status, not by text).
       const cursor = text(query.cursor) || undefined
       const { data, error, response } = await signed.api.GET('/v1/tenants/{tenantId}/users', {
         params: {
           path: { tenantId },
           query: {
             ...(status ? { status } : {}),
-            ...(q ? {} : { limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) }),
+            ...(q ? { q } : {}),
+            limit: PAGE_SIZE,
+            ...(cursor ? { cursor } : {}),
           },
         },
       })
       if (!data) return refusalPage(signed, apiErrorOf(error, response.status))
-      const needle = q.toLowerCase()
-      const members = q
-        ? data.result.filter((m) => `${m.email} ${m.firstName} ${m.lastName}`.toLowerCase().includes(needle))
-        : data.result
+      const members = data.result
       const notice = text(query.done) || undefined
       return [
         200,
@@ -62,7 +60,7 @@ export function memberRoutes(router: FastifyInstance, pages: ConsolePages): void
             now: now(),
             canManage: found.permissions.has('MANAGE_TENANT_ENROLLMENT'),
             form: signed.form,
-            nextCursor: q ? undefined : data.nextCursor,
+            nextCursor: data.nextCursor,
             notice,
           }),
         ),

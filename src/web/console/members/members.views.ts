@@ -103,7 +103,7 @@ ${o.canManage ? html`<td data-label="Actions"><div class="actions">${actionsFor(
 </tr>`,
       )}</tbody></table></div>`
 }
-${o.nextCursor ? html`<p><a href="${base}?status=${o.status}&amp;cursor=${o.nextCursor}">Next page</a></p>` : ''}`
+${o.nextCursor ? html`<p><a href="${base}?status=${o.status}&amp;q=${encodeURIComponent(o.q)}&amp;cursor=${o.nextCursor}">Next page</a></p>` : ''}`
 }
 
 export function inviteForm(o: {

@@ -1,0 +1,89 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ROLE_IDS } from '../../../src/access/permissions.js'
+import { createTenantAsAdmin, insertMembership, uniqueEmail } from '../../helpers/fixtures.js'
+import { createTestApp, type TestApp } from '../../helpers/test-app.js'
+
+/**
+ * `GET /v1/tenants/{t}/users?q=`: a search of one tenant's members by e-mail or name, with the status
+ * filter and paged like every list — what the console's member search runs (API.md §17 "Members").
+ */
+let t: TestApp
+let token: string
+let tenantId: string
+const marker = `mq${Date.now().toString(36)}`
+
+/** A platform user made a member of the tenant with `status`. */
+async function member(body: Record<string, unknown>, status: 'accepted' | 'pending' = 'accepted') {
+  const response = await t.request('POST', '/v1/users', {
+    token,
+    body: { roleId: ROLE_IDS.platformUser, ...body },
+  })
+  expect(response.status).toBe(201)
+  const user = response.body.result as { id: string }
+  await insertMembership(t.database.handle.db, { tenantId, userId: user.id, roleId: ROLE_IDS.agent, status })
+  return user
+}
+
+async function search(q: string, extra = '', tenant = tenantId) {
+  return t.request('GET', `/v1/tenants/${tenant}/users?q=${encodeURIComponent(q)}${extra}`, { token })
+}
+
+const ids = async (q: string, extra = '') =>
+  (await search(q, extra)).body.result.map((m: { userId: string }) => m.userId).sort()
+
+beforeAll(async () => {
+  t = await createTestApp()
+  token = await t.adminToken()
+  tenantId = (await createTenantAsAdmin(t)).id
+})
+afterAll(() => t.close())
+
+describe('GET /v1/tenants/{t}/users?q=', () => {
+  it('finds members by part of the e-mail, a name or the full name, ignoring case, and only members', async () => {
+    const ada = await member({ email: uniqueEmail(`${marker}ada`), firstName: 'Ada', lastName: 'Lovelace' })
+    const alan = await member(
+      { email: uniqueEmail('turing'), firstName: `Alan${marker}`, lastName: 'Turing' },
+      'pending',
+    )
+    // A platform user with the marker who is not a member here is not found.
+    const outsider = await t.request('POST', '/v1/users', {
+      token,
+      body: { email: uniqueEmail(`${marker}outsider`), roleId: ROLE_IDS.platformUser },
+    })
+    expect(outsider.status).toBe(201)
+
+    expect(await ids(`${marker}ADA`)).toEqual([ada.id])
+    expect(await ids(`alan${marker}`)).toEqual([alan.id])
+    expect(await ids(`${marker} turing`)).toEqual([alan.id])
+    expect(await ids(marker)).toEqual([ada.id, alan.id].sort())
+    expect(await ids(marker, '&status=pending')).toEqual([alan.id])
+    expect(await ids(`${marker}nobody`)).toEqual([])
+    // Another tenant's members are not searched.
+    const other = await createTenantAsAdmin(t)
+    expect((await search(marker, '', other.id)).body.result).toEqual([])
+  })
+
+  it('takes % and _ literally', async () => {
+    await member({ email: uniqueEmail(`${marker}pct`), firstName: 'Per', lastName: 'Cent' })
+    expect((await search('%')).body.result).toEqual([])
+    expect((await search(`${marker}_ct`)).body.result).toEqual([])
+  })
+
+  it('pages like every list', async () => {
+    const prefix = `${marker}page`
+    for (let i = 0; i < 3; i++) await member({ email: uniqueEmail(`${prefix}${i}`) })
+    const first = await search(prefix, '&limit=2')
+    expect(first.status).toBe(200)
+    expect(first.body.result).toHaveLength(2)
+    expect(first.body.nextCursor).toBeTypeOf('string')
+    const second = await search(prefix, `&limit=2&cursor=${first.body.nextCursor}`)
+    expect(second.body.result).toHaveLength(1)
+    expect(second.body.nextCursor).toBeUndefined()
+  })
+
+  it('refuses an empty search with a 400 naming q', async () => {
+    const response = await search('')
+    expect(response.status).toBe(400)
+    expect(response.body.error.attribute).toHaveProperty('q')
+  })
+})
