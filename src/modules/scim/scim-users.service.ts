@@ -108,8 +108,9 @@ export async function currentUser(
 }
 
 /**
- * Stores a user's next state (PUT, PATCH): identity (if provisioned), then the SCIM attributes together
- * with the status `active` asks for — one transaction, one event for the membership (scim-user-store.ts).
+ * Stores a user's next state (PUT, PATCH): the identity of a person this SCIM made, the SCIM attributes
+ * and the status `active` asks for, in one transaction — one event for the membership
+ * (scim-user-store.ts), and the user's own `user.updated` when its names or e-mail changed.
  */
 export async function writeScimUser(call: ScimCall, current: UserView, next: Patchable): Promise<Resource> {
   const userName = userNameOf(next.stored)
@@ -117,14 +118,6 @@ export async function writeScimUser(call: ScimCall, current: UserView, next: Pat
   const userId = current.membership.userId
   await checkUnique(call, userName, email, userId)
   const { ctx, tenantId } = call
-  if (current.scim?.provisioned) {
-    try {
-      await updateProvisionedIdentity(ctx, call.actor, userId, { email, ...namesOf(next.stored) })
-    } catch (error) {
-      if (error instanceof AppError && error.reason === 'email_taken') throw uniqueness(error.message)
-      throw error
-    }
-  }
   const now = ctx.clock.now()
   const row = {
     user_name: userName,
@@ -142,23 +135,35 @@ export async function writeScimUser(call: ScimCall, current: UserView, next: Pat
     next.active !== wasActive || next.active !== undefined
       ? statusFor(current.membership.status, next.active)
       : undefined
-  await storeScimUser(
-    call,
-    current.membership,
-    status,
-    async (tx) => {
-      if (current.scim) await updateScimUser(tx, tenantId, userId, row)
-      else
-        await insertScimUser(tx, {
-          ...row,
-          tenant_id: tenantId,
-          user_id: userId,
-          provisioned: false,
-          created: now,
-        })
-    },
-    { before: (current.scim?.attributes as Stored | undefined) ?? {}, after: next.stored },
-  )
+  let identityChanged = false
+  try {
+    await storeScimUser(
+      call,
+      current.membership,
+      status,
+      async (tx) => {
+        // The names and e-mail of a person this SCIM made follow the directory, in the same transaction.
+        if (current.scim?.provisioned) {
+          const identity = { email, ...namesOf(next.stored) }
+          identityChanged = await updateProvisionedIdentity(tx, ctx.clock, call.actor, userId, identity)
+        }
+        if (current.scim) await updateScimUser(tx, tenantId, userId, row)
+        else
+          await insertScimUser(tx, {
+            ...row,
+            tenant_id: tenantId,
+            user_id: userId,
+            provisioned: false,
+            created: now,
+          })
+      },
+      { before: (current.scim?.attributes as Stored | undefined) ?? {}, after: next.stored },
+    )
+  } catch (error) {
+    if (error instanceof AppError && error.reason === 'email_taken') throw uniqueness(error.message)
+    throw error
+  }
+  if (identityChanged) ctx.access.invalidate()
   return toScimUser(await loadView(call, userId), call.baseUrl)
 }
 

@@ -195,7 +195,7 @@ describe('PUT and PATCH /Users/{id}: one event for the membership', () => {
     expect((await membership(s, id)).status).toBe('accepted')
   })
 
-  it('a membership update that fails inside its transaction rolls the SCIM attributes back with it', async () => {
+  it('a membership update that fails inside its transaction rolls the SCIM attributes and the names back with it', async () => {
     const s = await scimTenant(t)
     const id = (await s.scim('POST', '/Users', userBody(uniqueEmail('fault')))).body.id as string
     // A fault in the membership's UPDATE of this one user, as a concurrent move or a lost connection.
@@ -216,16 +216,24 @@ describe('PUT and PATCH /Users/{id}: one event for the membership', () => {
       const res = await s.scim(
         'PATCH',
         `/Users/${id}`,
-        patch({ op: 'add', path: 'title', value: 'Lost' }, { op: 'replace', path: 'active', value: false }),
+        patch(
+          { op: 'add', path: 'title', value: 'Lost' },
+          { op: 'replace', path: 'name.givenName', value: 'Lost' },
+          { op: 'replace', path: 'active', value: false },
+        ),
       )
       expect(res.status).toBeGreaterThanOrEqual(500)
     } finally {
       await sql.raw('drop trigger test_refuse_membership on tenant_users').execute(t.ctx.db)
     }
     expect(await eventsOf(since, 'membership', id)).toEqual([])
+    // The platform user SCIM provisioned keeps its names: they were in the same transaction.
+    expect(await eventsOf(since, 'user', id)).toEqual([])
     const read = await s.scim('GET', `/Users/${id}`)
-    expect(read.body).toMatchObject({ active: true })
+    expect(read.body).toMatchObject({ active: true, name: { givenName: 'Ada' } })
     expect(read.body.title).toBeUndefined()
+    const user = await t.request('GET', `/v1/users/${id}`, { token: admin })
+    expect(user.body.result.firstName).toBe('Ada')
   })
 })
 
