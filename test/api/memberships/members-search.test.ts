@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../../../src/access/permissions.js'
 import { createTenantAsAdmin, insertMembership, uniqueEmail } from '../../helpers/fixtures.js'
+import { searchContract } from '../../helpers/search-contract.js'
 import { createTestApp, type TestApp } from '../../helpers/test-app.js'
 
 /**
@@ -63,27 +64,5 @@ describe('GET /v1/tenants/{t}/users?q=', () => {
     expect((await search(marker, '', other.id)).body.result).toEqual([])
   })
 
-  it('takes % and _ literally', async () => {
-    await member({ email: uniqueEmail(`${marker}pct`), firstName: 'Per', lastName: 'Cent' })
-    expect((await search('%')).body.result).toEqual([])
-    expect((await search(`${marker}_ct`)).body.result).toEqual([])
-  })
-
-  it('pages like every list', async () => {
-    const prefix = `${marker}page`
-    for (let i = 0; i < 3; i++) await member({ email: uniqueEmail(`${prefix}${i}`) })
-    const first = await search(prefix, '&limit=2')
-    expect(first.status).toBe(200)
-    expect(first.body.result).toHaveLength(2)
-    expect(first.body.nextCursor).toBeTypeOf('string')
-    const second = await search(prefix, `&limit=2&cursor=${first.body.nextCursor}`)
-    expect(second.body.result).toHaveLength(1)
-    expect(second.body.nextCursor).toBeUndefined()
-  })
-
-  it('refuses an empty search with a 400 naming q', async () => {
-    const response = await search('')
-    expect(response.status).toBe(400)
-    expect(response.body.error.attribute).toHaveProperty('q')
-  })
+  searchContract({ marker, add: (body) => member(body), search: (q, extra) => search(q, extra) })
 })

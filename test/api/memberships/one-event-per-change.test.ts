@@ -2,6 +2,7 @@ import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../../../src/access/permissions.js'
 import { openInvitationMail } from '../../../src/outbox/mail/invitation-mail.js'
+import { eventIdsSoFar, eventsSince } from '../../helpers/audit-trail.js'
 import { createTenantAsAdmin, insertUser, uniqueEmail } from '../../helpers/fixtures.js'
 import { createTestApp, type TestApp } from '../../helpers/test-app.js'
 
@@ -19,28 +20,6 @@ beforeAll(async () => {
   admin = await t.adminToken()
 })
 afterAll(async () => t.close())
-
-/** The ids of one record's events so far. */
-async function eventIds(targetId: string): Promise<string[]> {
-  const rows = await t.ctx.db
-    .selectFrom('audit_events')
-    .select('id')
-    .where('target_id', '=', targetId)
-    .execute()
-  return rows.map((row) => row.id)
-}
-
-/** The events of one record (of `targetType`) that are not among `earlier`. */
-async function eventsOf(targetId: string, targetType: string, earlier: string[]) {
-  const rows = await t.ctx.db
-    .selectFrom('audit_events')
-    .select(['id', 'action', 'changes'])
-    .where('target_id', '=', targetId)
-    .where('target_type', '=', targetType)
-    .orderBy('id')
-    .execute()
-  return rows.filter((row) => !earlier.includes(row.id)).map(({ action, changes }) => ({ action, changes }))
-}
 
 /** A fresh tenant and a platform user invited to it with mail; the invitation token. */
 async function invited() {
@@ -64,10 +43,10 @@ async function invited() {
 describe('one audit event per changed record', () => {
   it('an acceptance by an administrator: one event with the status and the active extension it set', async () => {
     const { userId, path } = await invited()
-    const since = await eventIds(userId)
+    const since = await eventIdsSoFar(t.ctx.db)
     const accepted = await t.request('PUT', path, { token: admin, body: { status: 'accepted' } })
     expect(accepted.status).toBe(200)
-    const events = await eventsOf(userId, 'membership', since)
+    const events = await eventsSince(t.ctx.db, since, 'membership', userId)
     expect(events).toHaveLength(1)
     expect(events[0]!.action).toBe('membership.status_changed')
     expect(events[0]!.changes).toMatchObject({
@@ -78,10 +57,10 @@ describe('one audit event per changed record', () => {
 
   it('an acceptance with the invitation token: one event for the membership, one for the user', async () => {
     const { userId, token, tenantId } = await invited()
-    const since = await eventIds(userId)
+    const since = await eventIdsSoFar(t.ctx.db)
     const accepted = await t.request('POST', `/v1/invitations/${token}/accept`, { body: {} })
     expect(accepted.status).toBe(200)
-    const events = await eventsOf(userId, 'membership', since)
+    const events = await eventsSince(t.ctx.db, since, 'membership', userId)
     expect(events).toHaveLength(1)
     const membership = await t.request('GET', `/v1/tenants/${tenantId}/users/${userId}`, { token: admin })
     expect(events[0]!.changes).toEqual({
@@ -93,10 +72,10 @@ describe('one audit event per changed record', () => {
   it('a resent invitation: one event with the new window', async () => {
     const { userId, path } = await invited()
     t.clock.advance(60_000)
-    const since = await eventIds(userId)
+    const since = await eventIdsSoFar(t.ctx.db)
     const resent = await t.request('PUT', path, { token: admin, body: { status: 'invited' } })
     expect(resent.status).toBe(200)
-    const events = await eventsOf(userId, 'membership', since)
+    const events = await eventsSince(t.ctx.db, since, 'membership', userId)
     expect(events).toHaveLength(1)
     expect(events[0]!.action).toBe('membership.invited')
     const [before, after] = (events[0]!.changes as { invitationExpiryDate: [string, string] })
@@ -107,13 +86,13 @@ describe('one audit event per changed record', () => {
 
   it('a role change with a profile edit: one event holding both', async () => {
     const { userId, path } = await invited()
-    const since = await eventIds(userId)
+    const since = await eventIdsSoFar(t.ctx.db)
     const changed = await t.request('PUT', path, {
       token: admin,
       body: { roleId: ROLE_IDS.supervisor, workStationId: 'desk-7' },
     })
     expect(changed.status).toBe(200)
-    const events = await eventsOf(userId, 'membership', since)
+    const events = await eventsSince(t.ctx.db, since, 'membership', userId)
     expect(events).toEqual([
       {
         action: 'membership.role_changed',
@@ -124,7 +103,7 @@ describe('one audit event per changed record', () => {
 
   it('a user update of names, status, role and password: one event holding every field', async () => {
     const user = await insertUser(t.ctx.db, { email: uniqueEmail('one-user-event') })
-    const since = await eventIds(user.id)
+    const since = await eventIdsSoFar(t.ctx.db)
     const put = await t.request('PUT', `/v1/users/${user.id}`, {
       token: admin,
       body: {
@@ -135,7 +114,7 @@ describe('one audit event per changed record', () => {
       },
     })
     expect(put.status).toBe(200)
-    const events = await eventsOf(user.id, 'user', since)
+    const events = await eventsSince(t.ctx.db, since, 'user', user.id)
     expect(events).toHaveLength(1)
     expect(events[0]!.action).toBe('user.status_changed')
     expect(events[0]!.changes).toMatchObject({

@@ -1,9 +1,10 @@
 import { sql } from 'kysely'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../../../src/access/permissions.js'
+import { eventIdsSoFar, eventsSince } from '../../helpers/audit-trail.js'
 import { uniqueEmail } from '../../helpers/fixtures.js'
 import { PATCH_OP, type ScimTenant, scimTenant, userBody } from '../../helpers/scim.js'
-import { createTestApp, FollowingClock, type TestApp } from '../../helpers/test-app.js'
+import { FollowingClock, useTestApp } from '../../helpers/test-app.js'
 
 /**
  * One SCIM write to one membership is one audit event, written in the transaction of the change
@@ -11,33 +12,13 @@ import { createTestApp, FollowingClock, type TestApp } from '../../helpers/test-
  * `membership.created` on a create, else `membership.status_changed` when the status moved, else
  * `scim_user.updated`. The platform user is another record: its `user.created` is its own event.
  */
-let t: TestApp
+const t = useTestApp({ clock: new FollowingClock() })
 let admin: string
 beforeAll(async () => {
-  t = await createTestApp({ clock: new FollowingClock() })
   admin = await t.adminToken()
 })
-afterAll(() => t.close())
 
 const patch = (...Operations: unknown[]) => ({ schemas: [PATCH_OP], Operations })
-
-/** Every event so far, for telling a request's own events apart. */
-async function allEventIds(): Promise<Set<string>> {
-  const rows = await t.ctx.db.selectFrom('audit_events').select('id').execute()
-  return new Set(rows.map((row) => row.id))
-}
-
-/** The events of one record (`targetType`, `targetId`) written since `earlier`, oldest first. */
-async function eventsOf(earlier: Set<string>, targetType: string, targetId: string) {
-  const rows = await t.ctx.db
-    .selectFrom('audit_events')
-    .select(['id', 'action', 'changes'])
-    .where('target_type', '=', targetType)
-    .where('target_id', '=', targetId)
-    .orderBy('id')
-    .execute()
-  return rows.filter((row) => !earlier.has(row.id)).map(({ action, changes }) => ({ action, changes }))
-}
 
 /** The membership as /v1 shows it. */
 async function membership(s: ScimTenant, userId: string) {
@@ -93,12 +74,12 @@ describe('PUT and PATCH /Users/{id}: one event for the membership', () => {
     expect((await s.scim('POST', '/Users', userBody(email, { active: undefined }))).status).toBe(201)
     expect((await membership(s, id)).status).toBe('invited')
     expect(await queuedInvitationMail(s.tenantId, id)).toBe(1)
-    const since = await allEventIds()
+    const since = await eventIdsSoFar(t.ctx.db)
     const off = await s.scim('PATCH', `/Users/${id}`, patch({ op: 'replace', path: 'active', value: false }))
     expect(off.status).toBe(200)
     expect(off.body.active).toBe(false)
     const after = await membership(s, id)
-    expect(await eventsOf(since, 'membership', id)).toEqual([
+    expect(await eventsSince(t.ctx.db, since, 'membership', id)).toEqual([
       {
         action: 'membership.status_changed',
         changes: { status: ['invited', 'disabled'], activeExtension: [null, after.activeExtension] },
@@ -113,7 +94,7 @@ describe('PUT and PATCH /Users/{id}: one event for the membership', () => {
     const s = await scimTenant(t)
     const email = uniqueEmail('rename-off')
     const id = (await s.scim('POST', '/Users', userBody(email))).body.id as string
-    const since = await allEventIds()
+    const since = await eventIdsSoFar(t.ctx.db)
     const res = await s.scim(
       'PATCH',
       `/Users/${id}`,
@@ -123,13 +104,13 @@ describe('PUT and PATCH /Users/{id}: one event for the membership', () => {
       ),
     )
     expect(res.status).toBe(200)
-    expect(await eventsOf(since, 'membership', id)).toEqual([
+    expect(await eventsSince(t.ctx.db, since, 'membership', id)).toEqual([
       {
         action: 'membership.status_changed',
         changes: { status: ['accepted', 'disabled'], displayName: [null, 'Countess'] },
       },
     ])
-    expect(await eventsOf(since, 'user', id)).toEqual([])
+    expect(await eventsSince(t.ctx.db, since, 'user', id)).toEqual([])
     await expectInactive(s, id)
   })
 
@@ -137,11 +118,11 @@ describe('PUT and PATCH /Users/{id}: one event for the membership', () => {
     const s = await scimTenant(t)
     const email = uniqueEmail('put-off')
     const id = (await s.scim('POST', '/Users', userBody(email))).body.id as string
-    const since = await allEventIds()
+    const since = await eventIdsSoFar(t.ctx.db)
     const name = { givenName: 'Ada', familyName: 'Byron' }
     const res = await s.scim('PUT', `/Users/${id}`, userBody(email, { name, active: false }))
     expect(res.status).toBe(200)
-    expect(await eventsOf(since, 'membership', id)).toEqual([
+    expect(await eventsSince(t.ctx.db, since, 'membership', id)).toEqual([
       {
         action: 'membership.status_changed',
         changes: {
@@ -151,17 +132,17 @@ describe('PUT and PATCH /Users/{id}: one event for the membership', () => {
       },
     ])
     // The platform user SCIM provisioned is another record: its names are its own event.
-    expect((await eventsOf(since, 'user', id)).map((e) => e.action)).toEqual(['user.updated'])
+    expect((await eventsSince(t.ctx.db, since, 'user', id)).map((e) => e.action)).toEqual(['user.updated'])
     await expectInactive(s, id)
   })
 
   it('an attribute alone: one scim_user.updated', async () => {
     const s = await scimTenant(t)
     const id = (await s.scim('POST', '/Users', userBody(uniqueEmail('title')))).body.id as string
-    const since = await allEventIds()
+    const since = await eventIdsSoFar(t.ctx.db)
     const res = await s.scim('PATCH', `/Users/${id}`, patch({ op: 'add', path: 'title', value: 'Engineer' }))
     expect(res.status).toBe(200)
-    expect(await eventsOf(since, 'membership', id)).toEqual([
+    expect(await eventsSince(t.ctx.db, since, 'membership', id)).toEqual([
       { action: 'scim_user.updated', changes: { title: [null, 'Engineer'] } },
     ])
     expect((await membership(s, id)).status).toBe('accepted')
@@ -175,7 +156,7 @@ describe('PUT and PATCH /Users/{id}: one event for the membership', () => {
       body: { email, roleId: ROLE_IDS.administrator, status: 'accepted' },
     })
     expect(added.status).toBe(201)
-    const since = await allEventIds()
+    const since = await eventIdsSoFar(t.ctx.db)
     const res = await s.scim(
       'PATCH',
       `/Users/${id}`,
@@ -185,7 +166,7 @@ describe('PUT and PATCH /Users/{id}: one event for the membership', () => {
       ),
     )
     expect(res.status).toBe(403)
-    expect(await eventsOf(since, 'membership', id)).toEqual([])
+    expect(await eventsSince(t.ctx.db, since, 'membership', id)).toEqual([])
     const read = await s.scim('GET', `/Users/${id}`)
     expect(read.body.title).toBeUndefined()
     expect(read.body.active).not.toBe(false)
@@ -211,7 +192,7 @@ describe('PUT and PATCH /Users/{id}: one event for the membership', () => {
          when (new.user_id = '${id}') execute function test_refuse_membership()`,
       )
       .execute(t.ctx.db)
-    const since = await allEventIds()
+    const since = await eventIdsSoFar(t.ctx.db)
     try {
       const res = await s.scim(
         'PATCH',
@@ -226,9 +207,9 @@ describe('PUT and PATCH /Users/{id}: one event for the membership', () => {
     } finally {
       await sql.raw('drop trigger test_refuse_membership on tenant_users').execute(t.ctx.db)
     }
-    expect(await eventsOf(since, 'membership', id)).toEqual([])
+    expect(await eventsSince(t.ctx.db, since, 'membership', id)).toEqual([])
     // The platform user SCIM provisioned keeps its names: they were in the same transaction.
-    expect(await eventsOf(since, 'user', id)).toEqual([])
+    expect(await eventsSince(t.ctx.db, since, 'user', id)).toEqual([])
     const read = await s.scim('GET', `/Users/${id}`)
     expect(read.body).toMatchObject({ active: true, name: { givenName: 'Ada' } })
     expect(read.body.title).toBeUndefined()
@@ -240,13 +221,13 @@ describe('PUT and PATCH /Users/{id}: one event for the membership', () => {
 describe('POST /Users with active false: created disabled, one event for the membership', () => {
   it('a new person: one user.created and one membership.created with status disabled', async () => {
     const s = await scimTenant(t)
-    const since = await allEventIds()
+    const since = await eventIdsSoFar(t.ctx.db)
     const created = await s.scim('POST', '/Users', userBody(uniqueEmail('new-off'), { active: false }))
     expect(created.status).toBe(201)
     expect(created.body.active).toBe(false)
     const id = created.body.id as string
-    expect((await eventsOf(since, 'user', id)).map((e) => e.action)).toEqual(['user.created'])
-    expect(await eventsOf(since, 'membership', id)).toEqual([
+    expect((await eventsSince(t.ctx.db, since, 'user', id)).map((e) => e.action)).toEqual(['user.created'])
+    expect(await eventsSince(t.ctx.db, since, 'membership', id)).toEqual([
       {
         action: 'membership.created',
         changes: { roleId: [null, ROLE_IDS.agent], status: [null, 'disabled'] },
@@ -260,12 +241,12 @@ describe('POST /Users with active false: created disabled, one event for the mem
   it('a platform user not yet a member: one membership.created with status disabled', async () => {
     const s = await scimTenant(t)
     const { email, id } = await platformUser(s)
-    const since = await allEventIds()
+    const since = await eventIdsSoFar(t.ctx.db)
     const created = await s.scim('POST', '/Users', userBody(email, { active: false }))
     expect(created.status).toBe(201)
     expect(created.body).toMatchObject({ id, active: false })
-    expect(await eventsOf(since, 'user', id)).toEqual([])
-    expect(await eventsOf(since, 'membership', id)).toEqual([
+    expect(await eventsSince(t.ctx.db, since, 'user', id)).toEqual([])
+    expect(await eventsSince(t.ctx.db, since, 'membership', id)).toEqual([
       {
         action: 'membership.created',
         changes: { roleId: [null, ROLE_IDS.agent], status: [null, 'disabled'] },
@@ -277,13 +258,13 @@ describe('POST /Users with active false: created disabled, one event for the mem
   it('an invited member adopted: one status_changed holding the status and the attributes sent', async () => {
     const s = await scimTenant(t)
     const { email, id } = await platformUser(s, 'invited')
-    const since = await allEventIds()
+    const since = await eventIdsSoFar(t.ctx.db)
     const body = userBody(email, { active: false })
     const adopted = await s.scim('POST', '/Users', body)
     expect(adopted.status).toBe(201)
     expect(adopted.body).toMatchObject({ id, active: false })
     const after = await membership(s, id)
-    expect(await eventsOf(since, 'membership', id)).toEqual([
+    expect(await eventsSince(t.ctx.db, since, 'membership', id)).toEqual([
       {
         action: 'membership.status_changed',
         changes: {
@@ -295,7 +276,7 @@ describe('POST /Users with active false: created disabled, one event for the mem
         },
       },
     ])
-    expect(await eventsOf(since, 'user', id)).toEqual([])
+    expect(await eventsSince(t.ctx.db, since, 'user', id)).toEqual([])
     expect(await queuedInvitationMail(s.tenantId, id)).toBe(0)
     await expectInactive(s, id)
   })
