@@ -38,7 +38,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       'server-entry': { type: 'string', default: 'dist/src/main.js' },
       'server-env': { type: 'string', multiple: true },
       profile: { type: 'string' },
-      invitees: { type: 'string', default: '120000' },
+      invitees: { type: 'string' },
       logins: { type: 'string', default: '5000' },
     },
   })
@@ -65,7 +65,21 @@ export function parseOptions(argv: string[]): BenchOptions {
     serverEntry: values['server-entry'],
     serverEnv,
     profileDir: values.profile,
-    invitees: number('invitees'),
+    invitees:
+      values.invitees === undefined
+        ? enoughInvitees(number('rounds'), number('warmup') + number('rewarmup') + number('duration'))
+        : number('invitees'),
     logins: number('logins'),
   }
 }
+
+/**
+ * Invitees enough for every invitation the run can send: the invite scenario and its ceiling each invite
+ * a new person per request, through each round's windows, at up to INVITES_PER_SECOND. A fixed 120,000
+ * ran out on a quiet machine (about 4,000 invitations a second each); a run that still exhausts them
+ * says so and fails.
+ */
+function enoughInvitees(rounds: number, secondsPerRound: number): number {
+  return Math.ceil(INVITES_PER_SECOND * secondsPerRound * 2 * Math.max(rounds, 1))
+}
+const INVITES_PER_SECOND = 8000
