@@ -119,6 +119,13 @@ describe('audit export and History links', () => {
         action: 'role.created',
       },
       {
+        name: 'role in the roles list',
+        open: `${base}/roles`,
+        link: `History of ${role.body.result.name}`,
+        id: role.body.result.id,
+        action: 'role.created',
+      },
+      {
         name: 'integration',
         open: `${base}/integrations/${integration.body.result.id}`,
         link: 'History',
