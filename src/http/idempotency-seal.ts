@@ -13,35 +13,36 @@ import type { Database } from '../db/schema.js'
 
 export type SecretKeys = Pick<Keys, 'secretKey' | 'secretKeyId'>
 
-/** Who claimed an Idempotency-Key: the caller's principal id and the key. */
+/** Who claimed an Idempotency-Key: the caller's principal id, the key and the request's fingerprint. */
 export interface Claim {
   actor: string
   key: string
+  requestHash: string
 }
 
 /** The status of a claim whose request still runs (no response stored yet). */
 export const IN_PROGRESS = 0
 
 /** The stored form of a response body. */
-export function sealResponse(keys: SecretKeys, claim: Claim, requestHash: string, body: string): string {
-  return JSON.stringify(encryptSecret(keys, body, sealedFor(claim, requestHash)))
+export function sealResponse(keys: SecretKeys, claim: Claim, body: string): string {
+  return JSON.stringify(encryptSecret(keys, body, sealedFor(claim)))
 }
 
 /** What a sealed response is bound to: the caller, the key and the request it answered. */
-function sealedFor(claim: Claim, requestHash: string): string {
-  return `idempotency\u0000${claim.actor}\u0000${claim.key}\u0000${requestHash}`
+function sealedFor(claim: Claim): string {
+  return `idempotency\u0000${claim.actor}\u0000${claim.key}\u0000${claim.requestHash}`
 }
 
 /** The stored response's body, or undefined when it does not open here (another row's, another key's). */
 export function openResponse(
   keys: SecretKeys,
-  stored: { actor: string; key: string; response_body: string },
-  requestHash: string,
+  stored: { actor: string; key: string; request_hash: string; response_body: string },
 ): string | undefined {
   try {
     const envelope: unknown = JSON.parse(stored.response_body)
     if (!isSecretEnvelope(envelope)) return undefined
-    return decryptSecret(keys, envelope, sealedFor(stored, requestHash))
+    const claim = { actor: stored.actor, key: stored.key, requestHash: stored.request_hash }
+    return decryptSecret(keys, envelope, sealedFor(claim))
   } catch {
     return undefined
   }
@@ -72,15 +73,18 @@ export async function forgetResponsesQuoting(
       )
     }
     const rows = await page.orderBy('actor').orderBy('key').limit(FORGET_PAGE).execute()
-    for (const row of rows) {
-      const body = (openResponse(keys, row, row.request_hash) ?? row.response_body).toLowerCase()
-      if (needles.some((needle) => body.includes(needle))) {
-        await db
-          .deleteFrom('idempotency_keys')
-          .where('actor', '=', row.actor)
-          .where('key', '=', row.key)
-          .execute()
-      }
+    const quoting = rows.filter((row) => {
+      // An answer that does not open (stored before sealing, or under a replaced key) is read as it is.
+      const body = (openResponse(keys, row) ?? row.response_body).toLowerCase()
+      return needles.some((needle) => body.includes(needle))
+    })
+    if (quoting.length > 0) {
+      await db
+        .deleteFrom('idempotency_keys')
+        .where((eb) =>
+          eb.or(quoting.map((row) => eb.and([eb('actor', '=', row.actor), eb('key', '=', row.key)]))),
+        )
+        .execute()
     }
     if (rows.length < FORGET_PAGE) return
     after = rows[rows.length - 1]

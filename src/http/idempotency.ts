@@ -29,8 +29,6 @@ const STORED_HEADERS = ['location', 'content-type']
 declare module 'fastify' {
   interface FastifyRequest {
     idempotencyClaim: Claim | undefined
-    /** The claimed request's fingerprint, which its sealed response is bound to. */
-    idempotencyHash: string | undefined
   }
 }
 
@@ -41,7 +39,6 @@ export function registerIdempotency(
   keys: SecretKeys,
 ): void {
   app.decorateRequest('idempotencyClaim', undefined)
-  app.decorateRequest('idempotencyHash', undefined)
 
   app.addHook('preValidation', async (request: FastifyRequest, reply: FastifyReply) => {
     const header = request.headers['idempotency-key']
@@ -93,8 +90,7 @@ export function registerIdempotency(
       .returning('key')
       .executeTakeFirst()
     if (claimed) {
-      request.idempotencyClaim = { actor, key }
-      request.idempotencyHash = requestHash
+      request.idempotencyClaim = { actor, key, requestHash }
       return
     }
 
@@ -122,7 +118,7 @@ export function registerIdempotency(
         },
       )
     }
-    const body = openResponse(keys, stored, requestHash)
+    const body = openResponse(keys, stored)
     if (body === undefined) {
       throw new AppError(
         'idempotency_key_reused',
@@ -164,7 +160,7 @@ export function registerIdempotency(
         .set({
           status_code: reply.statusCode,
           response_headers: JSON.stringify(headers),
-          response_body: sealResponse(keys, claim, request.idempotencyHash as string, payload),
+          response_body: sealResponse(keys, claim, payload),
         })
         .where('actor', '=', claim.actor)
         .where('key', '=', claim.key)

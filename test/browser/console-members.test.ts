@@ -1,8 +1,13 @@
 import type { Browser, BrowserContext } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../../src/access/permissions.js'
-import { type PagesInBrowser, startPagesInBrowser } from '../helpers/browser.js'
-import { checkPage, openPage, signIn } from '../helpers/console.js'
+import {
+  type ConsoleInBrowser,
+  checkPage,
+  openPage,
+  signIn,
+  startConsoleInBrowser,
+} from '../helpers/console.js'
 import { freshTenant, insertMembership, insertUser } from '../helpers/fixtures.js'
 import type { TestSmtpServer } from '../helpers/smtp.js'
 import type { TestApp } from '../helpers/test-app.js'
@@ -13,7 +18,7 @@ import type { TestApp } from '../helpers/test-app.js'
  * on the members page, the actions on a membership, and the role ceiling: a Supervisor's forged form
  * assigning Administrator is refused with a visible 403.
  */
-let pages: PagesInBrowser
+let pages: ConsoleInBrowser
 let t: TestApp
 let smtp: TestSmtpServer
 let baseUrl: string
@@ -21,15 +26,10 @@ let browser: Browser
 let withJs: BrowserContext
 
 beforeAll(async () => {
-  pages = await startPagesInBrowser()
-  ;({ t, baseUrl, smtp } = pages)
-  browser = pages.context.browser()!
-  withJs = await browser.newContext()
+  pages = await startConsoleInBrowser()
+  ;({ t, baseUrl, smtp, browser, withJs } = pages)
 })
-afterAll(async () => {
-  await withJs?.close()
-  await pages?.close()
-})
+afterAll(async () => pages?.close())
 
 describe('members in the console', { timeout: 180_000 }, () => {
   // The API invites platform users that exist (a new address is 404 user_not_found, reported per person).

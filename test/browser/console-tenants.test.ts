@@ -1,8 +1,14 @@
 import type { Browser, BrowserContext } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../../src/access/permissions.js'
-import { type PagesInBrowser, startPagesInBrowser } from '../helpers/browser.js'
-import { checkPage, expectNoTokenInPage, openPage, signIn } from '../helpers/console.js'
+import {
+  type ConsoleInBrowser,
+  checkPage,
+  expectNoTokenInPage,
+  openPage,
+  signIn,
+  startConsoleInBrowser,
+} from '../helpers/console.js'
 import { createTenantAsAdmin, insertUser, uniqueName } from '../helpers/fixtures.js'
 import type { TestApp } from '../helpers/test-app.js'
 import { TEST_ADMIN } from '../helpers/test-env.js'
@@ -12,25 +18,17 @@ import { TEST_ADMIN } from '../helpers/test-env.js'
  * cookie, the tree (keyboard only, down to a leaf), creating and editing tenants with and without
  * JavaScript, a stale edit, and the attacks: a cross-site form post, markup in a name, the token's reach.
  */
-let pages: PagesInBrowser
+let pages: ConsoleInBrowser
 let t: TestApp
 let baseUrl: string
 let browser: Browser
 let withJs: BrowserContext
 
 beforeAll(async () => {
-  pages = await startPagesInBrowser()
-  ;({ t, baseUrl } = pages)
-  browser = pages.context.browser()!
-  withJs = await browser.newContext()
-  const { page } = await openPage(withJs)
-  await signIn(page, baseUrl, TEST_ADMIN.email, TEST_ADMIN.password)
-  await page.close()
+  pages = await startConsoleInBrowser(['withJs'])
+  ;({ t, baseUrl, browser, withJs } = pages)
 })
-afterAll(async () => {
-  await withJs?.close()
-  await pages?.close()
-})
+afterAll(async () => pages?.close())
 
 describe('the console in Chromium', { timeout: 120_000 }, () => {
   it('signs in by e-mail then password; the cookie is HttpOnly, SameSite=Strict; no token reaches the page', async () => {

@@ -1,38 +1,24 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type PagesInBrowser, startPagesInBrowser } from '../helpers/browser.js'
-import { checkPage, openPage, signIn } from '../helpers/console.js'
+import { type ConsoleInBrowser, checkPage, openPage, startConsoleInBrowser } from '../helpers/console.js'
 import { insertUser, uniqueEmail } from '../helpers/fixtures.js'
 import type { TestApp } from '../helpers/test-app.js'
-import { TEST_ADMIN } from '../helpers/test-env.js'
 
 /**
  * The CSV import of platform users in the console (API.md §17), in a real Chromium: the rows are checked
  * first — a result per row, the failing field named, nothing written — then Import writes them and shows
  * the final result per row; by pasting (JavaScript on) and by uploading a file (JavaScript off).
  */
-let pages: PagesInBrowser
+let pages: ConsoleInBrowser
 let t: TestApp
 let baseUrl: string
-let browser: Browser
 let withJs: BrowserContext
 
 beforeAll(async () => {
-  pages = await startPagesInBrowser()
-  ;({ t, baseUrl } = pages)
-  browser = pages.context.browser()!
-  withJs = await browser.newContext()
-  const { page } = await openPage(withJs)
-  await signIn(page, baseUrl, TEST_ADMIN.email, TEST_ADMIN.password)
-  await page.close()
-  const { page: plain } = await openPage(pages.context)
-  await signIn(plain, baseUrl, TEST_ADMIN.email, TEST_ADMIN.password)
-  await plain.close()
+  pages = await startConsoleInBrowser(['withJs', 'withoutJs'])
+  ;({ t, baseUrl, withJs } = pages)
 })
-afterAll(async () => {
-  await withJs?.close()
-  await pages?.close()
-})
+afterAll(async () => pages?.close())
 
 async function userByEmail(email: string) {
   const found = await t.request('GET', `/v1/users?email=${encodeURIComponent(email)}`, {

@@ -1,7 +1,6 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type PagesInBrowser, startPagesInBrowser } from '../helpers/browser.js'
-import { checkPage, openPage, signIn } from '../helpers/console.js'
+import { type ConsoleInBrowser, checkPage, openPage, startConsoleInBrowser } from '../helpers/console.js'
 import { freshTenant, insertUser, uniqueEmail } from '../helpers/fixtures.js'
 import type { TestSmtpServer } from '../helpers/smtp.js'
 import type { TestApp } from '../helpers/test-app.js'
@@ -12,28 +11,17 @@ import { TEST_ADMIN } from '../helpers/test-env.js'
  * password-reset link arriving at a real SMTP server, disable and enable, erase with the typed
  * confirmation, and a stale edit — the forms with JavaScript off, the page checks with it on.
  */
-let pages: PagesInBrowser
+let pages: ConsoleInBrowser
 let t: TestApp
 let smtp: TestSmtpServer
 let baseUrl: string
-let browser: Browser
 let withJs: BrowserContext
 
 beforeAll(async () => {
-  pages = await startPagesInBrowser()
-  ;({ t, baseUrl, smtp } = pages)
-  browser = pages.context.browser()!
-  withJs = await browser.newContext()
-  for (const context of [withJs, pages.context]) {
-    const { page } = await openPage(context)
-    await signIn(page, baseUrl, TEST_ADMIN.email, TEST_ADMIN.password)
-    await page.close()
-  }
+  pages = await startConsoleInBrowser(['withJs', 'withoutJs'])
+  ;({ t, baseUrl, smtp, withJs } = pages)
 })
-afterAll(async () => {
-  await withJs?.close()
-  await pages?.close()
-})
+afterAll(async () => pages?.close())
 
 const heading = (page: Page) => page.getByRole('heading', { level: 1 }).textContent()
 const summaryValue = (page: Page, term: string) =>

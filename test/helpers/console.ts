@@ -1,7 +1,8 @@
 import AxeBuilder from '@axe-core/playwright'
-import type { BrowserContext, Page } from 'playwright-core'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { expect } from 'vitest'
-import { outputPath } from './browser.js'
+import { outputPath, type PagesInBrowser, startPagesInBrowser } from './browser.js'
+import { TEST_ADMIN } from './test-env.js'
 
 /**
  * The console as a person meets it in Chromium (API.md §17): signing in through the forms, and the checks
@@ -65,4 +66,37 @@ export async function expectNoTokenInPage(page: Page): Promise<void> {
   )
   expect(storage).not.toMatch(jwt)
   expect(await page.evaluate(() => document.cookie)).toBe('')
+}
+
+/**
+ * The console's pages in Chromium (startPagesInBrowser: the listening app, its SMTP server and mail
+ * worker, a context with JavaScript off) plus `withJs`, a context with JavaScript on; the administrator
+ * is signed in beforehand in the contexts `signedIn` names. `close` ends both contexts and the rest.
+ */
+export interface ConsoleInBrowser extends PagesInBrowser {
+  browser: Browser
+  withJs: BrowserContext
+}
+
+export async function startConsoleInBrowser(
+  signedIn: readonly ('withJs' | 'withoutJs')[] = [],
+): Promise<ConsoleInBrowser> {
+  const pages = await startPagesInBrowser()
+  const browser = pages.context.browser() as Browser
+  const withJs = await browser.newContext()
+  const contexts = { withJs, withoutJs: pages.context }
+  for (const which of signedIn) {
+    const { page } = await openPage(contexts[which])
+    await signIn(page, pages.baseUrl, TEST_ADMIN.email, TEST_ADMIN.password)
+    await page.close()
+  }
+  return {
+    ...pages,
+    browser,
+    withJs,
+    close: async () => {
+      await withJs.close()
+      await pages.close()
+    },
+  }
 }

@@ -1,5 +1,4 @@
 import { type Kysely, sql, type Transaction, type Updateable } from 'kysely'
-import { containsPattern } from '../../db/contains-pattern.js'
 import { nextUpdated } from '../../db/row-version.js'
 import type {
   Database,
@@ -10,6 +9,7 @@ import type {
 } from '../../db/schema.js'
 import { ifMatchUpdated } from '../../http/request-context.js'
 import { INVITATION_EMAIL } from '../../outbox/outbox.repository.js'
+import { personContains } from '../users/users.repository.js'
 import type { ExtensionRecord } from './memberships.schemas.js'
 
 /**
@@ -72,15 +72,7 @@ export async function listMembershipRows(
 ): Promise<MembershipRecordRow[]> {
   let query = selectMemberships(db).where('tu.tenant_id', '=', tenantId).orderBy('tu.user_id')
   if (page.status !== undefined) query = query.where('tu.status', '=', page.status)
-  if (page.search !== undefined) {
-    const pattern = containsPattern(page.search.toLowerCase())
-    query = query.where((eb) =>
-      eb.or([
-        eb(sql`lower(u.email)`, 'like', pattern),
-        eb(sql`lower(u.first_name || ' ' || u.last_name)`, 'like', pattern),
-      ]),
-    )
-  }
+  if (page.search !== undefined) query = query.where(personContains(page.search))
   if (page.afterUserId) query = query.where('tu.user_id', '>', page.afterUserId)
   if (page.limit !== undefined) query = query.limit(page.limit + 1)
   return query.execute()

@@ -1,4 +1,4 @@
-import { type Kysely, sql, type Transaction, type Updateable } from 'kysely'
+import { type Kysely, type RawBuilder, type SqlBool, sql, type Transaction, type Updateable } from 'kysely'
 import { withConstraintErrors } from '../../db/constraint-errors.js'
 import { containsPattern } from '../../db/contains-pattern.js'
 import { nextUpdated } from '../../db/row-version.js'
@@ -79,6 +79,15 @@ export interface UserListFilter {
   limit?: number | undefined
 }
 
+/**
+ * The people search of `?q=` (GET /v1/users, GET /v1/tenants/{t}/users): the user row aliased `u` holds
+ * `text` in its e-mail, first, last or full name, ignoring case, LIKE's wildcards taken literally.
+ */
+export function personContains(text: string): RawBuilder<SqlBool> {
+  const pattern = containsPattern(text.toLowerCase())
+  return sql<SqlBool>`(lower(u.email) like ${pattern} or lower(u.first_name || ' ' || u.last_name) like ${pattern})`
+}
+
 export async function listUsers(db: Executor, filter: UserListFilter): Promise<UserReadRow[]> {
   let query = db.selectFrom('users as u').selectAll('u').select(resetMailStatus).orderBy('u.id')
   const { scope } = filter
@@ -113,15 +122,7 @@ export async function listUsers(db: Executor, filter: UserListFilter): Promise<U
   if (filter.email !== undefined) query = query.where('u.email', '=', filter.email)
   if (filter.search !== undefined) {
     // Erased people (a placeholder e-mail) never match.
-    const pattern = containsPattern(filter.search.toLowerCase())
-    query = query
-      .where('u.status', '!=', 'erased')
-      .where((eb) =>
-        eb.or([
-          eb(sql`lower(u.email)`, 'like', pattern),
-          eb(sql`lower(u.first_name || ' ' || u.last_name)`, 'like', pattern),
-        ]),
-      )
+    query = query.where('u.status', '!=', 'erased').where(personContains(filter.search))
   }
   if (filter.afterId) query = query.where('u.id', '>', filter.afterId)
   if (filter.limit !== undefined) query = query.limit(filter.limit + 1)

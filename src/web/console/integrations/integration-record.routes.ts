@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify'
-import { type ApiError, apiErrorOf } from '../api/client.js'
+import { apiErrorOf } from '../api/client.js'
 import { text } from '../kit/forms.js'
 import { type ConsolePages, type PageResult, refusalPage, type Signed } from '../kit/pages.js'
-import { readTenantFor, type TenantOf, tenantCrumbs, UUID } from '../kit/tenant-scope.js'
+import { readRecordFor, type TenantOf, tenantCrumbs } from '../kit/tenant-scope.js'
 import { integrationErrorsOf } from './integration-fields.js'
 import { deleteBody, type Integration, integrationBody, NOTICES } from './integrations.views.js'
 
-export type IntegrationParams = { tenantId: string; integrationId?: string }
+export type IntegrationParams = { tenantId: string; integrationId: string }
 type Params = IntegrationParams
 
 export const listOf = (tenant: { id: string }) => `/console/tenants/${tenant.id}/integrations`
@@ -15,19 +15,18 @@ export function crumbsOf(tenant: TenantOf, ...rest: [string, string | undefined]
   return tenantCrumbs(tenant, ['Integrations', listOf(tenant)], ...rest)
 }
 
-/** The tenant and (when the path names one) the integration with its ETag; or the refusal page. */
-export async function loadIntegration(signed: Signed, params: Params) {
-  const read = await readTenantFor(signed, params.tenantId)
-  if ('refused' in read) return read
-  if (params.integrationId === undefined) return { tenant: read.tenant }
-  const notFound: ApiError = { code: 404, reason: 'integration_not_found', message: 'No such integration' }
-  if (!UUID.test(params.integrationId)) return { refused: refusalPage(signed, notFound) }
-  const { data, error, response } = await signed.api.GET(
-    '/v1/tenants/{tenantId}/integrations/{integrationId}',
-    { params: { path: { tenantId: read.tenant.id, integrationId: params.integrationId } } },
+/** The tenant and the integration the path names, with its ETag; or the refusal page. */
+export function loadIntegration(signed: Signed, params: Params) {
+  return readRecordFor(
+    signed,
+    params.tenantId,
+    params.integrationId,
+    { code: 404, reason: 'integration_not_found', message: 'No such integration' },
+    (tenantId, integrationId) =>
+      signed.api.GET('/v1/tenants/{tenantId}/integrations/{integrationId}', {
+        params: { path: { tenantId, integrationId } },
+      }),
   )
-  if (!data) return { refused: refusalPage(signed, apiErrorOf(error, response.status)) }
-  return { tenant: read.tenant, integration: data.result, etag: response.headers.get('etag') ?? '' }
 }
 
 /**
@@ -56,26 +55,26 @@ export function integrationRecordRoutes(router: FastifyInstance, pages: ConsoleP
   router.get(route('/:integrationId'), { schema: { hide: true } }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
       const read = await loadIntegration(signed, request.params as Params)
-      if ('refused' in read || !read.integration) return 'refused' in read ? read.refused : [500, '']
+      if ('refused' in read) return read.refused
       const notice = NOTICES[text((request.query as Record<string, unknown>).done)]
-      return detailPage(signed, read.tenant, read.integration, notice)
+      return detailPage(signed, read.tenant, read.record, notice)
     }),
   )
 
   router.post(route('/:integrationId/active'), { schema: { hide: true } }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
       const read = await loadIntegration(signed, request.params as Params)
-      if ('refused' in read || !read.integration) return 'refused' in read ? read.refused : [500, '']
+      if ('refused' in read) return read.refused
       const active = text((request.body as Record<string, unknown>).active) === 'true'
       const { data, error, response } = await signed.api.PUT(
         '/v1/tenants/{tenantId}/integrations/{integrationId}',
         {
-          params: { path: { tenantId: read.tenant.id, integrationId: read.integration.id } },
+          params: { path: { tenantId: read.tenant.id, integrationId: read.record.id } },
           headers: { 'if-match': read.etag || '"none"' },
           body: { active },
         },
       )
-      const base = `${listOf(read.tenant)}/${read.integration.id}`
+      const base = `${listOf(read.tenant)}/${read.record.id}`
       if (data) return { redirect: `${base}?done=${active ? 'activated' : 'deactivated'}` }
       const refused = apiErrorOf(error, response.status)
       if (refused.code !== 400) return refusalPage(signed, refused)
@@ -87,15 +86,15 @@ export function integrationRecordRoutes(router: FastifyInstance, pages: ConsoleP
       const problem = missing
         ? `It cannot be activated while these settings are empty: ${missing}.`
         : refused.message
-      return detailPage(signed, read.tenant, read.integration, undefined, problem)
+      return detailPage(signed, read.tenant, read.record, undefined, problem)
     }),
   )
 
   router.get(route('/:integrationId/delete'), { schema: { hide: true } }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
       const read = await loadIntegration(signed, request.params as Params)
-      if ('refused' in read || !read.integration) return 'refused' in read ? read.refused : [500, '']
-      const title = `Delete ${read.integration.name}`
+      if ('refused' in read) return read.refused
+      const title = `Delete ${read.record.name}`
       return [
         200,
         signed.page(
@@ -104,11 +103,11 @@ export function integrationRecordRoutes(router: FastifyInstance, pages: ConsoleP
             area: 'tenants',
             crumbs: crumbsOf(
               read.tenant,
-              [read.integration.name, `${listOf(read.tenant)}/${read.integration.id}`],
+              [read.record.name, `${listOf(read.tenant)}/${read.record.id}`],
               ['Delete', undefined],
             ),
           },
-          deleteBody({ tenant: read.tenant, integration: read.integration, token: signed.form() }),
+          deleteBody({ tenant: read.tenant, integration: read.record, token: signed.form() }),
         ),
       ]
     }),
@@ -117,10 +116,10 @@ export function integrationRecordRoutes(router: FastifyInstance, pages: ConsoleP
   router.post(route('/:integrationId/delete'), { schema: { hide: true } }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
       const read = await loadIntegration(signed, request.params as Params)
-      if ('refused' in read || !read.integration) return 'refused' in read ? read.refused : [500, '']
+      if ('refused' in read) return read.refused
       const { error, response } = await signed.api.DELETE(
         '/v1/tenants/{tenantId}/integrations/{integrationId}',
-        { params: { path: { tenantId: read.tenant.id, integrationId: read.integration.id } } },
+        { params: { path: { tenantId: read.tenant.id, integrationId: read.record.id } } },
       )
       if (response.status !== 204) return refusalPage(signed, apiErrorOf(error, response.status))
       return { redirect: `${listOf(read.tenant)}?done=deleted` }

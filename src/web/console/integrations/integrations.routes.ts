@@ -11,7 +11,7 @@ import {
   refusalPage,
   type Signed,
 } from '../kit/pages.js'
-import { type TenantOf, tenantListPage } from '../kit/tenant-scope.js'
+import { readTenantFor, type TenantOf, tenantListPage } from '../kit/tenant-scope.js'
 import {
   fieldValuesOf,
   integrationErrorsOf,
@@ -48,7 +48,7 @@ export function integrationRoutes(router: FastifyInstance, pages: ConsolePages):
 
   router.get(route(''), { schema: { hide: true } }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
-      const read = await loadIntegration(signed, request.params as Params)
+      const read = await readTenantFor(signed, (request.params as Params).tenantId)
       if ('refused' in read) return read.refused
       const { data, error, response } = await signed.api.GET('/v1/tenants/{tenantId}/integrations', {
         params: { path: { tenantId: read.tenant.id }, query: { limit: 100 } },
@@ -98,7 +98,7 @@ export function integrationRoutes(router: FastifyInstance, pages: ConsolePages):
 
   router.get(route('/new'), { schema: { hide: true } }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
-      const read = await loadIntegration(signed, request.params as Params)
+      const read = await readTenantFor(signed, (request.params as Params).tenantId)
       if ('refused' in read) return read.refused
       const type = normalizeType((request.query as Record<string, unknown>).type)
       if (!type)
@@ -151,7 +151,7 @@ export function integrationRoutes(router: FastifyInstance, pages: ConsolePages):
 
   router.post(route(''), { schema: { hide: true } }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
-      const read = await loadIntegration(signed, request.params as Params)
+      const read = await readTenantFor(signed, (request.params as Params).tenantId)
       if ('refused' in read) return read.refused
       const form = request.body as Record<string, unknown>
       const type = normalizeType(form.type)
@@ -179,8 +179,8 @@ export function integrationRoutes(router: FastifyInstance, pages: ConsolePages):
   router.get(route('/:integrationId/edit'), { schema: { hide: true } }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
       const read = await loadIntegration(signed, request.params as Params)
-      if ('refused' in read || !read.integration) return 'refused' in read ? read.refused : [500, '']
-      const i = read.integration
+      if ('refused' in read) return read.refused
+      const i = read.record
       const type = i.type as IntegrationType
       const values = {
         name: i.name,
@@ -195,8 +195,8 @@ export function integrationRoutes(router: FastifyInstance, pages: ConsolePages):
   router.post(route('/:integrationId/edit'), { schema: { hide: true } }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
       const read = await loadIntegration(signed, request.params as Params)
-      if ('refused' in read || !read.integration) return 'refused' in read ? read.refused : [500, '']
-      const i = read.integration
+      if ('refused' in read) return read.refused
+      const i = read.record
       const type = i.type as IntegrationType
       const form = request.body as Record<string, unknown>
       const version = text(form.version)

@@ -1,6 +1,6 @@
 import type { paths } from '../../../../generated/openapi.js'
 import type { SafeHtml } from '../../../html.js'
-import { apiErrorOf } from '../api/client.js'
+import { type ApiError, apiErrorOf } from '../api/client.js'
 import type { Choice } from './forms.js'
 import { type PageResult, permissionsIn, refusalPage, type Signed } from './pages.js'
 
@@ -28,7 +28,33 @@ export async function readTenantFor(
   return { tenant: data.result, etag: response.headers.get('etag') ?? '' }
 }
 
-/** Tenants › {tenant} › {section} › … : the trail of a page under a tenant. */
+/** What a typed client call answers: its body on success, else the error body and the status. */
+interface ApiAnswer<T> {
+  data?: { result: T } | undefined
+  error?: unknown
+  response: Response
+}
+
+/**
+ * The tenant and one record of it named in the path (an integration, a webhook, an identity provider),
+ * with the record's ETag for its edit form; or the refusal page — a malformed id is `notFound` without a
+ * call, another tenant's record the API's own 404.
+ */
+export async function readRecordFor<T>(
+  signed: Signed,
+  tenantId: string,
+  recordId: string,
+  notFound: ApiError,
+  get: (tenantId: string, recordId: string) => Promise<ApiAnswer<T>>,
+): Promise<{ refused: PageResult } | { tenant: TenantOf; record: T; etag: string }> {
+  const read = await readTenantFor(signed, tenantId)
+  if ('refused' in read) return read
+  if (!UUID.test(recordId)) return { refused: refusalPage(signed, notFound) }
+  const { data, error, response } = await get(read.tenant.id, recordId)
+  if (!data) return { refused: refusalPage(signed, apiErrorOf(error, response.status)) }
+  return { tenant: read.tenant, record: data.result, etag: response.headers.get('etag') ?? '' }
+}
+
 /** A tenant's list page ("Roles of Acme", …): 200, under the tenant's crumbs, in the Tenants area. */
 export function tenantListPage(signed: Signed, tenant: TenantOf, label: string, body: SafeHtml): PageResult {
   return [
@@ -44,6 +70,7 @@ export function tenantListPage(signed: Signed, tenant: TenantOf, label: string, 
   ]
 }
 
+/** Tenants › {tenant} › {section} › … : the trail of a page under a tenant. */
 export function tenantCrumbs(
   tenant: { id: string; name: string },
   ...rest: [string, string | undefined][]

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { html } from '../../../html.js'
-import { type ApiError, apiErrorOf } from '../api/client.js'
+import { apiErrorOf } from '../api/client.js'
 import { type Errors, text } from '../kit/forms.js'
 import {
   type ConsolePages,
@@ -10,7 +10,13 @@ import {
   refusalPage,
   type Signed,
 } from '../kit/pages.js'
-import { readTenantFor, type TenantOf, tenantCrumbs, tenantListPage, UUID } from '../kit/tenant-scope.js'
+import {
+  readRecordFor,
+  readTenantFor,
+  type TenantOf,
+  tenantCrumbs,
+  tenantListPage,
+} from '../kit/tenant-scope.js'
 import {
   type IdentityProvider,
   NOTICES,
@@ -22,24 +28,20 @@ import {
   providersBody,
 } from './identity-providers.views.js'
 
-export type ProviderParams = { tenantId: string; providerId?: string; testId?: string }
+export type ProviderParams = { tenantId: string; providerId: string; testId?: string }
 
 /** The tenant and (when the path names one) the identity provider with its ETag; or the refusal page. */
-export async function loadProvider(signed: Signed, params: ProviderParams) {
-  const read = await readTenantFor(signed, params.tenantId)
-  if ('refused' in read) return read
-  if (params.providerId === undefined) return { tenant: read.tenant }
-  const notFound: ApiError = {
-    code: 404,
-    reason: 'identity_provider_not_found',
-    message: 'No such identity provider',
-  }
-  if (!UUID.test(params.providerId)) return { refused: refusalPage(signed, notFound) }
-  const { data, error, response } = await signed.api.GET('/v1/tenants/{tenantId}/identity-providers/{id}', {
-    params: { path: { tenantId: read.tenant.id, id: params.providerId } },
-  })
-  if (!data) return { refused: refusalPage(signed, apiErrorOf(error, response.status)) }
-  return { tenant: read.tenant, provider: data.result, etag: response.headers.get('etag') ?? '' }
+export function loadProvider(signed: Signed, params: ProviderParams) {
+  return readRecordFor(
+    signed,
+    params.tenantId,
+    params.providerId,
+    { code: 404, reason: 'identity_provider_not_found', message: 'No such identity provider' },
+    (tenantId, id) =>
+      signed.api.GET('/v1/tenants/{tenantId}/identity-providers/{id}', {
+        params: { path: { tenantId, id } },
+      }),
+  )
 }
 
 export const providersOf = (tenant: { id: string }) => `/console/tenants/${tenant.id}/identity-providers`
@@ -73,7 +75,7 @@ export function identityProviderRoutes(router: FastifyInstance, pages: ConsolePa
 
   router.get(route(''), { schema: { hide: true } }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
-      const read = await loadProvider(signed, request.params as ProviderParams)
+      const read = await readTenantFor(signed, (request.params as ProviderParams).tenantId)
       if ('refused' in read) return read.refused
       const { data, error, response } = await signed.api.GET('/v1/tenants/{tenantId}/identity-providers', {
         params: { path: { tenantId: read.tenant.id } },
@@ -124,7 +126,7 @@ export function identityProviderRoutes(router: FastifyInstance, pages: ConsolePa
 
   router.get(route('/new'), { schema: { hide: true } }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
-      const read = await loadProvider(signed, request.params as ProviderParams)
+      const read = await readTenantFor(signed, (request.params as ProviderParams).tenantId)
       if ('refused' in read) return read.refused
       const protocol = protocolOf((request.query as Record<string, unknown>).protocol)
       if (!protocol) return { redirect: providersOf(read.tenant) }
@@ -134,7 +136,7 @@ export function identityProviderRoutes(router: FastifyInstance, pages: ConsolePa
 
   router.post(route(''), { schema: { hide: true } }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
-      const read = await loadProvider(signed, request.params as ProviderParams)
+      const read = await readTenantFor(signed, (request.params as ProviderParams).tenantId)
       if ('refused' in read) return read.refused
       const form = request.body as Record<string, unknown>
       const protocol = protocolOf(form.protocol)
@@ -178,17 +180,17 @@ export function identityProviderRoutes(router: FastifyInstance, pages: ConsolePa
   router.get(route('/:providerId'), { schema: { hide: true } }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
       const read = await loadProvider(signed, request.params as ProviderParams)
-      if ('refused' in read || !read.provider) return 'refused' in read ? read.refused : [500, '']
+      if ('refused' in read) return read.refused
       const notice = NOTICES[text((request.query as Record<string, unknown>).done)]
       return [
         200,
         signed.page(
           {
-            title: read.provider.name,
+            title: read.record.name,
             area: 'tenants',
-            crumbs: providerCrumbs(read.tenant, [read.provider.name, undefined]),
+            crumbs: providerCrumbs(read.tenant, [read.record.name, undefined]),
           },
-          providerBody({ tenant: read.tenant, provider: read.provider, form: signed.form, notice }),
+          providerBody({ tenant: read.tenant, provider: read.record, form: signed.form, notice }),
         ),
       ]
     }),
@@ -197,8 +199,8 @@ export function identityProviderRoutes(router: FastifyInstance, pages: ConsolePa
   router.get(route('/:providerId/edit'), { schema: { hide: true } }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
       const read = await loadProvider(signed, request.params as ProviderParams)
-      if ('refused' in read || !read.provider) return 'refused' in read ? read.refused : [500, '']
-      const p = read.provider
+      if ('refused' in read) return read.refused
+      const p = read.record
       const values: ProviderFormValues = {
         name: p.name,
         description: p.description,
@@ -216,8 +218,8 @@ export function identityProviderRoutes(router: FastifyInstance, pages: ConsolePa
   router.post(route('/:providerId/edit'), { schema: { hide: true } }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
       const read = await loadProvider(signed, request.params as ProviderParams)
-      if ('refused' in read || !read.provider) return 'refused' in read ? read.refused : [500, '']
-      const p = read.provider
+      if ('refused' in read) return read.refused
+      const p = read.record
       const form = request.body as Record<string, unknown>
       const values = valuesOf(form)
       const version = text(form.version)
@@ -260,19 +262,19 @@ export function identityProviderRoutes(router: FastifyInstance, pages: ConsolePa
   router.post(route('/:providerId/active'), { schema: { hide: true } }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
       const read = await loadProvider(signed, request.params as ProviderParams)
-      if ('refused' in read || !read.provider) return 'refused' in read ? read.refused : [500, '']
+      if ('refused' in read) return read.refused
       const active = text((request.body as Record<string, unknown>).active) === 'true'
       const { data, error, response } = await signed.api.PUT(
         '/v1/tenants/{tenantId}/identity-providers/{id}',
         {
-          params: { path: { tenantId: read.tenant.id, id: read.provider.id } },
+          params: { path: { tenantId: read.tenant.id, id: read.record.id } },
           headers: { 'if-match': read.etag || '"none"' },
           body: { active },
         },
       )
       if (!data) return refusalPage(signed, apiErrorOf(error, response.status))
       return {
-        redirect: `${providersOf(read.tenant)}/${read.provider.id}?done=${active ? 'activated' : 'deactivated'}`,
+        redirect: `${providersOf(read.tenant)}/${read.record.id}?done=${active ? 'activated' : 'deactivated'}`,
       }
     }),
   )

@@ -64,13 +64,13 @@ export function ssoTestRoutes(router: FastifyInstance, pages: ConsolePages): voi
   router.post(route('/test'), { schema: { hide: true } }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
       const read = await loadProvider(signed, request.params as ProviderParams)
-      if ('refused' in read || !read.provider) return 'refused' in read ? read.refused : [500, '']
+      if ('refused' in read) return read.refused
       const { data, error, response } = await signed.api.POST(
         '/v1/tenants/{tenantId}/identity-providers/{id}/test',
-        { params: { path: { tenantId: read.tenant.id, id: read.provider.id } } },
+        { params: { path: { tenantId: read.tenant.id, id: read.record.id } } },
       )
       if (!data) return refusalPage(signed, apiErrorOf(error, response.status))
-      return { redirect: `${providersOf(read.tenant)}/${read.provider.id}/tests/${data.result.id}` }
+      return { redirect: `${providersOf(read.tenant)}/${read.record.id}/tests/${data.result.id}` }
     }),
   )
 
@@ -78,7 +78,7 @@ export function ssoTestRoutes(router: FastifyInstance, pages: ConsolePages): voi
     pages.signedIn(request, reply, async (signed) => {
       const params = request.params as ProviderParams
       const read = await loadProvider(signed, params)
-      if ('refused' in read || !read.provider) return 'refused' in read ? read.refused : [500, '']
+      if ('refused' in read) return read.refused
       const testId = params.testId ?? ''
       if (!UUID.test(testId))
         return refusalPage(signed, {
@@ -88,10 +88,10 @@ export function ssoTestRoutes(router: FastifyInstance, pages: ConsolePages): voi
         })
       const { data, error, response } = await signed.api.GET(
         '/v1/tenants/{tenantId}/identity-providers/{id}/test/{testId}',
-        { params: { path: { tenantId: read.tenant.id, id: read.provider.id, testId } } },
+        { params: { path: { tenantId: read.tenant.id, id: read.record.id, testId } } },
       )
       if (!data) return refusalPage(signed, apiErrorOf(error, response.status))
-      const here = `${providersOf(read.tenant)}/${read.provider.id}/tests/${testId}`
+      const here = `${providersOf(read.tenant)}/${read.record.id}/tests/${testId}`
       return [
         200,
         signed.page(
@@ -100,11 +100,11 @@ export function ssoTestRoutes(router: FastifyInstance, pages: ConsolePages): voi
             area: 'tenants',
             crumbs: providerCrumbs(
               read.tenant,
-              [read.provider.name, `${providersOf(read.tenant)}/${read.provider.id}`],
+              [read.record.name, `${providersOf(read.tenant)}/${read.record.id}`],
               ['Test sign-in', undefined],
             ),
           },
-          testBody(read.provider.name, data.result, here),
+          testBody(read.record.name, data.result, here),
         ),
       ]
     }),

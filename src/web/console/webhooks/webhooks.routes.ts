@@ -10,7 +10,14 @@ import {
   refusalPage,
   type Signed,
 } from '../kit/pages.js'
-import { readTenantFor, type TenantOf, tenantCrumbs, tenantListPage, UUID } from '../kit/tenant-scope.js'
+import {
+  readRecordFor,
+  readTenantFor,
+  type TenantOf,
+  tenantCrumbs,
+  tenantListPage,
+  UUID,
+} from '../kit/tenant-scope.js'
 import {
   alreadyShownBody,
   eventsOf,
@@ -23,7 +30,7 @@ import {
   webhooksBody,
 } from './webhooks.views.js'
 
-type Params = { tenantId: string; webhookId?: string; deliveryId?: string }
+type Params = { tenantId: string; webhookId: string; deliveryId?: string }
 
 /**
  * A tenant's webhooks (API.md §17 "Webhooks"): list, create and rotate (the secret on its one page),
@@ -34,25 +41,23 @@ export function webhookRoutes(router: FastifyInstance, pages: ConsolePages): voi
   const crumbsOf = (tenant: TenantOf, ...rest: [string, string | undefined][]) =>
     tenantCrumbs(tenant, ['Webhooks', `/console/tenants/${tenant.id}/webhooks`], ...rest)
 
-  /** The tenant and (when the path names one) the webhook, with its ETag; or the refusal page. */
-  async function load(signed: Signed, params: Params) {
-    const read = await readTenantFor(signed, params.tenantId)
-    if ('refused' in read) return read
-    if (params.webhookId === undefined) return { tenant: read.tenant }
-    if (!UUID.test(params.webhookId))
-      return {
-        refused: refusalPage(signed, { code: 404, reason: 'webhook_not_found', message: 'No such webhook' }),
-      }
-    const { data, error, response } = await signed.api.GET('/v1/tenants/{tenantId}/webhooks/{webhookId}', {
-      params: { path: { tenantId: read.tenant.id, webhookId: params.webhookId } },
-    })
-    if (!data) return { refused: refusalPage(signed, apiErrorOf(error, response.status)) }
-    return { tenant: read.tenant, hook: data.result, etag: response.headers.get('etag') ?? '' }
+  /** The tenant and the webhook the path names, with its ETag; or the refusal page. */
+  function load(signed: Signed, params: Params) {
+    return readRecordFor(
+      signed,
+      params.tenantId,
+      params.webhookId,
+      { code: 404, reason: 'webhook_not_found', message: 'No such webhook' },
+      (tenantId, webhookId) =>
+        signed.api.GET('/v1/tenants/{tenantId}/webhooks/{webhookId}', {
+          params: { path: { tenantId, webhookId } },
+        }),
+    )
   }
 
   router.get(route(''), { schema: { hide: true } }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
-      const read = await load(signed, request.params as Params)
+      const read = await readTenantFor(signed, (request.params as Params).tenantId)
       if ('refused' in read) return read.refused
       const { data, error, response } = await signed.api.GET('/v1/tenants/{tenantId}/webhooks', {
         params: { path: { tenantId: read.tenant.id } },
@@ -99,7 +104,7 @@ export function webhookRoutes(router: FastifyInstance, pages: ConsolePages): voi
 
   router.get(route('/new'), { schema: { hide: true } }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
-      const read = await load(signed, request.params as Params)
+      const read = await readTenantFor(signed, (request.params as Params).tenantId)
       if ('refused' in read) return read.refused
       return formPage(signed, read.tenant, { url: 'https://', events: '*', includeSubTenants: false })
     }),
@@ -107,7 +112,7 @@ export function webhookRoutes(router: FastifyInstance, pages: ConsolePages): voi
 
   router.post(route(''), { schema: { hide: true } }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
-      const read = await load(signed, request.params as Params)
+      const read = await readTenantFor(signed, (request.params as Params).tenantId)
       if ('refused' in read) return read.refused
       const values = valuesOf(request.body as Record<string, unknown>)
       const { data, error, response } = await signed.api.POST('/v1/tenants/{tenantId}/webhooks', {
@@ -129,12 +134,12 @@ export function webhookRoutes(router: FastifyInstance, pages: ConsolePages): voi
   router.get(route('/:webhookId'), { schema: { hide: true } }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
       const read = await load(signed, request.params as Params)
-      if ('refused' in read || !read.hook) return 'refused' in read ? read.refused : [500, '']
+      if ('refused' in read) return read.refused
       const query = request.query as Record<string, unknown>
       const cursor = text(query.cursor)
       const deliveries = await signed.api.GET('/v1/tenants/{tenantId}/webhooks/{webhookId}/deliveries', {
         params: {
-          path: { tenantId: read.tenant.id, webhookId: read.hook.id },
+          path: { tenantId: read.tenant.id, webhookId: read.record.id },
           query: { limit: 25, ...(cursor ? { cursor } : {}) },
         },
       })
@@ -142,13 +147,13 @@ export function webhookRoutes(router: FastifyInstance, pages: ConsolePages): voi
         200,
         signed.page(
           {
-            title: `Webhook ${read.hook.url}`,
+            title: `Webhook ${read.record.url}`,
             area: 'tenants',
-            crumbs: crumbsOf(read.tenant, [read.hook.url, undefined]),
+            crumbs: crumbsOf(read.tenant, [read.record.url, undefined]),
           },
           webhookBody({
             tenant: read.tenant,
-            hook: read.hook,
+            hook: read.record,
             deliveries: deliveries.data?.result ?? [],
             nextCursor: deliveries.data?.nextCursor,
             form: signed.form,
@@ -162,8 +167,8 @@ export function webhookRoutes(router: FastifyInstance, pages: ConsolePages): voi
   router.get(route('/:webhookId/edit'), { schema: { hide: true } }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
       const read = await load(signed, request.params as Params)
-      if ('refused' in read || !read.hook) return 'refused' in read ? read.refused : [500, '']
-      const h = read.hook
+      if ('refused' in read) return read.refused
+      const h = read.record
       const values = { url: h.url, events: h.events.join('\n'), includeSubTenants: h.includeSubTenants }
       return formPage(signed, read.tenant, values, { id: h.id, version: read.etag })
     }),
@@ -172,13 +177,13 @@ export function webhookRoutes(router: FastifyInstance, pages: ConsolePages): voi
   router.post(route('/:webhookId/edit'), { schema: { hide: true } }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
       const read = await load(signed, request.params as Params)
-      if ('refused' in read || !read.hook) return 'refused' in read ? read.refused : [500, '']
+      if ('refused' in read) return read.refused
       const form = request.body as Record<string, unknown>
       const values = valuesOf(form)
       const version = text(form.version)
-      const base = `/console/tenants/${read.tenant.id}/webhooks/${read.hook.id}`
+      const base = `/console/tenants/${read.tenant.id}/webhooks/${read.record.id}`
       const { data, error, response } = await signed.api.PUT('/v1/tenants/{tenantId}/webhooks/{webhookId}', {
-        params: { path: { tenantId: read.tenant.id, webhookId: read.hook.id } },
+        params: { path: { tenantId: read.tenant.id, webhookId: read.record.id } },
         headers: { 'if-match': version || '"none"' },
         body: {
           url: values.url,
@@ -190,23 +195,30 @@ export function webhookRoutes(router: FastifyInstance, pages: ConsolePages): voi
       const refused = apiErrorOf(error, response.status)
       if (refused.code === 412) return changedMeanwhilePage(signed, 'webhook', `${base}/edit`)
       if (refused.code !== 400) return refusalPage(signed, refused)
-      return formPage(signed, read.tenant, values, { id: read.hook.id, version }, formErrorsOf(refused), 400)
+      return formPage(
+        signed,
+        read.tenant,
+        values,
+        { id: read.record.id, version },
+        formErrorsOf(refused),
+        400,
+      )
     }),
   )
 
   router.post(route('/:webhookId/active'), { schema: { hide: true } }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
       const read = await load(signed, request.params as Params)
-      if ('refused' in read || !read.hook) return 'refused' in read ? read.refused : [500, '']
+      if ('refused' in read) return read.refused
       const active = text((request.body as Record<string, unknown>).active) === 'true'
       const { data, error, response } = await signed.api.PUT('/v1/tenants/{tenantId}/webhooks/{webhookId}', {
-        params: { path: { tenantId: read.tenant.id, webhookId: read.hook.id } },
+        params: { path: { tenantId: read.tenant.id, webhookId: read.record.id } },
         headers: { 'if-match': read.etag || '"none"' },
         body: { active },
       })
       if (!data) return refusalPage(signed, apiErrorOf(error, response.status))
       return {
-        redirect: `/console/tenants/${read.tenant.id}/webhooks/${read.hook.id}?done=${active ? 'enabled' : 'disabled'}`,
+        redirect: `/console/tenants/${read.tenant.id}/webhooks/${read.record.id}?done=${active ? 'enabled' : 'disabled'}`,
       }
     }),
   )
@@ -255,11 +267,11 @@ export function webhookRoutes(router: FastifyInstance, pages: ConsolePages): voi
   router.post(route('/:webhookId/rotate-secret'), { schema: { hide: true } }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
       const read = await load(signed, request.params as Params)
-      if ('refused' in read || !read.hook) return 'refused' in read ? read.refused : [500, '']
+      if ('refused' in read) return read.refused
       const { data, error, response } = await signed.api.POST(
         '/v1/tenants/{tenantId}/webhooks/{webhookId}/rotate-secret',
         {
-          params: { path: { tenantId: read.tenant.id, webhookId: read.hook.id } },
+          params: { path: { tenantId: read.tenant.id, webhookId: read.record.id } },
           headers: { 'idempotency-key': signed.formId },
         },
       )
