@@ -94,7 +94,7 @@ ${
       }</tr></thead>
 <tbody>${o.members.map(
         (m) => html`<tr>
-<td data-label="Person"><a href="${base}/${m.userId}">${[m.firstName, m.lastName].join(' ').trim() || m.email}</a><br><span class="muted">${m.email}</span></td>
+<td data-label="Person">${personCell(`${base}/${m.userId}`, m)}</td>
 <td data-label="Role">${m.roleName}</td>
 <td data-label="Status">${m.invitationStatus}</td>
 <td data-label="E-mail">${mailState(m.invitationEmailStatus)}</td>
@@ -172,4 +172,12 @@ ${selectField({ name: 'roleId', label: 'Role', value: m.roleId, errors: o.errors
 <h2>Actions</h2><div class="actions">${actionsFor(m, base, o.form)}</div>`
     : ''
 }`
+}
+
+/** A member's name linking to their page, the e-mail beneath; the e-mail alone when they have no name. */
+function personCell(href: string, m: { firstName: string; lastName: string; email: string }) {
+  const name = [m.firstName, m.lastName].join(' ').trim()
+  return name
+    ? html`<a href="${href}">${name}</a><br><span class="muted">${m.email}</span>`
+    : html`<a href="${href}">${m.email}</a>`
 }
