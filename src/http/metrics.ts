@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { type Kysely, sql } from 'kysely'
-import { Counter, Gauge, Histogram, Registry } from 'prom-client'
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
 import type { Database } from '../db/schema.js'
 import { fixedShapeLines } from '../logger.js'
 
@@ -13,6 +13,11 @@ import { fixedShapeLines } from '../logger.js'
  * per-request cost is one histogram observation through a cached child (no label hashing per request).
  */
 export const processMetrics = new Registry()
+
+// The standard Node.js process series (CPU, resident memory, heap by space, event-loop lag, GC, open
+// handles, nodejs_version_info) that the usual Node dashboards and alerts read; registered once per
+// process, since they describe the process, not one app (docs/operations.md, "Metrics").
+collectDefaultMetrics({ register: processMetrics })
 
 export const loginFailures = new Counter({
   name: 'tenantry_login_failures_total',

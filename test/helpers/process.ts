@@ -26,6 +26,29 @@ export function runTenantry(args: string[], env: Record<string, string | undefin
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
+  return watched(child)
+}
+
+/**
+ * Runs `npm start` as a newcomer types it: with the PATH of the machine (the folders npm adds for this
+ * run's own scripts taken out, so `node` there is the system's), in a process group of its own so that
+ * stopping it stops npm, its shell and the service.
+ */
+export function runNpmStart(env: Record<string, string | undefined>): ServiceProcess {
+  const systemPath = (process.env.PATH ?? '')
+    .split(':')
+    .filter((folder) => !folder.includes('node_modules'))
+    .join(':')
+  const child = spawn('npm', ['start'], {
+    cwd: PROJECT_ROOT,
+    env: { PATH: systemPath, HOME: process.env.HOME, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  })
+  return watched(child)
+}
+
+function watched(child: ChildProcess): ServiceProcess {
   let text = ''
   const listeners = new Set<() => void>()
   const onData = (chunk: Buffer) => {

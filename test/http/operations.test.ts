@@ -51,6 +51,21 @@ describe('/metrics', () => {
     expect(text).toContain('# TYPE tenantry_bulk_rows_total counter')
   })
 
+  it('carries the standard Node.js process series that the usual dashboards read', async () => {
+    const text = (await t.request('GET', '/metrics')).body as string
+    for (const series of [
+      'process_cpu_seconds_total',
+      'process_resident_memory_bytes',
+      'nodejs_eventloop_lag_p99_seconds',
+      'nodejs_heap_space_size_used_bytes',
+      'nodejs_gc_duration_seconds',
+      'nodejs_active_handles_total',
+    ]) {
+      expect(text, series).toMatch(new RegExp(`^# TYPE ${series} `, 'm'))
+    }
+    expect(text).toMatch(new RegExp(`^nodejs_version_info\\{version="${process.version}",`, 'm'))
+  })
+
   it('reports queued outbox rows by kind with the age of the oldest, read at scrape time', async () => {
     const created = new Date(t.clock.now().getTime() - 120_000)
     await t.ctx.db

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
 import { afterAll, describe, expect, inject, it } from 'vitest'
 import { REGION_ID } from '../helpers/fixtures.js'
-import { runTenantry } from '../helpers/process.js'
+import { PROJECT_ROOT, runNpmStart, runTenantry, seedDataFolder } from '../helpers/process.js'
 
 const folders: string[] = []
 function freshFolder(): string {
@@ -74,6 +74,26 @@ describe('the service process', () => {
     expect(second.output()).not.toMatch(/with password/)
     second.child.kill('SIGINT')
     expect(await second.exited).toBe(0)
+  }, 180_000)
+
+  it('runs on the Node LTS the project depends on under `npm start`, whatever the system Node is', async () => {
+    const dataDir = freshFolder()
+    await seedDataFolder(dataDir)
+    const run = runNpmStart({ TENANTRY_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' })
+    try {
+      const [, url] = await run.waitFor(/Tenantry listening on (http:\/\/[^"\s]+)/, 120_000)
+      const metrics = await (await fetch(`${url}/metrics`)).text()
+      const projectNode = JSON.parse(
+        readFileSync(join(PROJECT_ROOT, 'node_modules/node/package.json'), 'utf8'),
+      )
+      expect(projectNode.version).toMatch(/^24\./)
+      expect(metrics).toMatch(
+        new RegExp(`^nodejs_version_info\\{version="v${projectNode.version}",major="24",`, 'm'),
+      )
+    } finally {
+      process.kill(-run.child.pid!, 'SIGTERM')
+      await run.exited
+    }
   }, 180_000)
 
   it('refuses to start on bad configuration, listing every problem at once', async () => {
