@@ -38,7 +38,8 @@ function toAppError(error: FastifyError | Error): AppError | undefined {
 
 /**
  * Every failure answers in the error envelope; a 5xx never shows its internal message. A path that
- * exists, asked with a method it does not answer, is 405 with `Allow`. Register before any route.
+ * exists, asked with a method it does not answer, is 405 with `Allow`; a request no route takes is answered
+ * before its body is read (docs/api.md, Conventions). Register before any route.
  */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler(async (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
@@ -67,6 +68,16 @@ export function registerErrorHandling(app: FastifyInstance): void {
   })
 
   const methodsOf = collectRouteMethods(app)
+  // A request no route takes gets its 404 or 405 before Fastify reads the body: otherwise a QUERY
+  // without Content-Type (which Fastify refuses while parsing, RFC 10008) or a body of a type nobody
+  // parses would be answered 400 or 415 for a body that no route would ever read. preParsing runs after
+  // every onRequest hook (request id, CORS), and calls the not-found handler of the request's own scope
+  // (SCIM has its own). Not calling `done` ends the request's way through the hooks there.
+  app.addHook('preParsing', (request, reply, payload, done) => {
+    if (!request.is404) return done(null, payload)
+    const answered: unknown = request.routeOptions.handler.call(request.server, request, reply)
+    if (answered instanceof Promise) answered.catch((error: Error) => reply.send(error))
+  })
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? ''
     const allowed = methodsOf(path)

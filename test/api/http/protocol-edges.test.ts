@@ -106,3 +106,61 @@ describe('a wrong method on a path that exists', () => {
     expect(missing.headers.allow).toBeUndefined()
   })
 })
+
+describe('a method no route declares (issue 37 item 8)', () => {
+  const SOME_ID = '0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f'
+  /** Every documented path, parameters filled in, with the methods the document gives it. */
+  function documentedPaths(): { path: string; methods: string[] }[] {
+    const { paths } = t.app.swagger() as { paths: Record<string, Record<string, unknown>> }
+    return Object.entries(paths).map(([template, operations]) => ({
+      path: template.replace(/\{[^}]+\}/g, SOME_ID),
+      methods: Object.keys(operations).map((method) => method.toUpperCase()),
+    }))
+  }
+
+  it('is 405 in the envelope with Allow on every documented path: QUERY with or without a body, PROPFIND, SEARCH', async () => {
+    const asked = [
+      { method: 'QUERY' },
+      { method: 'QUERY', headers: { 'content-type': 'application/json' }, payload: '{"q":"x"}' },
+      { method: 'QUERY', headers: { 'content-type': 'text/plain' }, payload: 'not json' },
+      { method: 'PROPFIND' },
+      { method: 'SEARCH', headers: { 'content-type': 'application/json' }, payload: '{' },
+    ]
+    const paths = documentedPaths()
+    expect(paths.length).toBeGreaterThan(20)
+    for (const { path, methods } of paths) {
+      for (const request of asked) {
+        const answer = await t.app.inject({ ...request, method: request.method as 'GET', url: path })
+        const where = `${request.method} ${path} ${request.headers?.['content-type'] ?? ''}`
+        expect(answer.statusCode, where).toBe(405)
+        const allowed = String(answer.headers.allow).split(', ')
+        expect(allowed, where).toEqual(expect.arrayContaining(methods))
+        expect(allowed, where).not.toContain(request.method)
+        const requestId = answer.headers['x-request-id']
+        expect(answer.json(), where).toEqual({
+          error: { code: 405, reason: 'method_not_allowed', message: expect.any(String), requestId },
+        })
+      }
+    }
+  })
+
+  it('is 404 not_found on a path that does not exist, whatever the body', async () => {
+    for (const headers of [{}, { 'content-type': 'application/json' }]) {
+      const answer = await t.app.inject({ method: 'QUERY' as 'GET', url: '/v1/no-such-thing', headers })
+      expect(answer.statusCode).toBe(404)
+      expect(answer.json().error).toMatchObject({ code: 404, reason: 'not_found' })
+      expect(answer.headers.allow).toBeUndefined()
+    }
+  })
+
+  it('answers a QUERY with a body on a kept-alive connection, and the next request on it too', async () => {
+    const body = JSON.stringify({ filter: 'x'.repeat(10_000) })
+    const answers = await rawExchange(
+      `QUERY /v1/regions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}` +
+        'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+    )
+    const statuses = [...answers.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((match) => Number(match[1]))
+    expect(statuses).toEqual([405, 200])
+    expect(answers).toContain('"reason":"method_not_allowed"')
+  })
+})
