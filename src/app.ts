@@ -3,7 +3,6 @@ import compress from '@fastify/compress'
 import cors from '@fastify/cors'
 import type { FastifyOtelInstrumentation } from '@fastify/otel'
 import swagger from '@fastify/swagger'
-import swaggerUi from '@fastify/swagger-ui'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify'
 import type { Kysely } from 'kysely'
@@ -18,6 +17,7 @@ import type { Database } from './db/schema.js'
 import { StatementBatchers } from './db/statement-batcher.js'
 import { ERROR_REASONS } from './errors.js'
 import { DatabaseCounterStore } from './http/counter-store.js'
+import { registerDocsRoutes } from './http/docs-routes.js'
 import { registerErrorHandling } from './http/error-handler.js'
 import { registerEtags } from './http/etag.js'
 import { registerIdempotency } from './http/idempotency.js'
@@ -210,8 +210,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
         ? withoutValidatorKeywords(withOpenRequestBodies(documentBulkForms(document.openapiObject)))
         : document.swaggerObject,
   })
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } })
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+  await registerDocsRoutes(root)
 
   await app.register(async (health) => healthRoutes(health as TypedApp, ctx))
   await app.register(async (web) => passwordResetPageRoutes(web as TypedApp, ctx))
