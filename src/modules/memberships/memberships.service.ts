@@ -1,12 +1,11 @@
 import type { Actor } from '../../access/actor.js'
-import { ROLE_IDS } from '../../access/permissions.js'
 import type { ServiceContext } from '../../context.js'
 import type { NewUserRow } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
 import { type Page, readPage } from '../../http/pagination.js'
 import type { CountInStatement } from '../../http/rate-limit.js'
 import { invitationMailRow } from '../../outbox/mail/invitation-mail.js'
-import { type AuditEvent, auditEvent } from '../audit/audit.repository.js'
+import { auditEvent } from '../audit/audit.repository.js'
 import { findTenantRoleFor, loadRoleCatalog } from '../roles/roles.service.js'
 import { checkDefaultIdentityProvider } from '../sso/default-provider.js'
 import { checkRoleCeiling, requireTenantPermission } from '../tenants/tenant-access.js'
@@ -26,7 +25,12 @@ import type { CreateMembershipInput, ListMembershipsQuery, Membership } from './
 const READ_PERMISSIONS = ['VIEW_ALL_USERS', 'MANAGE_ALL_USERS'] as const
 
 /** The tenant an enrolment writes into and the role it gives, which the actor may hand out (the ceiling). */
-async function enrollmentWithRole(ctx: ServiceContext, actor: Actor, tenantIdParam: string, roleId: string) {
+export async function enrollmentWithRole(
+  ctx: ServiceContext,
+  actor: Actor,
+  tenantIdParam: string,
+  roleId: string,
+) {
   const access = await requireTenantPermission(ctx, actor, tenantIdParam, ['MANAGE_TENANT_ENROLLMENT'])
   const role = await findTenantRoleFor(ctx, access.tenant, roleId)
   checkRoleCeiling(role, access.permissions)
@@ -132,71 +136,11 @@ export async function createMembership(
   return toMembership(stored, now)
 }
 
-/** A new platform user with an accepted membership: its rows and events, for one statement to write. */
-export interface NewMember {
-  user: { row: NewUserRow; event: AuditEvent }
-  membership: NewMembershipByEmail
-  event: AuditEvent
-}
-
 /**
- * What createMembership writes for an unknown e-mail with status `accepted` (or a directory's `disabled`,
- * see MembershipCreate) — a platform user (Platform User role, no password) and its membership with
- * `roleId` — after the same checks, for a caller that
- * writes them in one statement with rows of its own (SCIM's create, scim/scim-user-writes.ts). The
- * e-mail is not looked up: that statement meets a taken one as users_email_key, and the caller then
- * links the existing user with createMembership. Nothing is cached for a user this new, so no cache
- * needs clearing once it is written.
+ * The row of a platform user created by an invitation (or a directory, directory-membership.ts): the users
+ * module's rules, unchanged. Needs MANAGE_ALL_USERS.
  */
-export async function newMemberWithUser(
-  ctx: ServiceContext,
-  actor: Actor,
-  tenantIdParam: string,
-  input: {
-    email: string
-    roleId: string
-    firstName: string
-    lastName: string
-    status: 'accepted' | 'disabled'
-  },
-): Promise<NewMember> {
-  const { tenantId, role } = await enrollmentWithRole(ctx, actor, tenantIdParam, input.roleId)
-  const now = ctx.clock.now()
-  const email = normalizeEmail(input.email)
-  const row = await newPlatformUser(
-    ctx,
-    actor,
-    { ...input, email, platformRoleId: ROLE_IDS.platformUser },
-    email,
-    now,
-  )
-  return {
-    user: { row, event: auditEvent(ctx.clock, actor, userCreatedRecord(row)) },
-    membership: {
-      email,
-      tenantId,
-      roleId: role.id,
-      roleName: role.name,
-      status: input.status,
-      noPassword: null,
-      defaultIdentityProvider: null,
-      invitation: null,
-      extensions: givenExtensions(undefined),
-      activateFirstExtension: true,
-      workStationId: '',
-      actorId: actor.principalId,
-      now,
-    },
-    event: auditEvent(
-      ctx.clock,
-      actor,
-      membershipCreatedRecord({ tenantId, userId: row.id, roleId: role.id, status: input.status }),
-    ),
-  }
-}
-
-/** The row of a platform user created by an invitation: the users module's rules, unchanged. */
-async function newPlatformUser(
+export async function newPlatformUser(
   ctx: ServiceContext,
   actor: Actor,
   input: MembershipCreate,

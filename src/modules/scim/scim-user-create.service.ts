@@ -1,38 +1,50 @@
-import { ROLE_IDS } from '../../access/permissions.js'
 import { AppError } from '../../errors.js'
+import { newMembershipOfUser, newMemberWithUser } from '../memberships/directory-membership.js'
 import { toMembership } from '../memberships/membership-record.js'
-import { removeMembership } from '../memberships/membership-update.js'
 import type { Membership } from '../memberships/memberships.schemas.js'
-import {
-  createMembership,
-  getMembershipRecord,
-  newMemberWithUser,
-} from '../memberships/memberships.service.js'
+import { getMembershipRecord } from '../memberships/memberships.service.js'
 import { findUserByEmail } from '../users/users.repository.js'
 import { findScimUser, insertScimUser, type ScimUserRow } from './scim.repository.js'
 import { provisioningRoleId, requireScim, type ScimCall } from './scim-context.js'
-import { uniqueness } from './scim-error.js'
+import { ScimError, uniqueness } from './scim-error.js'
 import type { Patchable } from './scim-patch.js'
 import { type Resource, toScimUser } from './scim-resources.js'
 import { statusFor, storeScimUser } from './scim-user-store.js'
-import { writeProvisionedUser } from './scim-user-writes.js'
+import { scimConstraintError, writeLinkedUser, writeProvisionedUser } from './scim-user-writes.js'
 import { checkUnique, emailOf, loadView, namesOf, userNameOf } from './scim-users.service.js'
 
 /**
  * SCIM's create of a User (API.md §16): a person no platform user has the e-mail of becomes a platform
  * user with an accepted membership and its SCIM row, all written in one statement; a platform user
- * already known is linked — made a member, or adopted when a member already. `active: false` creates
- * the membership disabled (one `membership.created` with that status, never a create then a move); an
- * adopted member's status moves with its SCIM row, in one transaction and one event (scim-user-store.ts).
+ * already known is linked — made a member with its SCIM row, in one statement too — or adopted when a
+ * member already. `active: false` creates the membership disabled (one `membership.created` with that
+ * status, never a create then a move); an adopted member's status moves with its SCIM row, in one
+ * transaction and one event (scim-user-store.ts).
+ *
+ * Writes need MANAGE_TENANT_ENROLLMENT, and only creating a platform user needs MANAGE_ALL_USERS as well:
+ * a key without it links and adopts people who exist, and is refused (403, nothing written) a new one.
  */
+
+/** The attempts at a create whose person is erased, or appears, between the create and the link. */
+const ATTEMPTS = 3
 
 export async function createScimUser(call: ScimCall, input: Patchable): Promise<Resource> {
   await requireScim(call, true)
   const userName = userNameOf(input.stored)
   const email = emailOf(input.stored)
-  return (
-    (await provisionNewPerson(call, input, userName, email)) ??
-    linkExistingPerson(call, input, userName, email)
+  const mayCreatePeople = await call.ctx.access.holdsAnywhere(call.actor, 'MANAGE_ALL_USERS')
+  for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+    const created = mayCreatePeople ? await provisionNewPerson(call, input, userName, email) : undefined
+    if (created) return created
+    const linked = await linkExistingPerson(call, input, userName, email)
+    if (linked) return linked
+    if (!mayCreatePeople) {
+      throw new AppError('permission_denied', 'MANAGE_ALL_USERS is required to create a platform user')
+    }
+  }
+  throw new ScimError(
+    409,
+    `The platform user with e-mail "${email}" changed meanwhile; send the create again`,
   )
 }
 
@@ -56,7 +68,7 @@ async function provisionNewPerson(
   })
   const now = member.membership.now
   const userId = member.user.row.id
-  const row = scimRowOf(tenantId, userId, userName, email, input, true, now)
+  const row = { ...scimRowOf(tenantId, userName, email, input, true, now), user_id: userId }
   let written: Awaited<ReturnType<typeof writeProvisionedUser>>
   try {
     written = await writeProvisionedUser(ctx, {
@@ -72,74 +84,82 @@ async function provisionNewPerson(
   return toScimUser({ membership, scim, groups: [] }, call.baseUrl)
 }
 
-/** A person who is a platform user already: linked, or adopted when already a member. */
+/**
+ * A person who is a platform user already: linked — its membership, its event and its SCIM row in one
+ * statement — or adopted when already a member. Undefined when no platform user has the e-mail (any more).
+ */
 async function linkExistingPerson(
   call: ScimCall,
   input: Patchable,
   userName: string,
   email: string,
-): Promise<Resource> {
-  await checkUnique(call, userName, email)
+): Promise<Resource | undefined> {
   const { ctx, actor, tenantId } = call
   const existing = await findUserByEmail(ctx.db, email)
-  let membership: Membership | undefined
-  if (existing) {
-    try {
-      membership = await getMembershipRecord(ctx, tenantId, existing.id)
-    } catch (error) {
-      if (!(error instanceof AppError && error.statusCode === 404)) throw error
-    }
-  }
-  if (membership && (await findScimUser(ctx.db, tenantId, membership.userId))) {
-    throw uniqueness(`A user with e-mail "${email}" already exists`)
-  }
-  const created = !membership
+  if (!existing) return undefined
+  await checkUnique(call, userName, email)
+  const membership = await membershipOf(call, existing.id)
+  const row = scimRowOf(tenantId, userName, email, input, false, ctx.clock.now())
+  const attributes = JSON.stringify(input.stored)
   if (!membership) {
-    const names = namesOf(input.stored)
-    membership = await createMembership(ctx, actor, tenantId, {
+    const member = await newMembershipOfUser(ctx, actor, tenantId, {
       email,
       roleId: await provisioningRoleId(call),
       status: input.active === false ? 'disabled' : 'accepted',
-      // An unknown e-mail becomes a platform user (Platform User role, no password).
-      ...(existing ? {} : { platformRoleId: ROLE_IDS.platformUser, ...names }),
     })
-  }
-  const row = {
-    ...scimRowOf(tenantId, membership.userId, userName, email, input, !existing, ctx.clock.now()),
-    attributes: JSON.stringify(input.stored),
-  }
-  try {
-    // A membership made here holds its status already, and membership.created tells of it; an adopted
-    // member's SCIM row comes with the status `active` asks for.
-    if (created) await insertScimUser(ctx.db, row)
-    else {
-      const status = statusFor(membership.status, input.active)
-      const attributes = { before: {}, after: input.stored }
-      await storeScimUser(call, membership, status, (tx) => insertScimUser(tx, row), attributes)
+    const written = await writeLinkedUser(ctx, { member, scim: { ...row, attributes } })
+    if (!written) return undefined
+    // The person gains a membership: its cached permissions go.
+    ctx.access.invalidate()
+    const linked = toMembership(written.membership, member.membership.now)
+    const scim: ScimUserRow = {
+      ...row,
+      user_id: linked.userId,
+      attributes: input.stored,
+      version: written.scimVersion,
     }
+    return toScimUser({ membership: linked, scim, groups: [] }, call.baseUrl)
+  }
+  if (await findScimUser(ctx.db, tenantId, membership.userId)) {
+    throw uniqueness(`A user with e-mail "${email}" already exists`)
+  }
+  // An adopted member's SCIM row comes with the status `active` asks for, in one transaction.
+  const status = statusFor(membership.status, input.active)
+  try {
+    await storeScimUser(
+      call,
+      membership,
+      status,
+      (tx) => insertScimUser(tx, { ...row, user_id: membership.userId, attributes }),
+      { before: {}, after: input.stored },
+    )
   } catch (error) {
-    // Another request took the userName or e-mail meanwhile: the membership this one made goes again.
-    if (created) await removeMembership(ctx, actor, tenantId, membership.userId).catch(() => undefined)
-    if ((error as { code?: string }).code === '23505')
-      throw uniqueness(`A user with userName "${userName}" already exists`)
-    throw error
+    throw scimConstraintError(error, userName, email) ?? error
   }
   return toScimUser(await loadView(call, membership.userId), call.baseUrl)
 }
 
-/** A SCIM user's row as a create stores it, but for its attributes (stored JSON, or the object read). */
+/** The person's membership of the tenant, or undefined when there is none. */
+async function membershipOf(call: ScimCall, userId: string): Promise<Membership | undefined> {
+  try {
+    return await getMembershipRecord(call.ctx, call.tenantId, userId)
+  } catch (error) {
+    if (error instanceof AppError && error.statusCode === 404) return undefined
+    throw error
+  }
+}
+
+/** A SCIM user's row as a create stores it, but for its user and attributes. */
 function scimRowOf(
   tenantId: string,
-  userId: string,
   userName: string,
   email: string,
   input: Patchable,
   provisioned: boolean,
   now: Date,
-): Omit<ScimUserRow, 'attributes' | 'version'> {
+): Omit<ScimUserRow, 'user_id' | 'attributes' | 'version'> {
   return {
     tenant_id: tenantId,
-    user_id: userId,
     user_name: userName,
     user_name_key: userName.toLowerCase(),
     email_key: email,
