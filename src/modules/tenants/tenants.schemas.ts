@@ -10,19 +10,23 @@ import {
   Timestamp,
   Uuid,
 } from '../../http/schemas.js'
-import { IANA_SHAPE } from '../regions/timezones.js'
+import { TIMEZONE_PATTERN } from '../regions/timezones.js'
 
 /** Tenant shapes (SPEC §2.1, API.md §4.2). */
 
 export const IDENTITY_PROVIDER_STATES = ['enabled', 'disabled', 'denied'] as const
 export const CLIENT_LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'fatal'] as const
 
+// The pattern lists every name the service accepts and no other (regions/timezones.ts): what a client
+// reads in the document is exactly the check.
 const Timezone = Type.String({
-  minLength: 1,
   maxLength: 64,
-  pattern: IANA_SHAPE.source,
+  pattern: TIMEZONE_PATTERN,
   errorMessage: 'must be an IANA time zone such as America/New_York',
-  description: 'IANA time zone (area/city), e.g. America/New_York; links such as US/Eastern are accepted',
+  description:
+    'IANA time zone, e.g. America/New_York, matched exactly (case included): one of GET /v1/timezones, or ' +
+    'a backward-compatible link such as US/Eastern — the pattern lists every accepted name',
+  examples: ['America/New_York'],
 })
 const ClientLogLevel = Nullable(Type.Enum(CLIENT_LOG_LEVELS, { type: 'string' }))
 const IdentityProviderState = Type.Enum(IDENTITY_PROVIDER_STATES, { type: 'string' })
