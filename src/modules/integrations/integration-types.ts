@@ -147,10 +147,26 @@ export function isIntegrationType(value: unknown): value is IntegrationType {
   return typeof value === 'string' && (INTEGRATION_TYPES as readonly string[]).includes(value)
 }
 
+/**
+ * The types a client may send, in any mix of case (`Zendesk`, `REST`), and nothing else: the schemas
+ * publish and validate it as the pattern of `type`, and normalizeType matches with it, so the document
+ * says exactly what the service takes (docs/api.md, Integrations). ASCII letters only: a look-alike such
+ * as the Kelvin sign, which toLowerCase() would turn into `k`, is not a type.
+ */
+export const INTEGRATION_TYPE_PATTERN = `^(?:${INTEGRATION_TYPES.map(inAnyCase).join('|')})$`
+const SENT_TYPE = new RegExp(INTEGRATION_TYPE_PATTERN, 'u')
+
+function inAnyCase(name: string): string {
+  return [...name]
+    .map((c) => (/[a-z]/.test(c) ? `[${c}${c.toUpperCase()}]` : c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('')
+}
+
 /** The stored (lower-case) type of what a client sent: `type` is matched case-insensitively. */
 export function normalizeType(value: unknown): IntegrationType | undefined {
-  const lower = typeof value === 'string' ? value.trim().toLowerCase() : undefined
-  return isIntegrationType(lower) ? lower : undefined
+  return typeof value === 'string' && SENT_TYPE.test(value)
+    ? (value.toLowerCase() as IntegrationType)
+    : undefined
 }
 
 export function isObjectKey(type: IntegrationType, key: string): boolean {

@@ -1,14 +1,23 @@
 import { type Static, Type } from 'typebox'
 import { Body, Description, Name, Nullable, PageQuery, Timestamp, Uuid } from '../../http/schemas.js'
-import { describePropertyKeys, INTEGRATION_TYPES, SECRET_MASK } from './integration-types.js'
+import {
+  describePropertyKeys,
+  INTEGRATION_TYPE_PATTERN,
+  INTEGRATION_TYPES,
+  SECRET_MASK,
+} from './integration-types.js'
 
 /** Integration shapes (SPEC §2.4, §4.4; API.md §4.5). */
 
 const IntegrationType = Type.Enum(INTEGRATION_TYPES, { type: 'string' })
-// On input the type is matched ignoring case (API.md §10): the service checks it against the list.
+// On input the type is matched ignoring case (docs/api.md, Integrations): the pattern is the list in
+// any mix of case, and the service matches with the same pattern (integration-types.ts).
 const IntegrationTypeInput = Type.String({
   maxLength: 64,
+  pattern: INTEGRATION_TYPE_PATTERN,
+  errorMessage: `is not a known type (one of ${INTEGRATION_TYPES.join(', ')}, in any case)`,
   description: `One of ${INTEGRATION_TYPES.join(', ')}, in any case; stored lower-case`,
+  examples: ['zendesk'],
 })
 
 // The brief's samples send `active` as a quoted string; both spellings are taken.
