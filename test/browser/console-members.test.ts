@@ -99,6 +99,40 @@ describe('members in the console', { timeout: 180_000 }, () => {
     await context.close()
   })
 
+  it('names a member whose names are only spaces or invisible characters by their e-mail', async () => {
+    const { tenant, admin } = await freshTenant(t)
+    const db = t.database.handle.db
+    const unnamed = []
+    for (const [first, last] of [
+      ['   ', ' '],
+      ['\u200B', '\u2060\u200B'],
+    ] as const) {
+      const user = await insertUser(db)
+      await db
+        .updateTable('users')
+        .set({ first_name: first, last_name: last })
+        .where('id', '=', user.id)
+        .execute()
+      await insertMembership(db, { tenantId: tenant.id, userId: user.id, roleId: ROLE_IDS.agent })
+      unnamed.push(user)
+    }
+    const context = await browser.newContext()
+    const { page, errors } = await openPage(context)
+    await signIn(page, baseUrl, admin.email, admin.password)
+    await page.goto(`${baseUrl}/console/tenants/${tenant.id}/members`)
+    for (const person of unnamed) {
+      const link = page.getByRole('link', { name: person.email, exact: true })
+      expect(await link.count(), person.email).toBe(1)
+      expect(await link.getAttribute('href'), person.email).toBe(
+        `/console/tenants/${tenant.id}/members/${person.id}`,
+      )
+    }
+    await checkPage(page, 'members-unnamed', errors)
+    await page.getByRole('link', { name: unnamed[1]!.email, exact: true }).click()
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(unnamed[1]!.email)
+    await context.close()
+  })
+
   it('accepts at once, disables, re-enables, cancels and removes, with JavaScript off', async () => {
     const { tenant, admin } = await freshTenant(t)
     const invited = (await insertUser(t.database.handle.db)).email

@@ -1,5 +1,6 @@
 import type { BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ROLE_IDS } from '../../src/access/permissions.js'
 import { type ConsoleInBrowser, checkPage, openPage, startConsoleInBrowser } from '../helpers/console.js'
 import { freshTenant, insertUser, uniqueEmail } from '../helpers/fixtures.js'
 import type { TestSmtpServer } from '../helpers/smtp.js'
@@ -145,6 +146,50 @@ describe('platform users in the console', { timeout: 180_000 }, () => {
     expect(after.body.result?.email ?? '').not.toBe(admin.email)
     const members = await t.request('GET', `/v1/tenants/${tenant.id}/users`, { token: await t.adminToken() })
     expect(members.body.result.map((m: { userId: string }) => m.userId)).not.toContain(admin.id)
+    await page.close()
+  })
+
+  it('names every person on the list, whatever the record holds: an erased person, no names, invisible names', async () => {
+    const admin = await t.adminToken()
+    const create = async (names: { firstName?: string; lastName?: string }) => {
+      const email = uniqueEmail('nameless')
+      const created = await t.request('POST', '/v1/users', {
+        token: admin,
+        body: { email, roleId: ROLE_IDS.platformUser, ...names },
+      })
+      expect(created.status).toBe(201)
+      return { id: created.body.result.id as string, email }
+    }
+    const erased = await create({ firstName: 'Soon', lastName: 'Gone' })
+    expect((await t.request('DELETE', `/v1/users/${erased.id}`, { token: admin })).status).toBe(204)
+    const unnamed = [
+      await create({}),
+      await create({ firstName: '   ', lastName: ' ' }),
+      await create({ firstName: '\u200B', lastName: '\u2060\u200B' }),
+      await create({ firstName: '\u3164', lastName: '\uFEFF' }),
+    ]
+
+    const { page, errors } = await openPage(withJs)
+    await page.goto(`${baseUrl}/console/users`)
+    const linkTo = (id: string) => page.locator(`a[href="/console/users/${id}"]`)
+    // The erased person keeps only an id and a status: the link says what the record is.
+    expect(await linkTo(erased.id).textContent()).toBe('Erased person')
+    const erasedLinks = page.getByRole('link', { name: 'Erased person', exact: true })
+    expect(await erasedLinks.evaluateAll((links) => links.map((a) => a.getAttribute('href')))).toContain(
+      `/console/users/${erased.id}`,
+    )
+    // Without a name a person can read, the link is their e-mail.
+    for (const person of unnamed) {
+      const link = page.getByRole('link', { name: person.email, exact: true })
+      expect(await link.count(), person.email).toBe(1)
+      expect(await link.getAttribute('href'), person.email).toBe(`/console/users/${person.id}`)
+    }
+    await checkPage(page, 'users-unnamed', errors)
+
+    await linkTo(erased.id).click()
+    expect(await heading(page)).toBe('Erased person')
+    await page.goto(`${baseUrl}/console/users/${unnamed[2]!.id}`)
+    expect(await heading(page)).toBe(unnamed[2]!.email)
     await page.close()
   })
 

@@ -8,6 +8,7 @@ import { type ApiClient, type ApiError, type ApiStream, apiClient, apiStream } f
 import type { SessionStore } from '../session/session-store.js'
 import { type FormToken, FormTokens, sameOrigin } from './form-token.js'
 import { consolePage, type PageOptions, type Viewer } from './layout.js'
+import { personFullName } from './readable.js'
 
 export type Login = paths['/v1/login']['post']['responses'][200]['content']['application/json']['result']
 
@@ -116,7 +117,7 @@ export class ConsolePages {
     const login = data.result
     const form = () => this.tokens.issue(session.idHash)
     const viewer: Viewer = {
-      name: [login.firstName, login.lastName].join(' ').trim() || login.username,
+      name: personFullName({ ...login, email: login.username }) ?? login.username,
       username: login.username,
       users: mayReadUsers(login),
       audit: login.platformPermissions.includes('VIEW_AUDIT_LOG'),

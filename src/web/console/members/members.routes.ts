@@ -9,6 +9,7 @@ import {
   refusalPage,
   type Signed,
 } from '../kit/pages.js'
+import { personName } from '../kit/readable.js'
 import { roleChoices, UUID } from '../kit/tenant-scope.js'
 import { inviteRoutes } from './invite.routes.js'
 import { memberCrumbs, tenantWithPermissions } from './member-scope.js'
@@ -92,7 +93,7 @@ export function memberRoutes(router: FastifyInstance, pages: ConsolePages): void
     const read = await readMember(signed, tenantId, userId)
     if ('refused' in read) return read.refused as PageResult
     const m = read.member
-    const name = [m.firstName, m.lastName].join(' ').trim() || m.email
+    const name = personName(m)
     return [
       status,
       signed.page(

@@ -10,6 +10,7 @@ import {
   selectField,
   textArea,
 } from '../kit/forms.js'
+import { type PersonRecord, personEmail, personFullName, personName } from '../kit/readable.js'
 
 /** A membership as the pages show it (the list's items; the single read has the same fields and more). */
 export type Member = Omit<
@@ -152,7 +153,7 @@ export function memberBody(o: {
 }) {
   const m = o.member
   const base = `/console/tenants/${o.tenant.id}/members`
-  return html`${errorSummary(o.errors, { roleId: 'Role' })}<h1>${[m.firstName, m.lastName].join(' ').trim() || m.email}</h1>
+  return html`${errorSummary(o.errors, { roleId: 'Role' })}<h1>${personName(m)}</h1>
 <dl class="summary">
 <dt>E-mail</dt><dd>${m.email}</dd>
 <dt>Role</dt><dd>${m.roleName}</dd>
@@ -175,9 +176,9 @@ ${selectField({ name: 'roleId', label: 'Role', value: m.roleId, errors: o.errors
 }
 
 /** A member's name linking to their page, the e-mail beneath; the e-mail alone when they have no name. */
-function personCell(href: string, m: { firstName: string; lastName: string; email: string }) {
-  const name = [m.firstName, m.lastName].join(' ').trim()
+function personCell(href: string, m: PersonRecord) {
+  const name = personFullName(m)
   return name
     ? html`<a href="${href}">${name}</a><br><span class="muted">${m.email}</span>`
-    : html`<a href="${href}">${m.email}</a>`
+    : html`<a href="${href}">${personEmail(m)}</a>`
 }

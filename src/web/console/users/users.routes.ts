@@ -10,6 +10,7 @@ import {
   refusalPage,
   type Signed,
 } from '../kit/pages.js'
+import { personName } from '../kit/readable.js'
 import { UUID } from '../kit/tenant-scope.js'
 import { importRoutes } from './import.routes.js'
 import { mayManageUsers as mayManage } from './may-manage.js'
@@ -127,7 +128,7 @@ export function userRoutes(router: FastifyInstance, pages: ConsolePages): void {
   ): Promise<PageResult> {
     const read = await readUser(signed, userId)
     if ('refused' in read) return read.refused
-    const name = [read.user.firstName, read.user.lastName].join(' ').trim() || read.user.email
+    const name = personName(read.user)
     return [
       200,
       signed.page(

@@ -10,6 +10,7 @@ import {
   selectField,
   textField,
 } from '../kit/forms.js'
+import { personName } from '../kit/readable.js'
 
 export type User =
   paths['/v1/users/{userId}']['get']['responses'][200]['content']['application/json']['result']
@@ -21,9 +22,6 @@ export const USER_LABELS = {
   roleId: 'Role',
   confirmation: 'E-mail',
 }
-
-const nameOf = (u: { firstName: string; lastName: string; email: string }) =>
-  [u.firstName, u.lastName].join(' ').trim() || u.email
 
 export function usersBody(o: {
   users: User[]
@@ -44,7 +42,7 @@ ${
 <thead><tr><th scope="col">Name</th><th scope="col">E-mail</th><th scope="col">Status</th></tr></thead>
 <tbody>${o.users.map(
         (u) =>
-          html`<tr><td data-label="Name"><a href="/console/users/${u.id}">${nameOf(u)}</a></td><td data-label="E-mail">${u.email}</td><td data-label="Status">${u.status}</td></tr>`,
+          html`<tr><td data-label="Name"><a href="/console/users/${u.id}">${personName(u)}</a></td><td data-label="E-mail">${u.email || '—'}</td><td data-label="Status">${u.status}</td></tr>`,
       )}</tbody></table></div>`
 }
 ${o.nextCursor ? html`<p><a href="/console/users?q=${encodeURIComponent(o.q)}&amp;cursor=${o.nextCursor}">Next page</a></p>` : ''}`
@@ -78,7 +76,7 @@ export function userBody(o: {
 }) {
   const u = o.user
   const base = `/console/users/${u.id}`
-  return html`${errorSummary(o.errors, USER_LABELS)}<h1>${nameOf(u)}</h1>
+  return html`${errorSummary(o.errors, USER_LABELS)}<h1>${personName(u)}</h1>
 <dl class="summary">
 <dt>E-mail</dt><dd>${u.email}</dd>
 <dt>Status</dt><dd>${u.status}</dd>
@@ -105,7 +103,7 @@ ${u.status === 'disabled' ? actionButton(`${base}/status`, 'Enable', o.form(), {
 }
 
 export function eraseForm(o: { user: User; token: FormToken; errors?: Errors | undefined }) {
-  return html`${errorSummary(o.errors, USER_LABELS)}<h1>Erase ${nameOf(o.user)}</h1>
+  return html`${errorSummary(o.errors, USER_LABELS)}<h1>Erase ${personName(o.user)}</h1>
 <div class="notice warning"><p>Erasing removes: every membership in every tenant; their sign-in tokens, the API keys
 they created and any password-reset link; their e-mail (it becomes free), names, telephone, external id and
 password; and the personal data inside audit events. Only the record's id stays, marked erased, so that
