@@ -14,6 +14,7 @@ import * as m0012 from './migrations/0012_closed_lists_as_domains.js'
 import * as m0013 from './migrations/0013_scim.js'
 import * as m0014 from './migrations/0014_console_sessions.js'
 import * as m0015 from './migrations/0015_console_operations.js'
+import * as m0016 from './migrations/0016_scim_email_values.js'
 
 /** Every migration, in order. Listed statically so that the compiled build needs no file scanning. */
 const migrations: Record<string, Migration> = {
@@ -32,6 +33,7 @@ const migrations: Record<string, Migration> = {
   '0013_scim': m0013,
   '0014_console_sessions': m0014,
   '0015_console_operations': m0015,
+  '0016_scim_email_values': m0016,
 }
 
 class StaticMigrationProvider implements MigrationProvider {

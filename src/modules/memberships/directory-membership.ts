@@ -11,7 +11,7 @@ import type { NewMembershipByEmail } from './membership-insert.js'
 import { enrollmentWithRole, newPlatformUser } from './memberships.service.js'
 
 /**
- * The memberships a directory makes (SCIM's create, API.md §16): built here with createMembership's
+ * The memberships a directory makes (SCIM's create, docs/scim.md): built here with createMembership's
  * checks — the enrolment permission, the role and its ceiling, and MANAGE_ALL_USERS for a new platform
  * user — and written by the caller in one statement with rows of its own (scim/scim-user-writes.ts). No
  * invitation, no mail, no extensions given; `accepted`, or `disabled` for a directory's `active: false`

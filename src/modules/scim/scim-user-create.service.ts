@@ -14,7 +14,7 @@ import { scimConstraintError, writeLinkedUser, writeProvisionedUser } from './sc
 import { checkUnique, emailOf, loadView, namesOf, userNameOf } from './scim-users.service.js'
 
 /**
- * SCIM's create of a User (API.md §16): a person no platform user has the e-mail of becomes a platform
+ * SCIM's create of a User (docs/scim.md): a person no platform user has the e-mail of becomes a platform
  * user with an accepted membership and its SCIM row, all written in one statement; a platform user
  * already known is linked — made a member with its SCIM row, in one statement too — or adopted when a
  * member already. `active: false` creates the membership disabled (one `membership.created` with that

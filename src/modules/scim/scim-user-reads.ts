@@ -21,8 +21,16 @@ const CANDIDATES = {
     union
     select id from users where email = $3 and not exists (
       select 1 from scim_users where tenant_id = $1 and user_name_key = $2 and email_key = $3)`,
-  // The SCIM user with this e-mail; else the member with it.
+  // The SCIM user with this e-mail — its own, or any of its addresses (`emails.value eq` matches any
+  // value, RFC 7644 §3.4.2.2; migration 0016 indexes them) — else the member with it. The addresses are
+  // probed in a subquery of their own, tenant checked outside (`offset 0`): given the tenant, a plan chosen
+  // while statistics lagged read every SCIM row of the tenant through the tenant's own index and tested
+  // each (as viewsOf says below; docs/performance.md, "SCIM creates and reads").
   email: `select user_id from scim_users where tenant_id = $1 and email_key = $2
+    union
+    select user_id from (
+      select tenant_id, user_id from scim_users where scim_email_keys(attributes) @> array[$2::text] offset 0
+    ) listing where tenant_id = $1
     union
     select id from users where email = $2 and not exists (
       select 1 from scim_users where tenant_id = $1 and email_key = $2)`,

@@ -155,7 +155,7 @@ export interface LinkWrite {
 }
 
 /**
- * Links the platform user with `member.membership.email` (API.md §16, "it exists but is not a member") in
+ * Links the platform user with `member.membership.email` (docs/scim.md: linked, when not a member) in
  * one statement: the user looked up, its membership and `membership.created`, and its SCIM row — written
  * together or not at all, as a new person's create is. Answers the stored membership and the SCIM row's
  * version, or undefined when no platform user has the e-mail (nothing written). A second membership fails

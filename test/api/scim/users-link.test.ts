@@ -8,7 +8,7 @@ import { createScimKey, type ScimTenant, scimTenant, userBody } from '../../help
 import { FollowingClock, useTestApp } from '../../helpers/test-app.js'
 
 /**
- * SCIM's create of a person who is a platform user already (API.md §16, issue 37 items 1 and 3): linking
+ * SCIM's create of a person who is a platform user already (docs/scim.md; issue 37 items 1 and 3): linking
  * and adopting need MANAGE_TENANT_ENROLLMENT alone — only creating a platform user needs MANAGE_ALL_USERS —
  * and a link writes its membership and its SCIM row together or not at all.
  */
