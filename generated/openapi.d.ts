@@ -2934,7 +2934,10 @@ export interface operations {
                     adminUserId?: string;
                     /** @description Default true */
                     active?: boolean;
-                    /** @description IANA time zone (area/city), e.g. America/New_York; links such as US/Eastern are accepted */
+                    /**
+                     * @description IANA time zone, e.g. America/New_York, matched exactly (case included): one of GET /v1/timezones, or a backward-compatible link such as US/Eastern — the pattern lists every accepted name
+                     * @example America/New_York
+                     */
                     timezone?: string;
                 };
             };
@@ -3794,7 +3797,10 @@ export interface operations {
                     active?: boolean;
                     /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
                     adminUserId?: string;
-                    /** @description IANA time zone (area/city), e.g. America/New_York; links such as US/Eastern are accepted */
+                    /**
+                     * @description IANA time zone, e.g. America/New_York, matched exactly (case included): one of GET /v1/timezones, or a backward-compatible link such as US/Eastern — the pattern lists every accepted name
+                     * @example America/New_York
+                     */
                     timezone?: string;
                     /** @enum {string} */
                     cxengageIdentityProvider?: "enabled" | "disabled" | "denied";
@@ -5244,7 +5250,10 @@ export interface operations {
                  */
                 "application/json": {
                     attributes?: {
-                        /** @description One of salesforce, zendesk, rest, calabrio, verint, teleopti, monet, email, twilio, serenova-voice, lambda, client, in any case; stored lower-case */
+                        /**
+                         * @description One of salesforce, zendesk, rest, calabrio, verint, teleopti, monet, email, twilio, serenova-voice, lambda, client, in any case; stored lower-case
+                         * @example zendesk
+                         */
                         type: string;
                         /** @description Unique in the tenant, compared ignoring case and spacing. Default: the type. */
                         name?: string;
@@ -5259,7 +5268,10 @@ export interface operations {
                         };
                         description?: string | null;
                     };
-                    /** @description One of salesforce, zendesk, rest, calabrio, verint, teleopti, monet, email, twilio, serenova-voice, lambda, client, in any case; stored lower-case */
+                    /**
+                     * @description One of salesforce, zendesk, rest, calabrio, verint, teleopti, monet, email, twilio, serenova-voice, lambda, client, in any case; stored lower-case
+                     * @example zendesk
+                     */
                     type?: string;
                     /** @description Unique in the tenant, compared ignoring case and spacing. Default: the type. */
                     name?: string;
@@ -6451,7 +6463,10 @@ export interface operations {
                  */
                 "application/json": {
                     attributes?: {
-                        /** @description One of salesforce, zendesk, rest, calabrio, verint, teleopti, monet, email, twilio, serenova-voice, lambda, client, in any case; stored lower-case */
+                        /**
+                         * @description One of salesforce, zendesk, rest, calabrio, verint, teleopti, monet, email, twilio, serenova-voice, lambda, client, in any case; stored lower-case
+                         * @example zendesk
+                         */
                         type: string;
                         /** @description Unique in the tenant, compared ignoring case and spacing. Default: the type. */
                         name?: string;
@@ -6466,7 +6481,10 @@ export interface operations {
                         };
                         description?: string | null;
                     };
-                    /** @description One of salesforce, zendesk, rest, calabrio, verint, teleopti, monet, email, twilio, serenova-voice, lambda, client, in any case; stored lower-case */
+                    /**
+                     * @description One of salesforce, zendesk, rest, calabrio, verint, teleopti, monet, email, twilio, serenova-voice, lambda, client, in any case; stored lower-case
+                     * @example zendesk
+                     */
                     type?: string;
                     /** @description Unique in the tenant, compared ignoring case and spacing. Default: the type. */
                     name?: string;
@@ -20369,7 +20387,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description A page of events; with `format=csv` or `Accept: text/csv`, every matching event as CSV */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -20405,6 +20423,7 @@ export interface operations {
                         }[];
                         nextCursor?: string;
                     };
+                    "text/csv": string;
                 };
             };
             /** @description Bad request: `validation_failed` */
@@ -20723,7 +20742,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description A page of events; with `format=csv` or `Accept: text/csv`, every matching event as CSV */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -20759,6 +20778,7 @@ export interface operations {
                         }[];
                         nextCursor?: string;
                     };
+                    "text/csv": string;
                 };
             };
             /** @description Bad request: `validation_failed` */
