@@ -5,6 +5,7 @@ import { text } from '../kit/forms.js'
 import { type ConsolePages, formErrorsOf, type PageResult, refusalPage, type Signed } from '../kit/pages.js'
 import { readTenantFor, tenantCrumbs } from '../kit/tenant-scope.js'
 import { auditBody, type Filters } from './audit.views.js'
+import { eventNames } from './audit-names.js'
 
 const PAGE = 50
 
@@ -39,7 +40,7 @@ export function auditRoutes(router: FastifyInstance, pages: ConsolePages): void 
   }
 
   /** The events page, or the same form with the refusal of a filter beside its field (400). */
-  function eventsPage(
+  async function eventsPage(
     signed: Signed,
     o: { title: string; action: string; crumbs: [string, string | undefined][]; area: 'tenants' | 'audit' },
     a: Asked,
@@ -47,9 +48,11 @@ export function auditRoutes(router: FastifyInstance, pages: ConsolePages): void 
       data?: { result: Parameters<typeof auditBody>[0]['events']; nextCursor?: string }
       refused?: ApiError
     },
-  ): PageResult {
+  ): Promise<PageResult> {
     const errors =
       a.errors ?? (result.refused ? formErrorsOf(result.refused, { actorId: 'actor' }) : undefined)
+    const events = result.data?.result ?? []
+    const names = await eventNames(signed, events)
     return [
       errors ? 400 : 200,
       signed.page(
@@ -59,7 +62,8 @@ export function auditRoutes(router: FastifyInstance, pages: ConsolePages): void 
           action: o.action,
           actor: a.actor,
           filters: a.filters,
-          events: result.data?.result ?? [],
+          events,
+          names,
           nextCursor: result.data?.nextCursor,
           errors,
         }),
@@ -73,7 +77,7 @@ export function auditRoutes(router: FastifyInstance, pages: ConsolePages): void 
     url: string,
     filename: string,
     a: Asked,
-    onRefused: (refused: ApiError) => PageResult,
+    onRefused: (refused: ApiError) => Promise<PageResult>,
   ): Promise<PageResult> {
     const query = new URLSearchParams({ format: 'csv' })
     for (const [name, value] of Object.entries(a.filters)) if (value) query.set(name, value)

@@ -1,6 +1,8 @@
 import type { paths } from '../../../../generated/openapi.js'
 import { html, type SafeHtml } from '../../../html.js'
 import { type Errors, errorSummary, textField } from '../kit/forms.js'
+import { timeOf } from '../kit/time.js'
+import type { EventNames, Named } from './audit-names.js'
 
 export type AuditEvent =
   paths['/v1/audit-events']['get']['responses'][200]['content']['application/json']['result'][number]
@@ -31,6 +33,18 @@ function changes(event: AuditEvent): SafeHtml {
   )}</ul>`
 }
 
+/**
+ * An actor or target: its name linking to its page, its kind and id beneath (the id to copy); a record
+ * the reader cannot read is its kind and id alone.
+ */
+function who(n: Named): SafeHtml {
+  if (!n.id) return html`${n.kind}`
+  const id = html`${n.kind} <code>${n.id}</code>`
+  if (n.text === undefined) return id
+  const name = n.href ? html`<a href="${n.href}">${n.text}</a>` : html`${n.text}`
+  return html`${name}<br><span class="muted">${id}</span>`
+}
+
 export function auditBody(o: {
   title: string
   action: string
@@ -38,6 +52,8 @@ export function auditBody(o: {
   actor: string
   filters: Filters
   events: AuditEvent[]
+  /** The events' actors and targets by name (audit-names.ts). */
+  names: EventNames
   nextCursor?: string | undefined
   errors?: Errors | undefined
 }) {
@@ -67,9 +83,10 @@ ${
     : html`<div class="table-wrap"><table class="stack"><caption class="skip">Events, newest first</caption>
 <thead><tr><th scope="col">When</th><th scope="col">Action</th><th scope="col">Actor</th><th scope="col">Target</th><th scope="col">Changes</th></tr></thead>
 <tbody>${o.events.map(
-        (e) => html`<tr><td data-label="When">${e.occurred}</td><td data-label="Action">${e.action}</td>
-<td data-label="Actor">${e.actor.type}${e.actor.id ? html` <code>${e.actor.id}</code>` : ''}</td>
-<td data-label="Target">${e.target.type}${e.target.id ? html` <code>${e.target.id}</code>` : ''}</td>
+        (e) => html`<tr><td data-label="When">${timeOf(e.occurred)}</td>
+<td data-label="Action" class="nowrap">${e.action}</td>
+<td data-label="Actor">${who(o.names.actor(e))}</td>
+<td data-label="Target">${who(o.names.target(e))}</td>
 <td data-label="Changes">${changes(e)}</td></tr>`,
       )}</tbody></table></div>`
 }

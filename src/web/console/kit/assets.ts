@@ -75,6 +75,9 @@ ul.tree li { margin: 0.3rem 0; }
 .node { display: flex; flex-wrap: wrap; gap: 0.25rem 0.75rem; align-items: baseline; }
 .disclosure { font-size: 0.9rem; }
 .muted { color: var(--muted); }
+/* An identifier (an action such as tenant.updated) never breaks inside a word; a table too wide for the
+   screen scrolls inside its .table-wrap, never the page. */
+.nowrap { white-space: nowrap; overflow-wrap: normal; word-break: keep-all; }
 ul.plain { list-style: none; padding: 0; }
 .links { list-style: none; padding: 0; display: grid; grid-template-columns: repeat(auto-fill, minmax(12rem, 1fr)); gap: 0.5rem 1rem; }
 .links a { font-weight: 700; }
@@ -95,13 +98,20 @@ export const FAVICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 
 
 /**
  * The one enhancement script: moves focus to the error summary (or the first error) after a failed
- * submit, and disables a form's submit button once pressed (a double click then sends once; without
- * JavaScript the form's Idempotency-Key makes a second submit show the first result).
+ * submit, disables a form's submit button once pressed (a double click then sends once; without
+ * JavaScript the form's Idempotency-Key makes a second submit show the first result), and shows each
+ * `<time data-local>` (kit/time.ts) in the reader's own time zone, its title keeping the UTC value.
  */
 export const ENHANCE_SCRIPT = `
 (() => {
   const summary = document.querySelector('[data-error-summary]');
   if (summary) summary.focus();
+  const local = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric',
+    hour: '2-digit', minute: '2-digit', second: '2-digit', timeZoneName: 'short' });
+  for (const time of document.querySelectorAll('time[data-local]')) {
+    const instant = new Date(time.dateTime);
+    if (!Number.isNaN(instant.getTime())) time.textContent = local.format(instant);
+  }
   for (const form of document.querySelectorAll('form[method="post"]')) {
     form.addEventListener('submit', () => {
       setTimeout(() => { for (const b of form.querySelectorAll('button[type="submit"]')) b.disabled = true; }, 0);
