@@ -9,13 +9,19 @@ import type { paths } from '../../../../generated/openapi.js'
  * token. Nothing is called directly: permissions, the role ceiling, audit, Idempotency-Key and If-Match
  * apply exactly as for any other client.
  */
-export type ApiClient = Client<paths>
+export type ApiClient = Client<paths, JsonMedia>
+
+/**
+ * The console reads JSON through this client; exports it reads as streams (apiStream). An operation that
+ * also answers another media type (the audit lists' text/csv) is typed by its JSON answer alone.
+ */
+type JsonMedia = 'application/json'
 
 /** A base the URLs are resolved against; inject never opens a socket, so no host is ever contacted. */
 const BASE = 'http://console.invalid'
 
 export function apiClient(app: FastifyInstance, token: string | undefined, clientAddress: string): ApiClient {
-  return createClient<paths>({
+  return createClient<paths, JsonMedia>({
     baseUrl: BASE,
     fetch: (request) => injectFetch(app, request, token, clientAddress),
   })
@@ -78,6 +84,7 @@ export async function apiStream(
   token: string,
   clientAddress: string,
   url: string,
+  watch?: AnswerWatch,
 ): Promise<ApiStream> {
   const response = await app.inject({
     method: 'GET',
@@ -86,5 +93,6 @@ export async function apiStream(
     remoteAddress: clientAddress,
     payloadAsStream: true,
   })
+  watch?.('GET', response.statusCode)
   return { status: response.statusCode, headers: response.headers, body: response.stream() }
 }
