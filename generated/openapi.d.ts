@@ -919,7 +919,7 @@ export interface paths {
         };
         /**
          * Start signing in: a redirect to the identity provider
-         * @description No credentials. SAML: an AuthnRequest (HTTP-Redirect). OIDC: authorization code with PKCE, state and nonce. `returnTo` must be on the origin of TENANTRY_SSO_RETURN_URL. `test`: the test sign-in to start (POST …/identity-providers/{id}/test answers this URL; once, within 10 minutes).
+         * @description No credentials. SAML: an AuthnRequest (HTTP-Redirect). OIDC: authorization code with PKCE, state and nonce. `returnTo`: where the token is handed over — on the origin of TENANTRY_SSO_RETURN_URL, and on this service’s own origin only its pages /sso/complete and /console/sso. `test`: the test sign-in to start (POST …/identity-providers/{id}/test answers this URL; once, within 10 minutes); with it, `returnTo` (this service’s origin or the front end’s) is where the browser goes after the report.
          */
         get: operations["startSsoLogin"];
         put?: never;

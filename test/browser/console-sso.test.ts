@@ -12,7 +12,7 @@ import { createTestIdp, type TestIdp } from '../helpers/saml-idp.js'
 import { startSamlIdpPages } from '../helpers/saml-idp-pages.js'
 
 /**
- * The identity-provider pages in a real Chromium (API.md §17 "Identity providers"), against real
+ * The identity-provider pages in a real Chromium (docs/console-admin.md "Identity providers"), against real
  * providers on loopback: SAML added by metadata URL and by an uploaded file, OpenID Connect by issuer; the
  * service provider's URLs to copy; a test sign-in through each whose page reports the asserted e-mail
  * without signing anyone in; the password policy page saying first how many members would lose password
@@ -36,7 +36,10 @@ async function tenantWithMembers(count: number) {
   return { tenant, members }
 }
 
-/** The console's test sign-in: start it, follow its link to the provider, then `atProvider` there. */
+/**
+ * The console's test sign-in: start it, follow its link to the provider, `atProvider` there — and the
+ * provider's answer ends back on the console's own test page, which reports it.
+ */
 async function testSignIn(
   page: Page,
   providerName: string,
@@ -48,11 +51,13 @@ async function testSignIn(
   await checkPage(page, 'idp-test-pending', c.errors)
   await page.getByRole('link', { name: `Sign in at ${providerName}` }).click()
   await atProvider()
-  // The provider's answer lands on the service's own report page; the console page reads the same report.
+  await page.waitForURL(testPage)
   await page.getByRole('heading', { name: 'Test sign-in result' }).waitFor()
-  // Those pages are the provider's and the API's, not the console's (their missing favicons are no error here).
+  // Still signed in: the session cookie came along.
+  expect(await page.getByRole('button', { name: 'Sign out' }).count()).toBe(1)
+  // The pages on the way were the provider's and the API's, not the console's (their missing favicons
+  // are no error here).
   c.errors.length = 0
-  await page.goto(testPage)
   return testPage
 }
 
@@ -70,7 +75,9 @@ describe('identity-provider pages', () => {
     const idpPages = await startSamlIdpPages(answer)
     const folder = mkdtempSync(join(tmpdir(), 'console-sso-'))
     try {
-      answer.idp = createTestIdp({ ssoUrl: idpPages.ssoUrl })
+      // The IdP on another site (localhost, the console on 127.0.0.1): its answer arrives as that site's
+      // navigation, without the console's SameSite=Strict session cookie, and must still end signed in.
+      answer.idp = createTestIdp({ ssoUrl: idpPages.ssoUrl.replace('//127.0.0.1:', '//localhost:') })
       await page.goto(`${baseUrl}/console/tenants/${tenant.id}`)
       await page.getByRole('link', { name: 'Identity providers' }).click()
       await checkPage(page, 'idps-empty', errors)

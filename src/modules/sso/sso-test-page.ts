@@ -5,6 +5,10 @@ import type { SsoTest } from './identity-providers.schemas.js'
  * The page a test sign-in's browser lands on (ACS or callback): what the provider asserted, in words,
  * and that nobody was signed in. Every value is escaped (html.ts); the page loads nothing and runs
  * nothing, is never cached, and the same report is `GET …/identity-providers/{id}/test/{testId}`.
+ * A test started with a `returnTo` (the console's result page, docs/sso.md §5) moves on there at once
+ * by a meta refresh, with a link for a browser that does not follow it. Not a redirect: the answer came
+ * from the identity provider's site, and a redirect would arrive there as that site's navigation, without
+ * the console's SameSite=Strict session cookie; a navigation this page starts is this site's own.
  */
 export const TEST_PAGE_HEADERS = {
   'content-type': 'text/html; charset=utf-8',
@@ -22,7 +26,7 @@ function attributeRows(attributes: Record<string, unknown>): SafeHtml[] {
   )
 }
 
-export function renderSsoTestPage(test: SsoTest): string {
+export function renderSsoTestPage(test: SsoTest, continueTo: string | null = null): string {
   const verdict =
     test.status === 'succeeded'
       ? html`<p role="status">The identity provider’s answer passed every check.
@@ -36,10 +40,12 @@ ${test.memberFound ? 'This person has an accepted membership: a real sign-in wou
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
 <title>Test sign-in result · Tenantry</title>
+${continueTo ? html`<meta http-equiv="refresh" content="0; url=${continueTo}">` : ''}
 </head>
 <body>
 <main>
 <h1>Test sign-in result</h1>
+${continueTo ? html`<p><a href="${continueTo}">Continue to the page the test was started from</a></p>` : ''}
 ${verdict}
 <p>This was a test: nobody was signed in, and no account or membership was created.</p>
 <dl>

@@ -12,10 +12,11 @@ import { identityProviderNotFound } from './identity-providers.service.js'
 import { SAML_REQUEST_TTL_MS } from './saml-sp.js'
 import { findSignInMember, findSsoRequest, rememberAssertion } from './sso.repository.js'
 import { assertedEmail, startSignIn, verifyOidcAnswer, verifySamlResponse } from './sso.service.js'
+import { checkTestReturnTo } from './sso-return.js'
 import { completeSsoTest, findSsoTest, insertSsoTest, markSsoTestStarted } from './sso-test.repository.js'
 
 /**
- * Test sign-ins (API.md §17; docs/sso.md): an administrator checks a provider — active or not yet —
+ * Test sign-ins (docs/sso.md §5): an administrator checks a provider — active or not yet —
  * before people depend on it. The provider's answer goes through every check a real sign-in makes, and
  * what it asserted (e-mail, NameID, attributes or claims, or why it was refused) is recorded for
  * `GET …/identity-providers/{id}/test/{testId}` and shown on the page the browser lands on. Nobody is
@@ -111,15 +112,18 @@ export async function readIdentityProviderTest(
 
 /**
  * `GET /v1/sso/{providerId}/login?test=…`: the test's one browser round trip to the provider, started
- * within 10 minutes of the test. A provider that cannot be reached fails the test, in words.
+ * within 10 minutes of the test. A provider that cannot be reached fails the test, in words. `returnTo`
+ * (checked before the test is used up): where the browser goes once the answer is reported.
  */
 export async function beginTestSignIn(
   ctx: ServiceContext,
   providerId: string,
   testId: string,
+  returnTo?: string,
 ): Promise<{ url: string; provider: IdentityProviderRow }> {
   const provider = await findIdentityProvider(ctx.db, providerId)
   if (!provider) throw identityProviderNotFound()
+  checkTestReturnTo(ctx, returnTo)
   const now = ctx.clock.now()
   const started = await markSsoTestStarted(
     ctx.db,
@@ -129,11 +133,26 @@ export async function beginTestSignIn(
   )
   if (!started) throw testNotFound()
   try {
-    return { url: await startSignIn(ctx, provider.id, undefined, { provider, testId: started.id }), provider }
+    return { url: await startSignIn(ctx, provider.id, returnTo, { provider, testId: started.id }), provider }
   } catch (error) {
     await fail(ctx, started.id, error)
     throw error
   }
+}
+
+/** A test an answer belongs to, and where its browser goes after the report (null: the report page). */
+export interface AnsweredTest {
+  testId: string
+  returnTo: string | null
+}
+
+async function testOfRequest(
+  ctx: ServiceContext,
+  providerId: string,
+  requestId: string,
+): Promise<AnsweredTest | undefined> {
+  const request = await findSsoRequest(ctx.db, providerId, requestId, ctx.clock.now())
+  return request?.test_id ? { testId: request.test_id, returnTo: request.return_to } : undefined
 }
 
 /** The test a SAML answer belongs to: the one whose request its InResponseTo names, if any. */
@@ -141,12 +160,10 @@ export async function samlTestOf(
   ctx: ServiceContext,
   providerId: string,
   samlResponse: string,
-): Promise<string | undefined> {
+): Promise<AnsweredTest | undefined> {
   const xml = Buffer.from(samlResponse, 'base64').toString('utf8')
   const inResponseTo = /InResponseTo="([^"]{1,256})"/.exec(xml)?.[1]
-  if (!inResponseTo) return undefined
-  const request = await findSsoRequest(ctx.db, providerId, inResponseTo, ctx.clock.now())
-  return request?.test_id ?? undefined
+  return inResponseTo ? testOfRequest(ctx, providerId, inResponseTo) : undefined
 }
 
 /** The test an OIDC redirect belongs to: the one its state was issued for, if any. */
@@ -154,10 +171,8 @@ export async function oidcTestOf(
   ctx: ServiceContext,
   providerId: string,
   state: string | undefined,
-): Promise<string | undefined> {
-  if (!state) return undefined
-  const request = await findSsoRequest(ctx.db, providerId, state, ctx.clock.now())
-  return request?.test_id ?? undefined
+): Promise<AnsweredTest | undefined> {
+  return state ? testOfRequest(ctx, providerId, state) : undefined
 }
 
 /** The ACS for a test: every check of a real sign-in (the assertion id used up too), then the report. */

@@ -35,7 +35,7 @@ function readCookie(header: string | undefined, name: string): string | undefine
   return undefined
 }
 
-/** Discovery, the browser round trip with the IdP, SP metadata, and GET /v1/me (API.md §10, §12). */
+/** Discovery, the browser round trip with the IdP, SP metadata, and GET /v1/me (docs/sso.md). */
 export const ssoRoutes: RouteModule = async (app, ctx) => {
   const secure = ctx.config.publicUrl.startsWith('https:') ? '; Secure' : ''
 
@@ -92,8 +92,11 @@ export const ssoRoutes: RouteModule = async (app, ctx) => {
         summary: 'Start signing in: a redirect to the identity provider',
         description:
           'No credentials. SAML: an AuthnRequest (HTTP-Redirect). OIDC: authorization code with PKCE, state and ' +
-          'nonce. `returnTo` must be on the origin of TENANTRY_SSO_RETURN_URL. `test`: the test sign-in to ' +
-          'start (POST …/identity-providers/{id}/test answers this URL; once, within 10 minutes).',
+          'nonce. `returnTo`: where the token is handed over — on the origin of TENANTRY_SSO_RETURN_URL, and ' +
+          'on this service’s own origin only its pages /sso/complete and /console/sso. `test`: the test ' +
+          'sign-in to start (POST …/identity-providers/{id}/test answers this URL; once, within 10 minutes); ' +
+          'with it, `returnTo` (this service’s origin or the front end’s) is where the browser goes after the ' +
+          'report.',
         security: [],
         params: ProviderParams,
         querystring: Type.Object({
@@ -106,7 +109,7 @@ export const ssoRoutes: RouteModule = async (app, ctx) => {
       const { providerId } = request.params
       const { url, provider } =
         request.query.test !== undefined
-          ? await beginTestSignIn(ctx, providerId, request.query.test)
+          ? await beginTestSignIn(ctx, providerId, request.query.test, request.query.returnTo)
           : {
               url: await startSignIn(ctx, providerId, request.query.returnTo),
               provider: await usableProvider(ctx, providerId),
@@ -151,10 +154,10 @@ export const ssoRoutes: RouteModule = async (app, ctx) => {
       },
       async (request, reply) => {
         const { providerId } = request.params
-        const testId = await samlTestOf(ctx, providerId, request.body.SAMLResponse)
-        if (testId !== undefined) {
-          const test = await finishSamlTest(ctx, providerId, testId, request.body.SAMLResponse)
-          return reply.headers(TEST_PAGE_HEADERS).send(renderSsoTestPage(test))
+        const answered = await samlTestOf(ctx, providerId, request.body.SAMLResponse)
+        if (answered !== undefined) {
+          const test = await finishSamlTest(ctx, providerId, answered.testId, request.body.SAMLResponse)
+          return reply.headers(TEST_PAGE_HEADERS).send(renderSsoTestPage(test, answered.returnTo))
         }
         return handOver(reply, await finishSaml(ctx, providerId, request.body.SAMLResponse))
       },
@@ -192,10 +195,11 @@ export const ssoRoutes: RouteModule = async (app, ctx) => {
       const query = request.query as Record<string, string>
       reply.header('set-cookie', `${name}=; Path=/v1/sso/${request.params.providerId}; HttpOnly; Max-Age=0`)
       const browserState = readCookie(request.headers.cookie, name)
-      const testId = await oidcTestOf(ctx, request.params.providerId, query.state)
-      if (testId !== undefined) {
+      const answered = await oidcTestOf(ctx, request.params.providerId, query.state)
+      if (answered !== undefined) {
+        const { testId, returnTo } = answered
         const test = await finishOidcTest(ctx, request.params.providerId, testId, query, browserState)
-        return reply.headers(TEST_PAGE_HEADERS).send(renderSsoTestPage(test))
+        return reply.headers(TEST_PAGE_HEADERS).send(renderSsoTestPage(test, returnTo))
       }
       return handOver(reply, await finishOidc(ctx, request.params.providerId, query, browserState))
     },

@@ -1,7 +1,7 @@
 import type { Actor } from '../../access/actor.js'
 import type { ServiceContext } from '../../context.js'
 import type { IdentityProviderRow } from '../../db/schema.js'
-import { AppError, invalidField } from '../../errors.js'
+import { AppError } from '../../errors.js'
 import { recordAudit } from '../audit/audit.repository.js'
 import { findIdentityProvider } from './identity-providers.repository.js'
 import { identityProviderNotFound } from './identity-providers.service.js'
@@ -10,10 +10,11 @@ import { parseIdpMetadata } from './saml-metadata.js'
 import { SAML_REQUEST_TTL_MS, serviceProvider, verifiedAssertion } from './saml-sp.js'
 import { findSignInMember, insertSsoRequest, rememberAssertion, takeSsoRequest } from './sso.repository.js'
 import { oidcConfig, samlRequests } from './sso-requests.js'
+import { checkReturnTo, checkTestReturnTo } from './sso-return.js'
 import { serviceProviderUrls } from './sso-urls.js'
 
 /**
- * The sign-in flows of API.md §12: start at the IdP, come back with a signed answer, and — for an e-mail
+ * The sign-in flows of docs/sso.md §4: start at the IdP, come back with a signed answer, and — for an e-mail
  * whose user has an accepted membership in the provider's tenant — hand a platform token over. Nothing
  * is created or joined on the way: an unknown e-mail is refused.
  */
@@ -41,26 +42,9 @@ export async function usableProvider(ctx: ServiceContext, providerId: string): P
 }
 
 /**
- * The return URL: TENANTRY_SSO_RETURN_URL, or a `returnTo` on the same origin (scheme, host and port) —
- * nothing else, so the login cannot be made to send a token to another site (an open redirect).
- */
-export function checkReturnTo(ctx: ServiceContext, returnTo: string | undefined): string {
-  const configured = ctx.config.ssoReturnUrl
-  if (returnTo === undefined || returnTo === '') return configured
-  let url: URL
-  try {
-    url = new URL(returnTo)
-  } catch {
-    throw invalidField('returnTo', 'must be an absolute URL on the front end’s origin')
-  }
-  if (url.origin !== new URL(configured).origin || url.hash !== '' || url.username || url.password)
-    throw invalidField('returnTo', `must be on ${new URL(configured).origin}`)
-  return url.href
-}
-
-/**
  * Where the browser goes to sign in: the IdP, with a request this service will recognise once. A test
- * sign-in (`test`: its provider, active or not, and the test's id) marks the request as the test's.
+ * sign-in (`test`: its provider, active or not, and the test's id) marks the request as the test's; its
+ * `returnTo` is where the browser goes after the report (sso-return.ts), not a token's destination.
  */
 export async function startSignIn(
   ctx: ServiceContext,
@@ -70,7 +54,7 @@ export async function startSignIn(
 ): Promise<string> {
   const provider = test?.provider ?? (await usableProvider(ctx, providerId))
   const testId = test?.testId
-  const target = test ? null : checkReturnTo(ctx, returnTo)
+  const target = test ? checkTestReturnTo(ctx, returnTo) : checkReturnTo(ctx, returnTo)
   const urls = serviceProviderUrls(ctx.config, provider.id)
   if (provider.protocol === 'saml') {
     const idp = await parseIdpMetadata(provider.metadata_xml ?? '')

@@ -240,4 +240,30 @@ describe('attacks on the assertion consumer', () => {
       expect([sneaky, r.status]).toEqual([sneaky, 400])
     }
   })
+
+  it('on this service, hands the token only to its hand-over pages: a redirecting page would pass it on', async () => {
+    // A second provider, whose login redirects the browser to its identity provider's site.
+    const other = await t.request('POST', `/v1/tenants/${tenant.id}/identity-providers`, {
+      token: await t.adminToken(),
+      body: { name: 'Elsewhere', identityProvider: 'saml', metadataFile: createTestIdp().metadata },
+    })
+    // The browser keeps a fragment through a redirect: the token would reach that provider's page.
+    const relay = `http://tenantry.test/v1/sso/${other.body.result.id}/login`
+    const response = await t.request(
+      'GET',
+      `/v1/sso/${providerId}/login?returnTo=${encodeURIComponent(relay)}`,
+    )
+    expect(response.status).toBe(400)
+    expect(response.body.error.attribute.returnTo).toBe(
+      'must be a single sign-on page of this service (/sso/complete or /console/sso)',
+    )
+    expect(response.headers.location).toBeUndefined()
+    for (const page of ['/sso/complete', '/console/sso?attempt=abc']) {
+      const r = await t.request(
+        'GET',
+        `/v1/sso/${providerId}/login?returnTo=${encodeURIComponent(`http://tenantry.test${page}`)}`,
+      )
+      expect([page, r.status]).toEqual([page, 302])
+    }
+  })
 })

@@ -7,7 +7,7 @@ import { createTestIdp, type TestIdp } from '../../helpers/saml-idp.js'
 import { createTestApp, type TestApp } from '../../helpers/test-app.js'
 
 /**
- * Test sign-ins (API.md §17): POST …/identity-providers/{id}/test starts a sign-in at a real SAML IdP or
+ * Test sign-ins (docs/sso.md §5): POST …/identity-providers/{id}/test starts a sign-in at a real SAML IdP or
  * OpenID provider on loopback whose answer is checked like a real one and reported — on the page the
  * browser lands on and through GET …/test/{testId} — while nobody is signed in and nobody is created.
  */
@@ -202,6 +202,39 @@ describe('a SAML test sign-in', () => {
     const second = await startTest(tenant.id, providerId, admin.token)
     const elsewhere = await t.request('GET', `/v1/sso/${other.providerId}/login?test=${second.id}`)
     expect(elsewhere.status).toBe(404)
+  })
+})
+
+describe('a test sign-in started with a returnTo (the console)', () => {
+  it('reports, then moves the browser on to that page of this service by itself', async () => {
+    const { tenant, admin, providerId, spMetadata } = await samlProvider(false)
+    const member = await insertUser(t.ctx.db)
+    const test = await startTest(tenant.id, providerId, admin.token)
+    const back = `http://tenantry.test/console/tenants/${tenant.id}/identity-providers/${providerId}/tests/${test.id}`
+    const requestId = await openSamlTest(`${test.url}&returnTo=${encodeURIComponent(back)}`)
+    const page = await postAcs(
+      providerId,
+      await idp.respond(spMetadata, member.email, { InResponseTo: requestId }),
+    )
+    expect(page.status).toBe(200)
+    expect(page.body).toContain(member.email)
+    // A page of this site that moves on (not a redirect, which would count as the provider's navigation).
+    expect(page.body).toContain(`<meta http-equiv="refresh" content="0; url=${back}">`)
+    expect(page.body).toContain('Continue to the page the test was started from')
+  })
+
+  it('refuses a returnTo on another site, before the test is used up', async () => {
+    const { tenant, admin, providerId } = await samlProvider(false)
+    const test = await startTest(tenant.id, providerId, admin.token)
+    const path = new URL(test.url)
+    const elsewhere = await t.request(
+      'GET',
+      `${path.pathname}${path.search}&returnTo=${encodeURIComponent('https://evil.example/console')}`,
+    )
+    expect(elsewhere.status).toBe(400)
+    expect(elsewhere.body.error.attribute.returnTo).toBe('must be on http://tenantry.test')
+    expect(elsewhere.headers.location).toBeUndefined()
+    await openSamlTest(test.url)
   })
 })
 

@@ -20,13 +20,17 @@ function shown(value: unknown): string {
   return String(value)
 }
 
-/** What the provider asserted, in words; before it answered, the link that starts the sign-in there. */
-function testBody(providerName: string, test: SsoTest, again: string): SafeHtml {
+/**
+ * What the provider asserted, in words; before it answered, the link that starts the sign-in there —
+ * with `returnTo` this page, so the provider's answer ends here in the console (docs/console-admin.md).
+ */
+function testBody(providerName: string, test: SsoTest, again: string, publicUrl: string): SafeHtml {
+  const start = `${test.url}&returnTo=${encodeURIComponent(`${publicUrl}${again}`)}`
   if (test.status === 'pending' || test.status === 'started')
     return html`<h1>Test sign-in at ${providerName}</h1>
-<p>Sign in at the identity provider as a person of this tenant would. When it answers, what it asserted
-is reported here; nobody is signed in, and no account or membership is created.</p>
-<div class="actions"><a class="button" href="${test.url}">Sign in at ${providerName}</a>
+<p>Sign in at the identity provider as a person of this tenant would. When it answers, you come back
+here to what it asserted; nobody is signed in, and no account or membership is created.</p>
+<div class="actions"><a class="button" href="${start}">Sign in at ${providerName}</a>
 <a href="${again}">See the result</a></div>
 <p class="muted">${test.status === 'started' ? 'The sign-in was started; the provider has not answered yet.' : 'The link works once, within 10 minutes.'}</p>`
   const attributes = Object.entries(test.attributes ?? {})
@@ -55,8 +59,9 @@ ${
 }
 
 /**
- * Test sign-ins from the console (API.md §17): "Test sign-in" starts one (`POST …/test`); its page links
- * to the provider, and once the provider answered, reports what it asserted (`GET …/test/{testId}`).
+ * Test sign-ins from the console (docs/console-admin.md): "Test sign-in" starts one (`POST …/test`); its
+ * page links to the provider, which answers back to this page, reporting what it asserted
+ * (`GET …/test/{testId}`).
  */
 export function ssoTestRoutes(router: FastifyInstance, pages: ConsolePages): void {
   const route = (path: string) => `/console/tenants/:tenantId/identity-providers/:providerId${path}`
@@ -104,7 +109,7 @@ export function ssoTestRoutes(router: FastifyInstance, pages: ConsolePages): voi
               ['Test sign-in', undefined],
             ),
           },
-          testBody(read.record.name, data.result, here),
+          testBody(read.record.name, data.result, here, pages.ctx.config.publicUrl),
         ),
       ]
     }),
