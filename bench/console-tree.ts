@@ -88,14 +88,16 @@ await app.ready()
 const field = (body: string, name: string) =>
   new RegExp(`name="${name}" value="([^"]*)"`).exec(body)?.[1] ?? ''
 const origin = config.publicUrl
+const start = await app.inject({ method: 'GET', url: '/console/sign-in' })
+// Before sign-in the form token is bound to this browser's own cookie, which the post carries back.
+const browserCookie = String(start.headers['set-cookie']).split(';')[0]!
 const post = (url: string, form: Record<string, string>) =>
   app.inject({
     method: 'POST',
     url,
-    headers: { origin, 'content-type': 'application/x-www-form-urlencoded' },
+    headers: { origin, cookie: browserCookie, 'content-type': 'application/x-www-form-urlencoded' },
     payload: new URLSearchParams(form).toString(),
   })
-const start = await app.inject({ method: 'GET', url: '/console/sign-in' })
 const tokens = { formId: field(start.body, 'formId'), formToken: field(start.body, 'formToken') }
 const signedIn = await post('/console/sign-in', {
   ...tokens,

@@ -8,10 +8,11 @@ import { startSamlIdpPages } from '../helpers/saml-idp-pages.js'
 import { useSsoBrowserApp } from '../helpers/sso-browser-app.js'
 
 /**
- * The console session's life in a real Chromium (API.md §17): signing in through the tenant's SAML
+ * The console session's life in a real Chromium (docs/console.md): signing in through the tenant's SAML
  * identity provider — e-mail first, the IdP on another origin, back through the SameSite=Strict hand-over
- * page — and the session ending at once when the person's password changes and when the token expires
- * (sign-out and disabling are in console-tenants.test.ts). The app listens on a port fixed before it is
+ * page, which finishes only the sign-in this browser started (its nonce, used once) — and the session
+ * ending at once when the person's password changes and when the token expires (sign-out and disabling
+ * are in console-tenants.test.ts; attacks on the sign-in in console-sign-in-security.test.ts). The app listens on a port fixed before it is
  * built, as the SSO return URL must name it; its clock follows the wall clock and can be moved on.
  */
 const app = useSsoBrowserApp()
@@ -60,14 +61,18 @@ describe('the console session in Chromium', { timeout: 180_000 }, () => {
         expect(await provider.count()).toBe(1)
         await checkPage(page, 'sign-in-sso', errors)
         await provider.click()
-        // The identity provider's own page, on another origin.
+        // The identity provider's own page, on another origin; this browser holds the sign-in's nonce.
         await page.waitForURL((url) => url.href.startsWith(`${idpPages.ssoUrl}?SAMLRequest=`))
+        const nonce = async () => (await context.cookies()).filter((c) => c.name === 'tenantry_console_sso')
+        expect(await nonce()).toEqual([expect.objectContaining({ httpOnly: true, sameSite: 'Lax' })])
         await page.getByLabel('E-mail').fill(member.email)
         await page.getByRole('button', { name: 'Sign in' }).click()
         await page.waitForURL(idpPages.ssoUrl)
         await page.getByRole('button', { name: 'Continue' }).click()
-        // The ACS sends the browser to /console/sso, whose script hands the token over on this site.
+        // The ACS sends the browser to /console/sso, whose script hands the token over on this site; the
+        // nonce it was checked against is used up.
         await page.waitForURL(`${app.baseUrl}/console/tenants`)
+        expect(await nonce()).toEqual([])
         expect(await heading(page)).toBe('Tenants')
         expect(await page.getByRole('link', { name: tenant.name }).count()).toBe(1)
         const [cookie] = (await context.cookies()).filter((c) => c.name === 'tenantry_console')

@@ -151,6 +151,15 @@ export class Authenticator {
     return this.signer.sign(userId, 'user', this.clock.now(), ttlSeconds, sso)
   }
 
+  /**
+   * The claims of a valid, unexpired token, which say how it was won: `sso` is set only on a token the
+   * single sign-on hand-over issued (POST /v1/tokens takes a password or a key secret). The console's SSO
+   * landing page takes no other (docs/console.md). Says nothing of the person's standing: /v1/login does.
+   */
+  async tokenClaims(token: string): Promise<TokenClaims | undefined> {
+    return looksLikeJwt(token) ? this.#verifiedClaims(token) : undefined
+  }
+
   async #fromToken(token: string): Promise<Actor> {
     const claims = await this.#verifiedClaims(token)
     if (!claims) throw unauthorized('Invalid or expired token')

@@ -2,7 +2,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
 
 /**
- * CSRF defence of every state-changing console request (API.md §17), two independent checks:
+ * CSRF defence of every state-changing console request (docs/console.md "CSRF"), two independent checks:
  * - the origin: the browser's Origin (or, lacking it, Referer) must be this service — the public URL's
  *   origin or the origin the request itself was addressed to;
  * - a per-form token: every form carries a fresh random form id and an HMAC of it bound to the session
@@ -20,8 +20,13 @@ export interface FormToken {
 export class FormTokens {
   constructor(private readonly key: Buffer) {}
 
-  /** A new form: its id and token, bound to the session (`''` before sign-in). */
+  /**
+   * A new form: its id and token, bound to the session — before sign-in, to the browser's own random
+   * value (session/browser-binding.ts). Never to nothing: a token bound to a constant would be one token
+   * for every browser, replayable by anyone who fetched a page.
+   */
   issue(sessionBinding: string): FormToken {
+    if (!sessionBinding) throw new Error('A form token must be bound to a session or a browser')
     const formId = randomBytes(18).toString('base64url')
     return { formId, formToken: this.#mac(sessionBinding, formId) }
   }
@@ -29,6 +34,7 @@ export class FormTokens {
   verify(sessionBinding: string, form: Record<string, unknown>): string | undefined {
     const formId = typeof form.formId === 'string' ? form.formId : ''
     const token = typeof form.formToken === 'string' ? form.formToken : ''
+    if (!sessionBinding) return undefined
     if (!/^[A-Za-z0-9_-]{24}$/.test(formId)) return undefined
     const expected = Buffer.from(this.#mac(sessionBinding, formId))
     const given = Buffer.from(token)

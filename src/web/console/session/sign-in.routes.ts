@@ -1,28 +1,24 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { apiClient } from '../api/client.js'
 import { sameOrigin } from '../kit/form-token.js'
 import { text } from '../kit/forms.js'
 import { type ConsolePages, readCookie, SESSION_COOKIE } from '../kit/pages.js'
-import { emailStep, secondStep, ssoLandingPage } from './sign-in.views.js'
+import { browserBinding, presentedBrowserBinding } from './browser-binding.js'
+import { safeNext } from './next-page.js'
+import { emailStep, secondStep } from './sign-in.views.js'
+import { ssoSignInRoutes } from './sso-sign-in.routes.js'
+import { SESSION_TTL_SECONDS, startSession } from './start-session.js'
 
-/** How long a console session (and the platform token behind it) lives: one working day. */
-const SESSION_TTL_SECONDS = 12 * 3600
 const EMAIL = /^[^\s@]+@[^\s@]+$/
 
-/** Only a console path may be the page to return to after signing in (no open redirect). */
-function safeNext(value: unknown): string {
-  const next = text(value)
-  return /^\/console(\/[^\s\\]*)?$/.test(next) && !next.startsWith('//') ? next : '/console/tenants'
-}
-
 /**
- * Sign in (e-mail first, then the password or the tenant's identity providers, API.md §17) and sign out.
- * The platform token is asked from `POST /v1/tokens` like any client and kept server-side; the browser
- * gets only the session cookie.
+ * Sign in (e-mail first, then the password or the tenant's identity providers, docs/console.md) and sign
+ * out. The platform token is asked from `POST /v1/tokens` like any client and kept server-side; the
+ * browser gets only the session cookie. Single sign-on's start and landing: sso-sign-in.routes.ts.
  */
 export function signInRoutes(router: FastifyInstance, pages: ConsolePages): void {
   const { app, ctx } = pages
-  const ssoReturnTo = encodeURIComponent(`${ctx.config.publicUrl}/console/sso`)
+  ssoSignInRoutes(router, pages)
 
   router.get('/console/sign-in', { schema: { hide: true } }, async (request, reply) => {
     const nonce = pages.nonce(reply)
@@ -30,7 +26,7 @@ export function signInRoutes(router: FastifyInstance, pages: ConsolePages): void
     const notice = query.signedOut === '1' ? 'You are signed out.' : undefined
     return reply.send(
       emailStep(nonce, {
-        token: pages.tokens.issue(''),
+        token: pages.tokens.issue(browserBinding(request, reply, pages.secure)),
         next: safeNext(query.next),
         ...(notice ? { notice } : {}),
       }),
@@ -40,11 +36,13 @@ export function signInRoutes(router: FastifyInstance, pages: ConsolePages): void
   router.post('/console/sign-in', { schema: { hide: true } }, async (request, reply) => {
     const nonce = pages.nonce(reply)
     const form = (request.body ?? {}) as Record<string, unknown>
-    if (!sameOrigin(request, ctx.config.publicUrl) || !pages.tokens.verify('', form)) {
+    // Before sign-in the form token is bound to this browser's own value: one fetched elsewhere is refused.
+    const binding = presentedBrowserBinding(request)
+    if (!sameOrigin(request, ctx.config.publicUrl) || !binding || !pages.tokens.verify(binding, form)) {
       return reply.code(403).send(pages.refusedForm(nonce))
     }
     const next = safeNext(form.next)
-    const token = pages.tokens.issue('')
+    const token = pages.tokens.issue(binding)
     const email = text(form.email).trim().toLowerCase()
     if (!EMAIL.test(email)) {
       const reason = email ? 'must be an e-mail address, like name@example.com' : 'is required'
@@ -55,7 +53,14 @@ export function signInRoutes(router: FastifyInstance, pages: ConsolePages): void
       params: { path: { emailOrTenantId: email } },
     })
     const { password, identityProviders } = info.data?.result ?? { password: true, identityProviders: [] }
-    const step = { token, next, email, password, providers: identityProviders, ssoReturnTo }
+    const step = {
+      token,
+      next,
+      email,
+      password,
+      providers: identityProviders,
+      ssoStart: pages.tokens.issue(binding),
+    }
     if (text(form.step) !== 'password' || !password) return reply.send(secondStep(nonce, step))
 
     const secret = text(form.password)
@@ -71,22 +76,7 @@ export function signInRoutes(router: FastifyInstance, pages: ConsolePages): void
       // A form shown again with its errors is a 200: the browser has nothing to report as failed.
       return reply.send(secondStep(nonce, { ...step, errors: { password: reason } }))
     }
-    return startSession(request, reply, issued.data.token, SESSION_TTL_SECONDS, next)
-  })
-
-  router.get('/console/sso', { schema: { hide: true } }, async (_request, reply) => {
-    const nonce = pages.nonce(reply)
-    return reply.send(ssoLandingPage(nonce, pages.tokens.issue('')))
-  })
-
-  router.post('/console/sso', { schema: { hide: true } }, async (request, reply) => {
-    const nonce = pages.nonce(reply)
-    const form = (request.body ?? {}) as Record<string, unknown>
-    if (!sameOrigin(request, ctx.config.publicUrl) || !pages.tokens.verify('', form)) {
-      return reply.code(403).send(pages.refusedForm(nonce))
-    }
-    const ttl = Math.min(Number(text(form.ttl)) || SESSION_TTL_SECONDS, 7 * 86_400)
-    return startSession(request, reply, text(form.token), ttl, '/console/tenants')
+    return startSession(pages, request, reply, issued.data.token, SESSION_TTL_SECONDS, next)
   })
 
   router.post('/console/sign-out', { schema: { hide: true } }, async (request, reply) => {
@@ -101,24 +91,4 @@ export function signInRoutes(router: FastifyInstance, pages: ConsolePages): void
     }
     return reply.header('set-cookie', pages.clearedCookie()).redirect('/console/sign-in?signedOut=1', 303)
   })
-
-  /** A token the API accepts becomes a session: the row holds the token, the browser the cookie. */
-  async function startSession(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    token: string,
-    ttlSeconds: number,
-    next: string,
-  ): Promise<FastifyReply> {
-    const login = await apiClient(app, token, request.ip).POST('/v1/login')
-    if (!login.data) return reply.redirect('/console/sign-in', 303)
-    const now = ctx.clock.now()
-    const id = await pages.sessions.create(
-      login.data.result.userId,
-      token,
-      now,
-      new Date(now.getTime() + ttlSeconds * 1000),
-    )
-    return reply.header('set-cookie', pages.sessionCookie(id, ttlSeconds)).redirect(next, 303)
-  }
 }

@@ -36,13 +36,15 @@ export function secondStep(
     email: string
     password: boolean
     providers: Provider[]
-    ssoReturnTo: string
+    /** The token of the "Sign in with …" links: starting a sign-in sets this browser's nonce (CSRF-safe). */
+    ssoStart: FormToken
     errors?: Errors
   },
 ) {
+  const start = `formId=${o.ssoStart.formId}&formToken=${o.ssoStart.formToken}`
   const providers = o.providers.map(
     (p) =>
-      html`<li><a class="button secondary" href="/v1/sso/${p.id}/login?returnTo=${o.ssoReturnTo}">Sign in with ${p.name}</a></li>`,
+      html`<li><a class="button secondary" href="/console/sso/start/${p.id}?${start}">Sign in with ${p.name}</a></li>`,
   )
   return consolePage(
     { title: o.errors ? 'Error: Sign in' : 'Sign in', nonce },
@@ -67,10 +69,11 @@ ${providers.length ? html`<h2>${o.password ? 'Or sign in with' : 'Sign in with'}
 
 /**
  * The console's single sign-on landing page: the identity provider sent the browser here with the token
- * in the URL fragment (never sent to a server). The nonce script posts it, with this form's CSRF token, to
- * the console on this same site, which keeps it server-side; the address bar is cleared first.
+ * in the URL fragment (never sent to a server) and the sign-in's `attempt` in the query. The nonce script
+ * posts both, with this form's CSRF token, to the console on this same site, which keeps the token
+ * server-side once it has checked that this browser started that sign-in; the address bar is cleared first.
  */
-export function ssoLandingPage(nonce: string, token: FormToken) {
+export function ssoLandingPage(nonce: string, token: FormToken, attempt: string) {
   const script = `
 (() => {
   const params = new URLSearchParams(location.hash.slice(1));
@@ -78,7 +81,6 @@ export function ssoLandingPage(nonce: string, token: FormToken) {
   const form = document.getElementById('sso-form');
   if (!params.get('token')) { document.getElementById('sso-status').textContent = 'No sign-in to complete.'; return; }
   form.elements.token.value = params.get('token');
-  form.elements.ttl.value = params.get('ttl') || '';
   form.submit();
 })();`
   return consolePage(
@@ -87,7 +89,17 @@ export function ssoLandingPage(nonce: string, token: FormToken) {
 <p id="sso-status" role="status">Completing your sign-in…</p>
 <noscript><p class="notice">Single sign-on needs JavaScript to finish. <a href="/console/sign-in">Sign in with a password</a> instead.</p></noscript>
 <form id="sso-form" method="post" action="/console/sso">${formTokenFields(token)}
-<input type="hidden" name="token"><input type="hidden" name="ttl"></form>
+<input type="hidden" name="attempt" value="${attempt}"><input type="hidden" name="token"></form>
 <script nonce="${nonce}">${new SafeHtml(script)}</script>`,
+  )
+}
+
+/** A hand-over the console refuses: nobody is signed in, and a session this browser has stays as it was. */
+export function ssoRefusedPage(nonce: string, reason: string) {
+  return consolePage(
+    { title: 'Sign-in not finished', nonce },
+    html`<h1>This sign-in was not finished</h1>
+<div class="notice warning" role="alert"><p>${reason} Nobody was signed in and nothing was changed.</p></div>
+<p><a href="/console/sign-in">Sign in again</a></p>`,
   )
 }
