@@ -27,6 +27,10 @@ export interface Config {
   inProcessWorker: boolean
   /** Authenticated requests per minute per credential; 0 turns the limit off (the default). */
   apiRateLimitPerMinute: number
+  /** auth-info look-ups per e-mail address looked up, per 15 minutes; 0 turns the limit off. */
+  authInfoLimitPerEmail: number
+  /** auth-info look-ups per client address, per 15 minutes; 0 turns the limit off. */
+  authInfoLimitPerAddress: number
   /** Send statements to a server database as named prepared statements (db/prepared-pool.ts). */
   preparedStatements: boolean
   /** LOG_FORMAT: json, pretty, or undefined (auto: pretty when standard output is a terminal). */
@@ -142,6 +146,8 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push('TENANTRY_WORKER must be in-process or off')
   }
   const apiRateLimitPerMinute = integer('TENANTRY_API_RATE_LIMIT', 0, 0, 1_000_000)
+  const authInfoLimitPerEmail = integer('TENANTRY_AUTH_INFO_LIMIT_PER_EMAIL', 30, 0, 1_000_000)
+  const authInfoLimitPerAddress = integer('TENANTRY_AUTH_INFO_LIMIT_PER_ADDRESS', 1_000, 0, 1_000_000)
   const rawPrepared = read('TENANTRY_PREPARED_STATEMENTS') ?? 'on'
   if (rawPrepared !== 'on' && rawPrepared !== 'off') {
     problems.push('TENANTRY_PREPARED_STATEMENTS must be on or off')
@@ -202,6 +208,8 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     inProcessWorker: rawWorker === 'in-process',
     apiRateLimitPerMinute,
+    authInfoLimitPerEmail,
+    authInfoLimitPerAddress,
     preparedStatements: rawPrepared !== 'off',
     logFormat: rawFormat as Config['logFormat'],
     corsOrigins,

@@ -3,6 +3,7 @@ import { Type } from 'typebox'
 import { Result, Uuid } from '../../http/schemas.js'
 import type { RouteModule, TypedApp } from '../../http/typed-app.js'
 import { TOKEN_TTL } from '../auth/auth.schemas.js'
+import { createAuthInfoLimits } from './auth-info-limits.js'
 import { findIdentityProvider } from './identity-providers.repository.js'
 import { AuthInfoSchema, MeTenantSchema } from './identity-providers.schemas.js'
 import { identityProviderNotFound } from './identity-providers.service.js'
@@ -64,6 +65,7 @@ export const ssoRoutes: RouteModule = async (app, ctx) => {
     async (request) => ({ result: await describeMe(ctx, request.actor) }),
   )
 
+  const authInfoLimits = createAuthInfoLimits(ctx)
   app.get(
     '/auth-info/:emailOrTenantId',
     {
@@ -71,14 +73,21 @@ export const ssoRoutes: RouteModule = async (app, ctx) => {
       schema: {
         tags,
         operationId: 'getAuthInfo',
+        errors: ['rate_limited'],
         summary: 'Where a login page should send a person: identity providers and whether a password works',
-        description: 'No credentials. The same answer shape for an unknown e-mail or tenant.',
+        description:
+          'No credentials. The same answer shape for an unknown e-mail or tenant. Look-ups are limited per ' +
+          'e-mail address and per client address (TENANTRY_AUTH_INFO_LIMIT_PER_EMAIL, …_PER_ADDRESS, each ' +
+          'per 15 minutes; a tenant id counts per client address only): 429 with Retry-After past a limit.',
         security: [],
         params: Type.Object({ emailOrTenantId: Type.String({ minLength: 1, maxLength: 254 }) }),
         response: { 200: Result(AuthInfoSchema) },
       },
     },
-    async (request) => ({ result: await authInfo(ctx, request.params.emailOrTenantId) }),
+    async (request) => {
+      await authInfoLimits.take(request.params.emailOrTenantId, request.ip)
+      return { result: await authInfo(ctx, request.params.emailOrTenantId) }
+    },
   )
 
   app.get(
