@@ -899,7 +899,7 @@ export interface paths {
         };
         /**
          * Where a login page should send a person: identity providers and whether a password works
-         * @description No credentials. The same answer shape for an unknown e-mail or tenant.
+         * @description No credentials. The same answer shape for an unknown e-mail or tenant. Look-ups are limited per e-mail address and per client address (TENANTRY_AUTH_INFO_LIMIT_PER_EMAIL, …_PER_ADDRESS, each per 15 minutes; a tenant id counts per client address only): 429 with Retry-After past a limit.
          */
         get: operations["getAuthInfo"];
         put?: never;
@@ -24057,6 +24057,45 @@ export interface operations {
                              * @enum {string}
                              */
                             reason: "validation_failed";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests (see Retry-After): `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 429,
+                     *         "reason": "rate_limited",
+                     *         "message": "Too many failed attempts; try again later",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 429
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "rate_limited";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
