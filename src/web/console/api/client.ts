@@ -84,7 +84,6 @@ export async function apiStream(
   token: string,
   clientAddress: string,
   url: string,
-  watch?: AnswerWatch,
 ): Promise<ApiStream> {
   const response = await app.inject({
     method: 'GET',
@@ -93,6 +92,5 @@ export async function apiStream(
     remoteAddress: clientAddress,
     payloadAsStream: true,
   })
-  watch?.('GET', response.statusCode)
   return { status: response.statusCode, headers: response.headers, body: response.stream() }
 }
