@@ -19,13 +19,6 @@ export function lowerKeys(element: unknown): Record<string, unknown> {
   return out
 }
 
-export function same(a: unknown, b: unknown): boolean {
-  const va = (a as Stored | undefined)?.value
-  const vb = (b as Stored | undefined)?.value
-  if (typeof va === 'string' && typeof vb === 'string') return va.toLowerCase() === vb.toLowerCase()
-  return JSON.stringify(a) === JSON.stringify(b)
-}
-
 export function applyFiltered(
   holder: Stored,
   op: Op,

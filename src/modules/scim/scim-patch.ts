@@ -7,7 +7,8 @@ import {
 } from './scim-attributes.js'
 import { invalidPath, invalidValue, ScimError } from './scim-error.js'
 import { type Filter, parseFilter } from './scim-filter.js'
-import { applyFiltered, type Op, same } from './scim-patch-filtered.js'
+import { applyFiltered, type Op } from './scim-patch-filtered.js'
+import { distinct, OpenLists } from './scim-patch-lists.js'
 import {
   coerceSingle,
   coerceValue,
@@ -23,7 +24,8 @@ import {
  * `attr.sub`, URN-qualified, `attr[filter]`, `attr[filter].sub`; path-less values with dotted or
  * URN-qualified keys (an `id` inside is ignored); booleans as "True"/"False"; `remove members` with a
  * value list; add or replace on `emails[type eq "work"].value` creates the entry when absent. The
- * operations work on a copy: the caller stores the result only when every one of them applied.
+ * operations work on a copy: the caller stores the result only when every one of them applied. Adding
+ * and removing by value take time linear in the values sent and held (scim-patch-lists.ts).
  */
 
 export const MAX_OPERATIONS = 1000
@@ -85,6 +87,7 @@ export function applyPatch(
   operations: { op: Op; path?: string; value?: unknown }[],
 ): Patchable {
   const next: Patchable = { stored: structuredClone(current.stored), active: current.active }
+  const lists = new OpenLists()
   for (const { op, path, value } of operations) {
     if (path === undefined) {
       if (op === 'remove') throw new ScimError(400, 'remove needs a path', 'noTarget')
@@ -95,17 +98,18 @@ export function applyPatch(
         const target = targetOf(resource, key)
         if (!target) continue
         if (target.extension && !target.def) {
-          applyExtension(resource, next, op, target.extension, item)
+          applyExtension(resource, next, lists, op, target.extension, item)
           continue
         }
-        apply(next, op, withSub(target), item)
+        apply(next, lists, op, withSub(target), item)
       }
       continue
     }
     const target = parsePath(resource, path)
-    if (target.extension && !target.def) applyExtension(resource, next, op, target.extension, value)
-    else apply(next, op, target, value)
+    if (target.extension && !target.def) applyExtension(resource, next, lists, op, target.extension, value)
+    else apply(next, lists, op, target, value)
   }
+  lists.closeAll()
   return next
 }
 
@@ -113,6 +117,7 @@ export function applyPatch(
 function applyExtension(
   resource: ResourceDef,
   next: Patchable,
+  lists: OpenLists,
   op: Op,
   extension: string,
   value: unknown,
@@ -127,7 +132,7 @@ function applyExtension(
   const schema = findSchema(resource, extension)
   for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
     const def = findAttribute(schema?.attributes, key)
-    if (def) apply(next, op, { extension, def }, item)
+    if (def) apply(next, lists, op, { extension, def }, item)
   }
 }
 
@@ -180,7 +185,7 @@ export function parsePath(resource: ResourceDef, path: string): Target {
   }
 }
 
-function apply(next: Patchable, op: Op, target: Target, value: unknown): void {
+function apply(next: Patchable, lists: OpenLists, op: Op, target: Target, value: unknown): void {
   if (target.common === 'externalId') {
     if (op === 'remove' || value === null) delete next.stored.externalId
     else next.stored.externalId = coerceSingle(EXTERNAL_ID, value, 'externalId')
@@ -195,6 +200,12 @@ function apply(next: Patchable, op: Op, target: Target, value: unknown): void {
   const holder = schemaObject(next.stored, target.extension, op !== 'remove')
   if (!holder) return
   const name = def.name
+  if (def.multiValued && isByValue(op, target, value)) {
+    applyByValue(lists, holder, def, op, value)
+    return
+  }
+  // Any other operation reads or replaces the attribute as stored: an open list is written back first.
+  lists.close(holder, name)
   if (target.valueFilter) {
     applyFiltered(holder, op, def, target.valueFilter, target.sub, value)
     return
@@ -225,17 +236,6 @@ function apply(next: Patchable, op: Op, target: Target, value: unknown): void {
 
   if (op === 'remove') {
     if (def.required) throw new ScimError(400, `${name} is required and cannot be removed`, 'mutability')
-    // `remove members` with a value list removes those members (Entra ID, API.md §16).
-    if (def.multiValued && value !== undefined && value !== null) {
-      const gone = (Array.isArray(value) ? value : [value]).map((v) =>
-        typeof v === 'string' ? { value: v } : v,
-      )
-      const list = (holder[name] as Stored[] | undefined) ?? []
-      const kept = list.filter((el) => !gone.some((g) => same(el, g)))
-      if (kept.length > 0) holder[name] = kept
-      else delete holder[name]
-      return
-    }
     delete holder[name]
     return
   }
@@ -245,12 +245,37 @@ function apply(next: Patchable, op: Op, target: Target, value: unknown): void {
     return
   }
   if (def.multiValued) {
-    const list = op === 'add' ? [...((holder[name] as Stored[] | undefined) ?? [])] : []
-    for (const item of coerced as unknown[]) if (!list.some((el) => same(el, item))) list.push(item as Stored)
-    holder[name] = list
+    // replace: the values sent, each once.
+    holder[name] = distinct(coerced as Stored[])
   } else if (def.type === 'complex') {
     holder[name] = { ...((holder[name] as Stored | undefined) ?? {}), ...(coerced as Stored) }
   } else {
     holder[name] = coerced
   }
+}
+
+/**
+ * Whether an operation on a multi-valued attribute adds or removes by value: `add` of values, or `remove`
+ * with a value list (`remove members` with the members to remove, docs/scim.md) — not through a filter
+ * or a sub-attribute.
+ */
+function isByValue(op: Op, target: Target, value: unknown): boolean {
+  if (target.valueFilter || target.sub !== undefined) return false
+  if (op === 'add') return true
+  return op === 'remove' && value !== undefined && value !== null
+}
+
+/** Adds (each once) or removes the values sent, on the attribute's open list (scim-patch-lists.ts). */
+function applyByValue(lists: OpenLists, holder: Stored, def: AttributeDef, op: Op, value: unknown): void {
+  if (op === 'remove') {
+    if (def.required) throw new ScimError(400, `${def.name} is required and cannot be removed`, 'mutability')
+    const list = lists.of(holder, def.name)
+    for (const v of Array.isArray(value) ? value : [value])
+      list.remove(typeof v === 'string' ? { value: v } : v)
+    return
+  }
+  const coerced = coerceValue(def, value) as Stored[] | undefined
+  if (coerced === undefined) return
+  const list = lists.of(holder, def.name)
+  for (const item of coerced) list.add(item)
 }
