@@ -48,6 +48,20 @@ export interface CountInStatement extends CounterStatement {
   limit: number
 }
 
+/**
+ * One key's limit as a write counts it (the write unit, outbox/write-unit.ts): inside the write's own
+ * statement when the counters are the database's, so the count costs no round trip; otherwise before the
+ * write, in one atomic step.
+ */
+export interface CountedLimit {
+  /** The counting upsert for the write's statement; undefined when the counters are not the database's. */
+  inStatement(): CountInStatement | undefined
+  /** Counts now and refuses (429) past the limit. */
+  take(): Promise<void>
+  /** The 429 for a count that the write's statement took past the limit. */
+  refuse(window: CounterWindow): void
+}
+
 export class MemoryCounterStore implements CounterStore {
   readonly #windows = new Map<string, CounterWindow>()
 
@@ -125,6 +139,15 @@ export class FailureLimiter {
   takeInStatement(key: string): CountInStatement | undefined {
     const statement = this.store.hitStatement?.(storedKey(this.name, key), this.windowMs, this.now())
     return statement && { ...statement, limit: this.limit }
+  }
+
+  /** The limit of `key` for a write that counts it (CountedLimit). */
+  counted(key: string): CountedLimit {
+    return {
+      inStatement: () => this.takeInStatement(key),
+      take: () => this.take(key),
+      refuse: (window) => this.refuseBeyondLimit(window),
+    }
   }
 
   /** 429 when a counted attempt is past the limit. */

@@ -1,16 +1,12 @@
 /**
  * A change and its audit event in one statement (a data-modifying WITH): one round trip and no
  * transaction, where BEGIN, insert, event, COMMIT were four (docs/performance.md, "One statement per
- * create"). Every text here is a Piece (db/statement-pieces.ts), so its parameters come from the same
- * template as its SQL, and a shape's text is compiled once and reused (db/statement-texts.ts).
+ * create"). The write unit places these CTEs in its statement (unit-statement.ts). Every text here is a
+ * Piece (db/statement-pieces.ts), so its parameters come from the same template as its SQL.
  */
-import type { CompiledQuery, Kysely } from 'kysely'
-import type { Database } from '../db/schema.js'
-import { copyName, copySuffix } from '../db/statement-batcher.js'
 import { joinPieces, NOTHING, type Piece, param, piece, raw, value } from '../db/statement-pieces.js'
-import { statementTexts } from '../db/statement-texts.js'
 import { type AuditEvent, EVENT_COLUMN_LIST, EVENT_COLUMNS } from './audit-event.js'
-import { type AuditForm, executeAudited, webhookFanOut } from './webhook-fan-out.js'
+import { type AuditForm, webhookFanOut } from './webhook-fan-out.js'
 
 export interface EventSource {
   /** The relation of the statement whose rows the event follows (a CTE with RETURNING). */
@@ -56,6 +52,11 @@ export function auditEventCtes(event: AuditEvent, source: EventSource, form: Aud
     ${raw(`webhook_delivery${suffix}`)} as (${webhookFanOut(events)})`
 }
 
+/*
+ * SCIM's create statement (modules/scim/scim-user-statement.ts) still assembles its CTEs from the two
+ * builders below; once it writes through the write unit (docs/performance.md, "The write unit") they go.
+ */
+
 /** The tables whose creates write their event in the insert's own statement. */
 export type AuditedTable = 'tenants' | 'users' | 'integrations'
 
@@ -98,69 +99,4 @@ export function auditedInsertCtes(
   return piece`${raw(relation)} as (
     insert into ${raw(`"${table}"`)} (${columnList}) values (${values}) returning ${raw(returning)}),
     ${auditEventCtes(event, { ...source, relation }, form, suffix)}`
-}
-
-/**
- * New rows and their audit events in one statement. Every row must have the first one's shape
- * (auditedRowShape). With one row the statement answers the inserted row's `returning` columns; with
- * several, each copy of the insert and its event has CTEs of its own (`change`, `change_1` … as
- * copySuffix names them) and the answer adds `copy`, the row's place. Run it with executeAudited.
- */
-export function auditedInserts<Row>(
-  db: Kysely<Database>,
-  table: AuditedTable,
-  returning: 'id' | '*',
-  rows: readonly AuditedRow[],
-): (form: AuditForm) => CompiledQuery<Row & { copy?: number }> {
-  return (form) => {
-    const first = rows[0]
-    if (!first) throw new Error('auditedInserts needs a row')
-    const copies = rows.map((row, k) =>
-      auditedInsertCtes(table, returning, row, copyName('change', k), form, copySuffix(k)),
-    )
-    const answers =
-      rows.length === 1
-        ? raw('select * from change')
-        : raw(
-            rows
-              .map((_, k) => `select ${k}::int as copy, * from ${copyName('change', k)}`)
-              .join(' union all '),
-          )
-    const statement = piece`with ${joinPieces(copies)} ${answers}`
-    const key = `${INSERT_SHAPE}${table}\u0000${rows.length}\u0000${returning}\u0000${form}\u0000${auditedRowShape(first)}`
-    return statementTexts.compile<Row & { copy?: number }>(key, statement.parameters, () =>
-      statement.sql().compile(db),
-    ) as CompiledQuery<Row & { copy?: number }>
-  }
-}
-
-/**
- * Runs auditedInserts' statement (executeAudited) and answers each row's `returning` columns, in the
- * rows' order. The statement is one transaction: every row is written, or none.
- */
-export async function executeAuditedInserts<Row>(
-  db: Kysely<Database>,
-  table: AuditedTable,
-  returning: 'id' | '*',
-  rows: readonly AuditedRow[],
-): Promise<Row[]> {
-  const { rows: answered } = await executeAudited(db, auditedInserts<Row>(db, table, returning, rows))
-  if (rows.length === 1) return answered as Row[]
-  const byCopy = new Map(answered.map(({ copy, ...row }) => [copy, row as Row]))
-  return rows.map((_, k) => {
-    const row = byCopy.get(k)
-    if (!row) throw new Error(`INSERT … RETURNING gave no row for copy ${k}`)
-    return row
-  })
-}
-
-/** The prefix of auditedInserts' shapes among the reused statement texts. */
-const INSERT_SHAPE = 'audited insert\u0000'
-
-/** Whether a shape's text is reused (for the test that holds every create path to it). */
-export function isReusedInsertShape(table: AuditedTable, copies: 'one' | 'several' = 'one'): boolean {
-  return statementTexts.reuses(`${INSERT_SHAPE}${table}\u0000`, (rest) => {
-    const count = Number(rest.slice(0, rest.indexOf('\u0000')))
-    return copies === 'one' ? count === 1 : count > 1
-  })
 }

@@ -1,8 +1,9 @@
 import type { LeasedRow, NewOutboxRow } from './outbox.repository.js'
 
 /**
- * How a write hands its outbox rows to the worker of its own process (one signal per application, on its
- * context; two applications in one process — tests — have two and do not wake each other):
+ * How a write hands its outbox rows to the worker of its own process — the write unit does it for the
+ * services (write-unit.ts). One signal per application, on its context; two applications in one process
+ * — tests — have two and do not wake each other:
  * - before writing, `lease(now)`: when a worker runs here and has room, the time the row is leased to it
  *   until; the writer stores the row with that lease (NewOutboxRow.lease), so it is written claimed and
  *   no claim statement is needed for it;
@@ -21,20 +22,6 @@ export interface OutboxTaker {
 
 export class OutboxSignal {
   #taker: OutboxTaker | undefined
-
-  /**
-   * Queue mail with a change and send it once the change committed — the one call a service makes for
-   * it. `write(lease)` writes the change and its mail rows, each built with `lease` (NewOutboxRow.lease:
-   * this process's worker then owns them already), and answers the rows it wrote; when it resolves the
-   * change has committed, and the rows go to the worker at once. When it throws, nothing is handed over.
-   */
-  async queueMail(
-    now: Date,
-    write: (lease: Date | undefined) => Promise<NewOutboxRow | undefined>,
-  ): Promise<void> {
-    const mail = await write(this.lease(now))
-    if (mail) this.handOver([mail])
-  }
 
   /** See OutboxTaker.lease; undefined when no worker runs in this process. */
   lease(now: Date): Date | undefined {

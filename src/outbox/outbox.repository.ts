@@ -241,6 +241,22 @@ export async function insertOutboxRows(db: Executor, rows: readonly NewOutboxRow
 }
 
 /**
+ * Writes `row` already leased to its caller for `leaseMs`, who sends it at once (a webhook's test event),
+ * and answers it as stored: no worker takes it unless the caller dies and the lease runs out.
+ */
+export async function insertLeasedToCaller(
+  db: Executor,
+  row: NewOutboxRow,
+  leaseMs: number,
+): Promise<OutboxRow> {
+  const lease = new Date(row.now.getTime() + leaseMs)
+  await insertOutboxRows(db, [{ ...row, lease }])
+  const [leased] = await leasedRows(db, [{ id: row.id, lease }])
+  if (!leased) throw new Error('an outbox row was written but is not leased to its caller')
+  return leased
+}
+
+/**
  * Deletes a user's not-yet-sent password-reset mail: a newer link (or a password set meanwhile) has made
  * its link dead, so it must not go out.
  */

@@ -2,15 +2,15 @@ import { sql } from 'kysely'
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../../src/access/permissions.js'
 import { newId } from '../../src/crypto/uuid7.js'
-import { auditEvent, isReusedInsertShape } from '../../src/modules/audit/audit.repository.js'
-import { writeAudited } from '../../src/modules/audit/audited-insert-writes.js'
 import { tenantInsert } from '../../src/modules/tenants/tenants.repository.js'
+import { auditEvent } from '../../src/outbox/audit-event.js'
+import { isReusedWriteShape, writeUnit } from '../../src/outbox/write-unit.js'
 import { batchFigures, createsInOneBurst, tableLock, whileLocked } from '../helpers/batching.js'
 import { freshTenant, REGION_ID, uniqueEmail, uniqueName } from '../helpers/fixtures.js'
 import { useTestApp } from '../helpers/test-app.js'
 
 /**
- * Creates that arrive together are written together (modules/audit/audited-insert-writes.ts): one
+ * Creates that arrive together are written together (outbox/write-unit.ts): one
  * statement holds several new rows, each with its own audit event (and webhook deliveries), yet each
  * request is answered with its own record, and a refused one refuses only itself.
  */
@@ -82,7 +82,7 @@ describe('creates written together', () => {
     expect(statements).toBeLessThan(30)
     // A statement of several copies is built once per shape and size and then reused, like a single one:
     // its parameter list matched Kysely's (db/statement-texts.ts).
-    expect(isReusedInsertShape('tenants', 'several')).toBe(true)
+    expect(isReusedWriteShape('tenants', 'several')).toBe(true)
     // Each stored as answered, with exactly one event of its own.
     const ids = responses.map((r) => r.body.result.id as string)
     for (const [i, id] of ids.entries()) {
@@ -220,8 +220,7 @@ describe('creates written together', () => {
       .execute(async (tx) => {
         const id = newId()
         const now = t.clock.now()
-        await writeAudited(
-          { db: tx, statementBatchers: t.ctx.statementBatchers },
+        await writeUnit({ ...t.ctx, db: tx }).insert(
           tenantInsert(
             {
               id,

@@ -2,15 +2,14 @@ import { sql } from 'kysely'
 import { describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../../src/access/permissions.js'
 import { type DatabaseHandle, openDatabase } from '../../src/db/database.js'
-import { isReusedInsertShape } from '../../src/modules/audit/audit.repository.js'
-import { isReusedInvitationShape } from '../../src/modules/memberships/invitation-statement.js'
+import { isReusedWriteShape } from '../../src/outbox/write-unit.js'
 import { createTenantAsAdmin, uniqueEmail, uniqueName } from '../helpers/fixtures.js'
 import { createTestApp, type TestApp } from '../helpers/test-app.js'
 import { createTestDatabase, onServerDatabase } from '../helpers/test-database.js'
 
 /**
- * The create paths write their change and its audit event in one statement (outbox/audited-statement.ts'
- * auditedInserts/auditEventCtes). On a server database each such statement must keep one generic plan:
+ * The create paths write their change and its audit event in one statement (outbox/write-unit.ts, with
+ * audited-statement.ts' auditEventCtes). On a server database each such statement must keep one generic plan:
  * a statement PostgreSQL re-plans on every execution costs about half a millisecond of database CPU per
  * write (docs/performance.md). pg_prepared_statements counts the plans of the one connection's statements.
  */
@@ -66,7 +65,7 @@ describe.skipIf(!onServerDatabase)('a change and its audit event in one statemen
       const { rows } = await sql<{ statement: string; generic_plans: string; custom_plans: string }>`
         select statement, generic_plans, custom_plans from pg_prepared_statements
         where statement like '%audit_event as (%'`.execute(oneConnection.db)
-      const tables = ['"tenants"', '"users"', '"integrations"', 'tenant_users']
+      const tables = ['"tenants"', '"users"', '"integrations"', '"tenant_users"']
       for (const table of tables) {
         // No endpoint is active: every write ran the guarded form, without the fan-out.
         const statements = rows.filter((r) => r.statement.includes(`insert into ${table}`))
@@ -79,13 +78,11 @@ describe.skipIf(!onServerDatabase)('a change and its audit event in one statemen
         expect(Number(statement?.generic_plans), table).toBeGreaterThanOrEqual(runs - 5)
       }
 
-      // The creates' statement texts were built once and reused (auditedInserts' check of its parameter
-      // order against Kysely's passed for each).
-      for (const table of ['tenants', 'users', 'integrations'] as const) {
-        expect(isReusedInsertShape(table), table).toBe(true)
+      // The creates' statement texts were built once and reused (the unit's check of its parameter
+      // order against Kysely's passed for each), the invitation's among them.
+      for (const kind of ['tenants', 'users', 'integrations', 'invitation']) {
+        expect(isReusedWriteShape(kind), kind).toBe(true)
       }
-      // So was the invitation's (its hand-listed parameters matched Kysely's order).
-      expect(isReusedInvitationShape()).toBe(true)
 
       // And each change wrote exactly one event, with the target the statement itself resolved.
       const events = await sql<{ action: string; n: string; targets: string }>`

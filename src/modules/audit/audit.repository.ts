@@ -14,8 +14,6 @@ export {
   toAuditEventRecord,
 } from '../../outbox/audit-event.js'
 export { recordAudit, writeAuditEvents } from '../../outbox/audit-trail.js'
-export { auditEventCtes, isReusedInsertShape } from '../../outbox/audited-statement.js'
-export { type AuditForm, executeAudited } from '../../outbox/webhook-fan-out.js'
 
 export interface AuditFilter {
   /** Events of these tenants and every tenant below them; undefined: every event (platform). */

@@ -2,26 +2,27 @@ import type { Insertable, Kysely, Updateable } from 'kysely'
 import { withConstraintErrors } from '../../db/constraint-errors.js'
 import type { Database, IntegrationRow, IntegrationsTable } from '../../db/schema.js'
 import { updateTenantOwnedRow } from '../../http/request-context.js'
-import type { AuditEvent } from '../audit/audit.repository.js'
-import type { AuditedInsert } from '../audit/audited-insert-writes.js'
+import type { AuditEvent } from '../../outbox/audit-event.js'
+import { recordInsert, type UnitInsert } from '../../outbox/write-unit.js'
 
 /** SQL for integrations. Each function takes the executor (db or transaction) first, then the tenant. */
 
 /**
- * A new integration and its `integration.created` event, as one audited insert
- * (audit/audited-insert-writes.ts). A taken id is integration_exists, a taken name integration_name_taken.
+ * A new integration and its `integration.created` event, written by the write unit
+ * (outbox/write-unit.ts). A taken id is integration_exists, a taken name integration_name_taken.
  */
-export function integrationInsert(row: Insertable<IntegrationsTable>, event: AuditEvent): AuditedInsert {
-  return {
-    table: 'integrations',
-    returning: 'id',
-    row,
+export function integrationInsert(
+  row: Insertable<IntegrationsTable>,
+  event: AuditEvent,
+): UnitInsert<{ id: string }> {
+  return recordInsert('integrations', row, {
     event,
+    returning: 'id',
     // The name's key is unique in its tenant; ids are usually made here, and a client's own id that is
     // taken fails its batch and is then refused alone.
     uniqueKey: `${row.tenant_id}\u0000${row.name_key}`,
     constraints: { name: row.name },
-  }
+  })
 }
 
 export async function findIntegration(

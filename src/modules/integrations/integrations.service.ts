@@ -8,8 +8,9 @@ import type { IntegrationRow, IntegrationsTable } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
 import { preconditionFailed } from '../../http/etag.js'
 import { type Page, readPage } from '../../http/pagination.js'
-import { auditEvent, type Changes, MASKED, recordAudit } from '../audit/audit.repository.js'
-import { writeAudited } from '../audit/audited-insert-writes.js'
+import { auditEvent, type Changes, MASKED } from '../../outbox/audit-event.js'
+import { recordAudit } from '../../outbox/audit-trail.js'
+import { writeUnit } from '../../outbox/write-unit.js'
 import { requireTenantPermission } from '../tenants/tenant-access.js'
 import {
   checkActivation,
@@ -98,10 +99,12 @@ export async function createIntegration(
       target: { type: 'integration', id },
       changes: integrationChanges(undefined, row),
     })
-    await writeAudited(ctx, integrationInsert({ ...row, properties: JSON.stringify(row.properties) }, event))
+    await writeUnit(ctx).insert(
+      integrationInsert({ ...row, properties: JSON.stringify(row.properties) }, event),
+    )
     return { integration: toIntegration(row), created: true }
   } catch (error) {
-    // writeAudited answers a taken id or name as its domain error.
+    // The write unit answers a taken id or name as its domain error.
     if (integrationId !== undefined && error instanceof AppError) {
       // The id may be taken (a repeat, or a conflict); the name check can fire first, so look.
       const existing = await findIntegration(ctx.db, tenant, id)

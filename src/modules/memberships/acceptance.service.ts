@@ -2,8 +2,9 @@ import type { ServiceContext } from '../../context.js'
 import { hashPassword } from '../../crypto/passwords.js'
 import { AppError, invalidField } from '../../errors.js'
 import { preconditionFailed } from '../../http/etag.js'
+import { type AuditActor, type AuditRecord, changesBetween, MASKED } from '../../outbox/audit-event.js'
+import { recordAudit } from '../../outbox/audit-trail.js'
 import { deleteQueuedInvitationMail } from '../../outbox/outbox.repository.js'
-import { type AuditActor, changesBetween, MASKED, recordAudit } from '../audit/audit.repository.js'
 import { setInitialPassword } from './acceptance.repository.js'
 import type { AcceptInvitationInput, Invitation } from './acceptance.schemas.js'
 import { invitationLimits } from './invitation-limits.js'
@@ -99,18 +100,7 @@ export async function acceptInvitation(
   input: AcceptInvitationInput,
   options: AcceptOptions,
 ): Promise<Membership> {
-  const lookup = await lookUpInvitation(ctx, token, options.address)
-  if (lookup.state !== 'live') throw invitationUnusable(lookup)
-  const { row, tokenHash } = lookup
-  const { expect } = options
-  if (
-    expect &&
-    (row.tenant_id !== expect.tenantId.toLowerCase() || row.user_id !== expect.userId.toLowerCase())
-  ) {
-    await invitationLimits(ctx).recordFailedLookup(options.address)
-    throw invitationUnusable({ state: 'unknown' })
-  }
-
+  const { row, tokenHash } = await liveInvitation(ctx, token, options)
   const settingPassword = needsPassword(row.has_password, row.no_password)
   if (settingPassword && options.requirePassword && input.password === undefined) {
     throw invalidField('password', 'is required: choose a password for this account')
@@ -150,37 +140,66 @@ export async function acceptInvitation(
     await deleteQueuedInvitationMail(tx, key.tenantId, key.userId)
     // The invitee acts on its own invitation (it holds no token yet).
     const invitee = { kind: 'user', userId: row.user_id } as AuditActor
-    // One event per record changed (API.md §13): the membership, and the user when it got its password.
-    await recordAudit(tx, ctx.clock, invitee, [
-      {
-        action: 'membership.status_changed',
-        tenantId: key.tenantId,
-        target: { type: 'membership', id: key.userId },
-        changes: {
-          status: ['invited', 'accepted'],
-          ...(activated ? { activeExtension: [null, activated] } : {}),
-        },
-      },
-      ...(passwordHash
-        ? [
-            {
-              action: 'user.password_changed',
-              tenantId: null,
-              target: { type: 'user', id: key.userId },
-              changes: {
-                ...changesBetween(
-                  { firstName: row.first_name, lastName: row.last_name },
-                  { firstName: input.firstName, lastName: input.lastName },
-                  ['firstName', 'lastName'],
-                ),
-                password: [null, MASKED] as [unknown, unknown],
-              },
-            },
-          ]
-        : []),
-    ])
+    await recordAudit(
+      tx,
+      ctx.clock,
+      invitee,
+      acceptanceRecords(row, input, activated, passwordHash !== undefined),
+    )
   })
   // A new member, and perhaps a new password: permission and credential caches must see both.
   ctx.access.invalidate()
   return getMembershipRecord(ctx, row.tenant_id, row.user_id)
+}
+
+/** The live invitation of `token`, which is the one the caller expects when it names one. */
+async function liveInvitation(ctx: ServiceContext, token: string, options: AcceptOptions) {
+  const lookup = await lookUpInvitation(ctx, token, options.address)
+  if (lookup.state !== 'live') throw invitationUnusable(lookup)
+  const { expect } = options
+  if (
+    expect &&
+    (lookup.row.tenant_id !== expect.tenantId.toLowerCase() ||
+      lookup.row.user_id !== expect.userId.toLowerCase())
+  ) {
+    await invitationLimits(ctx).recordFailedLookup(options.address)
+    throw invitationUnusable({ state: 'unknown' })
+  }
+  return lookup
+}
+
+/**
+ * One event per record an acceptance changes (docs/product.md, "Audit trail"): the membership, and
+ * the user when it got its password (and names).
+ */
+function acceptanceRecords(
+  row: InvitationRow,
+  input: AcceptInvitationInput,
+  activated: unknown,
+  passwordSet: boolean,
+): AuditRecord[] {
+  const membership: AuditRecord = {
+    action: 'membership.status_changed',
+    tenantId: row.tenant_id,
+    target: { type: 'membership', id: row.user_id },
+    changes: {
+      status: ['invited', 'accepted'],
+      ...(activated ? { activeExtension: [null, activated] } : {}),
+    },
+  }
+  if (!passwordSet) return [membership]
+  const names = changesBetween(
+    { firstName: row.first_name, lastName: row.last_name },
+    { firstName: input.firstName, lastName: input.lastName },
+    ['firstName', 'lastName'],
+  )
+  return [
+    membership,
+    {
+      action: 'user.password_changed',
+      tenantId: null,
+      target: { type: 'user', id: row.user_id },
+      changes: { ...names, password: [null, MASKED] },
+    },
+  ]
 }

@@ -1,12 +1,7 @@
 import type { Clock } from '../../clock.js'
 import type { ServiceContext } from '../../context.js'
 import { AppError } from '../../errors.js'
-import {
-  type CounterStore,
-  type CounterWindow,
-  type CountInStatement,
-  FailureLimiter,
-} from '../../http/rate-limit.js'
+import { type CountedLimit, type CounterStore, FailureLimiter } from '../../http/rate-limit.js'
 
 /**
  * The invitation rate limits (API.md §1), one set per application, counted in the app's counter store
@@ -27,12 +22,10 @@ export interface InvitationLimits {
    */
   takeMail(email: string): Promise<void>
   /**
-   * takeMail inside the invitation's own statement, when the counters are in the database (undefined
-   * otherwise: call takeMail); judge the count it returns with refuseMailBeyondLimit.
+   * The same limit for a write that counts it (outbox/write-unit.ts): in the invitation's own statement
+   * when the counters are in the database, else before it; the same 429.
    */
-  mailCountInStatement(email: string): CountInStatement | undefined
-  /** takeMail's 429 for a count taken by the invitation's statement. */
-  refuseMailBeyondLimit(window: CounterWindow): void
+  mailLimit(email: string): CountedLimit
   /** Counts e-mails already queued (a bulk load's batch), refusing none. */
   recordMail(email: string): Promise<void>
   /** 429 when the address has failed too many look-ups. */
@@ -63,8 +56,14 @@ export function invitationLimits(ctx: ServiceContext): InvitationLimits {
   const { mails, lookups } = ctx.invitationLimiters
   return {
     takeMail: (email) => rephrase(() => mails.take(email), MAIL_LIMIT_MESSAGE),
-    mailCountInStatement: (email) => mails.takeInStatement(email),
-    refuseMailBeyondLimit: (window) => rephraseNow(() => mails.refuseBeyondLimit(window), MAIL_LIMIT_MESSAGE),
+    mailLimit: (email) => {
+      const limit = mails.counted(email)
+      return {
+        inStatement: () => limit.inStatement(),
+        take: () => rephrase(() => limit.take(), MAIL_LIMIT_MESSAGE),
+        refuse: (window) => rephraseNow(() => limit.refuse(window), MAIL_LIMIT_MESSAGE),
+      }
+    },
     recordMail: async (email) => {
       await mails.fail(email)
     },

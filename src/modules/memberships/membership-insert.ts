@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely'
 import { withConstraintErrors } from '../../db/constraint-errors.js'
+import type { NewRow, RelationOf } from '../../db/row-inserts.js'
 import type { Database, MembershipRow, MembershipStatus, OutboxStatus } from '../../db/schema.js'
 import { joinPieces, type Piece, param, piece, raw } from '../../db/statement-pieces.js'
 import { DEFAULT_WEBRTC } from './extensions.js'
@@ -8,8 +9,9 @@ import type { ExtensionRecord } from './memberships.schemas.js'
 
 /**
  * One membership row (table tenant_users) from one list of columns — its values, its INSERT, the record
- * it stores — for every statement that writes memberships: an invitation's (invitation-statement.ts), a
- * SCIM provisioning's (scim-user-statement.ts) and a bulk load's multi-row insert (below).
+ * it stores — for every statement that writes memberships: a new membership's through the write unit
+ * (membership-write.ts), a SCIM provisioning's (scim-user-statement.ts) and a bulk load's multi-row insert
+ * (below).
  */
 
 type Executor = Kysely<Database> | Transaction<Database>
@@ -112,7 +114,8 @@ const MEMBERSHIP_COLUMNS = [
   ['updated', 'timestamptz'],
   ['updated_by', 'uuid'],
 ] as const satisfies readonly (readonly [RequestColumn, string] | readonly [string, 'derived'])[]
-export const MEMBERSHIP_COLUMN_LIST = raw(MEMBERSHIP_COLUMNS.map(([column]) => column).join(', '))
+const MEMBERSHIP_COLUMN_NAMES = MEMBERSHIP_COLUMNS.map(([column]) => column)
+export const MEMBERSHIP_COLUMN_LIST = raw(MEMBERSHIP_COLUMN_NAMES.join(', '))
 
 /** The stored membership: what the request decided, and what the statement answered. */
 export function newMembershipRecord(
@@ -159,6 +162,27 @@ export function membershipValues(m: NewMembershipRow, userId: Piece): Piece {
 export function membershipInsert(m: NewMembershipRow, userId: Piece): Piece {
   return piece`insert into tenant_users (${MEMBERSHIP_COLUMN_LIST}) values (${membershipValues(m, userId)})
     returning ${raw(DECIDED_COLUMNS.join(', '))}`
+}
+
+/**
+ * One membership as a row of the write unit (outbox/write-unit.ts), relation `membership`: of the user
+ * `userId` names — a parameter, or the id of a look-up the row is selected `from` — answering the columns
+ * the database decides.
+ */
+export function membershipRow(
+  m: NewMembershipRow,
+  userId: (relation: RelationOf) => Piece,
+  from?: string,
+): NewRow {
+  return {
+    as: 'membership',
+    table: 'tenant_users',
+    columns: MEMBERSHIP_COLUMN_NAMES,
+    values: (relation) => membershipValues(m, userId(relation)),
+    ...(from === undefined ? {} : { from }),
+    returning: DECIDED_COLUMNS.join(', '),
+    shape: membershipShape(m),
+  }
 }
 
 export function membershipShape(m: NewMembershipRow): string {

@@ -3,24 +3,25 @@ import type { Actor } from '../../access/actor.js'
 import type { Permission } from '../../access/permissions.js'
 import type { ServiceContext } from '../../context.js'
 import type { Database, MembershipsTable } from '../../db/schema.js'
-import { AppError, invalidField } from '../../errors.js'
+import { AppError } from '../../errors.js'
 import { preconditionFailed } from '../../http/etag.js'
-import { enqueueInvitationMail } from '../../outbox/mail/invitation-mail.js'
-import { deleteQueuedInvitationMail, type NewOutboxRow } from '../../outbox/outbox.repository.js'
-import { type Changes, recordAudit } from '../audit/audit.repository.js'
+import type { Changes } from '../../outbox/audit-event.js'
+import { recordAudit } from '../../outbox/audit-trail.js'
+import { invitationMailRow } from '../../outbox/mail/invitation-mail.js'
+import { deleteQueuedInvitationMail } from '../../outbox/outbox.repository.js'
+import { type UnitTransaction, writeUnit } from '../../outbox/write-unit.js'
 import { describeRole, findTenantRoleFor } from '../roles/roles.service.js'
 import { checkDefaultIdentityProvider } from '../sso/default-provider.js'
 import { checkRoleCeiling, requireTenantPermission } from '../tenants/tenant-access.js'
-import { extensionsFor, resolveActiveExtension, toExtensionRecord } from './extensions.js'
 import { invitationLimits } from './invitation-limits.js'
 import { type IssuedInvitation, inviterName, issueInvitation } from './invitation-token.js'
 import { membershipUpdateRecord } from './membership-audit.js'
+import { applyProfile, checkSupervisor } from './membership-profile.js'
 import { membershipNotFound } from './membership-record.js'
 import { planDirectoryMove, planStatusMove, type StatusMove } from './membership-status.js'
 import {
   deleteMembership,
   findMembership,
-  isMember,
   type MembershipRecordRow,
   updateMembershipRow,
 } from './memberships.repository.js'
@@ -57,30 +58,9 @@ export async function updateMembership(
   options: { directory?: DirectoryWrite } = {},
 ): Promise<Membership> {
   const { directory } = options
-  const access = await requireTenantPermission(ctx, actor, tenantId, ['MANAGE_TENANT_ENROLLMENT'])
-  const found = await findMembership(ctx.db, tenantId, userId)
-  if (!found) throw membershipNotFound()
-  const current = found
-  // Ids as stored (lower case), whatever case the path used: the outbox matches them as text.
-  const key = { tenantId: current.tenant_id, userId: current.user_id }
-  // The role as stated, even when disabled or no longer shared here: what the member would hold again.
-  const currentRole = await describeRole(ctx, current.role_id)
-  const currentRoleName = currentRole?.name
-  checkRoleCeiling(
-    {
-      name: currentRoleName ?? current.role_id,
-      permissions: currentRole?.permissions ?? NO_PERMISSIONS,
-    },
-    access.permissions,
-    'userId',
-    'change a user holding',
-  )
-
+  const { access, current, key, roleName: currentRoleName } = await changeable(ctx, actor, tenantId, userId)
   const now = ctx.clock.now()
-  const changes: Updateable<MembershipsTable> & { updated: Date } = {
-    updated: now,
-    updated_by: actor.principalId,
-  }
+  const changes: MembershipChanges = { updated: now, updated_by: actor.principalId }
   let roleName = currentRoleName ?? ''
   if (input.roleId !== undefined && input.roleId.toLowerCase() !== current.role_id) {
     const role = await findTenantRoleFor(ctx, access.tenant, input.roleId)
@@ -95,15 +75,68 @@ export async function updateMembership(
   await checkDefaultIdentityProvider(ctx.db, key.tenantId, input.defaultIdentityProvider)
   const extensions = applyProfile(changes, current, input, nextStatus)
   if (input.supervisorId) await checkSupervisor(ctx, key, input.supervisorId)
+  if (move === 'invite') await invitationLimits(ctx).takeMail(current.email)
+  const invitation = move === 'invite' ? issueInvitation(ctx) : undefined
+  applyMove(changes, move, { current, extensions, invitation, actor })
+  const mail = invitation && {
+    ...key,
+    to: current.email,
+    tenantName: access.tenant.name,
+    roleName,
+    inviterName: await inviterName(ctx, actor),
+    expiresAt: invitation.expiresAt.toISOString(),
+  }
+  await writeUnit(ctx).transaction(async (tx) => {
+    await storeChange(tx, { key, current, changes, directory, move })
+    const record = membershipUpdateRecord(key, current, changes, directory?.audit)
+    if (record) await recordAudit(tx.db, ctx.clock, actor, record)
+    // A new link's mail replaces the old link's unsent one, which would carry a dead link.
+    if (mail && invitation) await tx.mail(invitationMailRow(ctx.keys, mail, invitation.token, now))
+  })
+  if (move !== 'none' || changes.role_id !== undefined) ctx.access.invalidate()
+  return getMembershipRecord(ctx, key.tenantId, key.userId)
+}
 
-  let invitation: IssuedInvitation | undefined
+type MembershipChanges = Updateable<MembershipsTable> & { updated: Date }
+
+/**
+ * The membership a caller may change: it exists, and — brief §5 rule 1 — its current role carries no
+ * permission the caller lacks in the tenant. Its key as stored, and its role's name.
+ */
+async function changeable(ctx: ServiceContext, actor: Actor, tenantId: string, userId: string) {
+  const access = await requireTenantPermission(ctx, actor, tenantId, ['MANAGE_TENANT_ENROLLMENT'])
+  const current = await findMembership(ctx.db, tenantId, userId)
+  if (!current) throw membershipNotFound()
+  // Ids as stored (lower case), whatever case the path used: the outbox matches them as text.
+  const key = { tenantId: current.tenant_id, userId: current.user_id }
+  // The role as stated, even when disabled or no longer shared here: what the member would hold again.
+  const currentRole = await describeRole(ctx, current.role_id)
+  checkRoleCeiling(
+    { name: currentRole?.name ?? current.role_id, permissions: currentRole?.permissions ?? NO_PERMISSIONS },
+    access.permissions,
+    'userId',
+    'change a user holding',
+  )
+  return { access, current, key, roleName: currentRole?.name }
+}
+
+/** What a status move changes on the row. */
+function applyMove(
+  changes: MembershipChanges,
+  move: StatusMove,
+  context: {
+    current: MembershipRecordRow
+    extensions: readonly ExtensionRecord[]
+    invitation: IssuedInvitation | undefined
+    actor: Actor
+  },
+): void {
+  const { current, extensions, invitation, actor } = context
   switch (move) {
     case 'invite':
-      await invitationLimits(ctx).takeMail(current.email)
-      invitation = issueInvitation(ctx)
       changes.status = 'invited'
-      changes.invitation_token_hash = invitation.tokenHash
-      changes.invitation_expiry_date = invitation.expiresAt
+      changes.invitation_token_hash = invitation?.tokenHash ?? null
+      changes.invitation_expiry_date = invitation?.expiresAt ?? null
       changes.invited_by = actor.principalId
       break
     case 'cancel':
@@ -129,45 +162,36 @@ export async function updateMembership(
     case 'none':
       break
   }
-  const inviter = invitation ? await inviterName(ctx, actor) : ''
-  await ctx.outboxSignal.queueMail(now, (lease) =>
-    ctx.db.transaction().execute(async (tx): Promise<NewOutboxRow | undefined> => {
-      const expected = { status: current.status, tokenHash: current.invitation_token_hash }
-      const outcome = await updateMembershipRow(tx, key, expected, changes)
-      if (outcome === 'stale') throw preconditionFailed()
-      if (outcome === 'moved') {
-        throw new AppError(
-          'invalid_state_transition',
-          'The membership changed while this request was processed; read it again and retry',
-        )
-      }
-      if (directory) await directory.write(tx)
-      const record = membershipUpdateRecord(key, current, changes, directory?.audit)
-      if (record) await recordAudit(tx, ctx.clock, actor, record)
-      if (invitation) {
-        return enqueueInvitationMail(
-          tx,
-          ctx.keys,
-          {
-            ...key,
-            to: current.email,
-            tenantName: access.tenant.name,
-            roleName,
-            inviterName: inviter,
-            expiresAt: invitation.expiresAt.toISOString(),
-          },
-          invitation.token,
-          now,
-          lease,
-        )
-      }
-      if (move === 'cancel' || move === 'accept' || move === 'deactivate')
-        await deleteQueuedInvitationMail(tx, key.tenantId, key.userId)
-      return undefined
-    }),
-  )
-  if (move !== 'none' || changes.role_id !== undefined) ctx.access.invalidate()
-  return getMembershipRecord(ctx, key.tenantId, key.userId)
+}
+
+/**
+ * Writes the change in the unit's transaction, only while the membership is as it was read (else 412, or
+ * 409 when it moved), with the directory's own row. A link that dies (a new one, cancelled, accepted,
+ * deactivated) takes its unsent mail with it.
+ */
+async function storeChange(
+  tx: UnitTransaction,
+  change: {
+    key: { tenantId: string; userId: string }
+    current: MembershipRecordRow
+    changes: MembershipChanges
+    directory: DirectoryWrite | undefined
+    move: StatusMove
+  },
+): Promise<void> {
+  const { key, current, changes, directory, move } = change
+  const expected = { status: current.status, tokenHash: current.invitation_token_hash }
+  const outcome = await updateMembershipRow(tx.db, key, expected, changes)
+  if (outcome === 'stale') throw preconditionFailed()
+  if (outcome === 'moved') {
+    throw new AppError(
+      'invalid_state_transition',
+      'The membership changed while this request was processed; read it again and retry',
+    )
+  }
+  if (directory) await directory.write(tx.db)
+  if (move === 'invite' || move === 'cancel' || move === 'accept' || move === 'deactivate')
+    await deleteQueuedInvitationMail(tx.db, key.tenantId, key.userId)
 }
 
 /**
@@ -203,58 +227,4 @@ export async function removeMembership(
     })
   })
   ctx.access.invalidate()
-}
-
-/** The profile fields: identity provider, SSO-only, extensions, the active one, supervisor, workstation. */
-function applyProfile(
-  changes: Updateable<MembershipsTable>,
-  current: MembershipRecordRow,
-  input: UpdateMembershipInput,
-  nextStatus: MembershipRecordRow['status'],
-): ExtensionRecord[] {
-  if (input.noPassword !== undefined) changes.no_password = input.noPassword
-  if (input.defaultIdentityProvider !== undefined) {
-    changes.default_identity_provider = input.defaultIdentityProvider?.toLowerCase() ?? null
-  }
-  if (input.workStationId !== undefined) changes.work_station_id = input.workStationId ?? ''
-  if (input.supervisorId !== undefined) changes.supervisor_id = input.supervisorId?.toLowerCase() ?? null
-
-  const extensions = input.extensions
-    ? extensionsFor(current.user_id, input.extensions)
-    : current.extensions.map(toExtensionRecord)
-  if (input.extensions) changes.extensions = JSON.stringify(extensions)
-  let active: ExtensionRecord | null = current.active_extension
-    ? toExtensionRecord(current.active_extension)
-    : null
-  if (input.activeExtension !== undefined) {
-    if (input.activeExtension !== null && nextStatus !== 'accepted' && nextStatus !== 'disabled') {
-      throw invalidField('activeExtension', 'can be set once the user has accepted the invitation')
-    }
-    active = input.activeExtension === null ? null : resolveActiveExtension(input.activeExtension, extensions)
-    changes.active_extension = active ? JSON.stringify(active) : null
-  } else if (
-    input.extensions &&
-    active &&
-    !extensions.some((e) => e.type === active?.type && e.value === active?.value)
-  ) {
-    // The active extension was removed from the list: fall back to the default one.
-    active = extensions[0] ?? null
-    changes.active_extension = active ? JSON.stringify(active) : null
-  }
-  if (changes.active_extension !== undefined || input.extensions) {
-    changes.extension = (active ?? extensions[0])?.value ?? ''
-  }
-  return extensions
-}
-
-async function checkSupervisor(
-  ctx: ServiceContext,
-  key: { tenantId: string; userId: string },
-  supervisorId: string,
-): Promise<void> {
-  if (supervisorId.toLowerCase() === key.userId)
-    throw invalidField('supervisorId', 'cannot be the user itself')
-  if (!(await isMember(ctx.db, key.tenantId, supervisorId.toLowerCase()))) {
-    throw invalidField('supervisorId', 'is not a user of this tenant')
-  }
 }

@@ -14,8 +14,8 @@ import type { ExtensionRecord } from './memberships.schemas.js'
 
 /**
  * SQL for memberships (table tenant_users): reads, updates and deletes. Each function takes the executor
- * (db or transaction) first. New memberships are inserted by membership-insert.ts
- * and invitation-statement.ts.
+ * (db or transaction) first. New memberships are inserted through the write unit (membership-write.ts,
+ * with membership-insert.ts' row).
  */
 
 type Executor = Kysely<Database> | Transaction<Database>

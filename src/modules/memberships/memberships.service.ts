@@ -3,8 +3,8 @@ import type { ServiceContext } from '../../context.js'
 import type { NewUserRow } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
 import { type Page, readPage } from '../../http/pagination.js'
-import type { CountInStatement } from '../../http/rate-limit.js'
 import { invitationMailRow } from '../../outbox/mail/invitation-mail.js'
+import { writeUnit } from '../../outbox/write-unit.js'
 import { auditEvent } from '../audit/audit.repository.js'
 import { findTenantRoleFor, loadRoleCatalog } from '../roles/roles.service.js'
 import { checkDefaultIdentityProvider } from '../sso/default-provider.js'
@@ -15,11 +15,11 @@ import { findUserByEmail } from '../users/users.repository.js'
 import { givenExtensions } from './extensions.js'
 import { invitationLimits } from './invitation-limits.js'
 import { type IssuedInvitation, inviterName, issueInvitation } from './invitation-token.js'
-import { writeInvitation } from './invitation-writes.js'
 import { membershipCreatedRecord } from './membership-audit.js'
 import type { NewMembershipByEmail } from './membership-insert.js'
 import { membershipNotFound, toMembership } from './membership-record.js'
-import { findMembership, listMembershipRows, type MembershipRecordRow } from './memberships.repository.js'
+import { membershipWrite } from './membership-write.js'
+import { findMembership, listMembershipRows } from './memberships.repository.js'
 import type { CreateMembershipInput, ListMembershipsQuery, Membership } from './memberships.schemas.js'
 
 const READ_PERMISSIONS = ['VIEW_ALL_USERS', 'MANAGE_ALL_USERS'] as const
@@ -49,8 +49,9 @@ export type MembershipCreate = Omit<CreateMembershipInput, 'status'> & {
 /**
  * Invite a user to a tenant (SPEC §4.3, §3.2; API.md §4.4). `pending` (default) records the user in the
  * tenant without mail; `invited` issues a one-time token valid for TENANTRY_INVITATION_TTL and queues
- * the e-mail in the same transaction; `accepted` makes the user a member at once, without mail. With
- * `platformRoleId`, an unknown e-mail becomes a new platform user in the same transaction.
+ * the e-mail with the membership, counting it against the invitee's mail limit; `accepted` makes the user
+ * a member at once, without mail. With `platformRoleId`, an unknown e-mail becomes a new platform user,
+ * written with the membership. One write (membership-write.ts): all of it, or nothing.
  */
 export async function createMembership(
   ctx: ServiceContext,
@@ -59,26 +60,17 @@ export async function createMembership(
   input: MembershipCreate,
 ): Promise<Membership> {
   const { access, tenantId, role } = await enrollmentWithRole(ctx, actor, tenantIdParam, input.roleId)
-
   const now = ctx.clock.now()
   const email = normalizeEmail(input.email)
+  const status = input.status ?? 'pending'
   // Only a platformRoleId can create the user, so only then is the user looked up first; otherwise the
-  // look-up is part of the insert.
+  // look-up is part of the write.
   const newUser =
     input.platformRoleId !== undefined && !(await findUserByEmail(ctx.db, email))
       ? await newPlatformUser(ctx, actor, input, email, now)
       : undefined
-
-  const status = input.status ?? 'pending'
-  let invitation: IssuedInvitation | undefined
-  // With the counters in the database the invitation's own statement counts its e-mail (no round trip).
-  let mailCount: CountInStatement | undefined
-  if (status === 'invited') {
-    mailCount = invitationLimits(ctx).mailCountInStatement(email)
-    if (!mailCount) await invitationLimits(ctx).takeMail(email)
-    invitation = issueInvitation(ctx)
-  }
-  const mailContent = invitation && {
+  const invitation = status === 'invited' ? issueInvitation(ctx) : undefined
+  const mailFacts = invitation && {
     tenantId,
     to: email,
     tenantName: access.tenant.name,
@@ -87,12 +79,43 @@ export async function createMembership(
     expiresAt: invitation.expiresAt.toISOString(),
   }
   await checkDefaultIdentityProvider(ctx.db, tenantId, input.defaultIdentityProvider)
-  const membership: NewMembershipByEmail = {
-    email,
+  const stored = await writeUnit(ctx).insert(
+    membershipWrite({
+      membership: newMembershipRow(actor, { ...input, email, status }, { tenantId, role }, invitation, now),
+      // The target is the invitee's id, which the statement decides.
+      event: auditEvent(
+        ctx.clock,
+        actor,
+        membershipCreatedRecord({ tenantId, userId: null, roleId: role.id, status }),
+      ),
+      newUser: newUser && { row: newUser, event: auditEvent(ctx.clock, actor, userCreatedRecord(newUser)) },
+      mail: mailFacts && invitation && invitationMailRow(ctx.keys, mailFacts, invitation.token, now),
+      mailLimit: invitation && invitationLimits(ctx).mailLimit(email),
+    }),
+  )
+  if (!stored) {
+    throw new AppError('user_not_found', `No platform user has the e-mail "${email}"`, {
+      email: 'no such user',
+    })
+  }
+  if (status === 'accepted' || status === 'disabled' || newUser) ctx.access.invalidate()
+  return toMembership(stored, now)
+}
+
+/** The membership row a create decides, from its input (e-mail normalized) and the role checked. */
+function newMembershipRow(
+  actor: Actor,
+  input: MembershipCreate & { status: NonNullable<MembershipCreate['status']> },
+  { tenantId, role }: { tenantId: string; role: { id: string; name: string } },
+  invitation: IssuedInvitation | undefined,
+  now: Date,
+): NewMembershipByEmail {
+  return {
+    email: input.email,
     tenantId,
     roleId: role.id,
     roleName: role.name,
-    status,
+    status: input.status,
     noPassword: input.noPassword ?? null,
     defaultIdentityProvider: input.defaultIdentityProvider?.toLowerCase() ?? null,
     invitation: invitation
@@ -100,40 +123,11 @@ export async function createMembership(
       : null,
     extensions: givenExtensions(input.extensions),
     // The active extension is chosen once the user is a member (SPEC §2.3: null while pending).
-    activateFirstExtension: status === 'accepted' || status === 'disabled',
+    activateFirstExtension: input.status === 'accepted' || input.status === 'disabled',
     workStationId: input.workStationId ?? '',
     actorId: actor.principalId,
     now,
   }
-  // The target is the invitee's id, which the statement looks up.
-  const event = auditEvent(
-    ctx.clock,
-    actor,
-    membershipCreatedRecord({ tenantId, userId: null, roleId: role.id, status }),
-  )
-  // A new user's event comes first; the membership's is written by the membership's own statement.
-  const user = newUser && { row: newUser, event: auditEvent(ctx.clock, actor, userCreatedRecord(newUser)) }
-  let stored: MembershipRecordRow | undefined
-  await ctx.outboxSignal.queueMail(now, async (lease) => {
-    const mail =
-      mailContent && invitation && invitationMailRow(ctx.keys, mailContent, invitation.token, now, lease)
-    const outcome = await writeInvitation(
-      ctx,
-      { membership, event, ...(mail ? { mail } : {}), ...(mailCount ? { mailCount } : {}) },
-      user,
-    )
-    if (outcome.mailCount) invitationLimits(ctx).refuseMailBeyondLimit(outcome.mailCount)
-    stored = outcome.stored
-    return stored && mail
-  })
-  if (!stored) {
-    throw new AppError('user_not_found', `No platform user has the e-mail "${email}"`, {
-      email: 'no such user',
-    })
-  }
-
-  if (status === 'accepted' || status === 'disabled' || newUser) ctx.access.invalidate()
-  return toMembership(stored, now)
 }
 
 /**

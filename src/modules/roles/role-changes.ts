@@ -107,18 +107,7 @@ export async function updateTenantRole(
   input: UpdateRoleInput,
 ): Promise<Role> {
   const access = await requireTenantPermission(ctx, actor, tenantId, MANAGE_ROLES)
-  const current = await findRole(ctx.db, roleId.toLowerCase())
-  if (current?.scope !== 'tenant' || !visibleIn(current, access.tenant)) throw roleNotFound()
-  if (current.built_in) {
-    throw new AppError('role_read_only', `The built-in role "${current.name}" cannot be changed`)
-  }
-  if (current.tenant_id !== access.tenant.id) {
-    throw new AppError(
-      'role_read_only',
-      `The role "${current.name}" is shared by an ancestor tenant; change it in the tenant that owns it`,
-    )
-  }
-
+  const current = await ownedRole(ctx, access, roleId)
   const changes = plannedChanges(current, input)
   if (Object.keys(changes).length === 0) {
     // Nothing to write; the caller still learns whether it had read the stored version.
@@ -160,6 +149,22 @@ export async function updateTenantRole(
   // Every holder's permissions follow: at once here, within the cache window elsewhere.
   ctx.access.invalidate()
   return toRole(updated)
+}
+
+/** A tenant role the tenant owns: not a built-in one, nor one an ancestor shares with it (read-only). */
+async function ownedRole(ctx: ServiceContext, access: TenantAccess, roleId: string): Promise<RoleRow> {
+  const current = await findRole(ctx.db, roleId.toLowerCase())
+  if (current?.scope !== 'tenant' || !visibleIn(current, access.tenant)) throw roleNotFound()
+  if (current.built_in) {
+    throw new AppError('role_read_only', `The built-in role "${current.name}" cannot be changed`)
+  }
+  if (current.tenant_id !== access.tenant.id) {
+    throw new AppError(
+      'role_read_only',
+      `The role "${current.name}" is shared by an ancestor tenant; change it in the tenant that owns it`,
+    )
+  }
+  return current
 }
 
 /** The columns a PUT changes; fields that repeat the stored value are not changes (API.md §10). */

@@ -4,8 +4,8 @@ import { nextUpdated } from '../../db/row-version.js'
 import type { Database, NewTenantRow, TenantRow, TenantUpdate } from '../../db/schema.js'
 import { statementTexts } from '../../db/statement-texts.js'
 import { ifMatchUpdated } from '../../http/request-context.js'
-import type { AuditEvent } from '../audit/audit.repository.js'
-import type { AuditedInsert } from '../audit/audited-insert-writes.js'
+import type { AuditEvent } from '../../outbox/audit-event.js'
+import { recordInsert, type UnitInsert } from '../../outbox/write-unit.js'
 
 /** SQL for tenants. Each function takes the executor (db or transaction) first. */
 
@@ -39,21 +39,19 @@ function selectTenants(db: Kysely<Database>, childrenOf?: string) {
 }
 
 /**
- * A new tenant and its `tenant.created` event, as one audited insert (audit/audited-insert-writes.ts). A
- * taken name is tenant_name_taken; an unknown region or administrator a validation_failed naming it.
+ * A new tenant and its `tenant.created` event, written by the write unit (outbox/write-unit.ts). A taken
+ * name is tenant_name_taken; an unknown region or administrator a validation_failed naming it.
  */
-export function tenantInsert(row: NewTenantRow, event: AuditEvent): AuditedInsert {
-  return {
-    table: 'tenants',
-    returning: 'id',
-    row,
+export function tenantInsert(row: NewTenantRow, event: AuditEvent): UnitInsert<{ id: string }> {
+  return recordInsert('tenants', row, {
     event,
+    returning: 'id',
     // The event's tenant is the new one, which the statement's own snapshot cannot see: its ancestors
     // come from the row.
-    source: { ancestorIds: row.parent_ids ?? [] },
+    ancestorIds: row.parent_ids ?? [],
     uniqueKey: row.name_key,
     constraints: { name: row.name },
-  }
+  })
 }
 
 /**

@@ -7,8 +7,9 @@ import type { TenantRow, TenantUpdate } from '../../db/schema.js'
 import { AppError, invalidField } from '../../errors.js'
 import { preconditionFailed } from '../../http/etag.js'
 import { type Page, readPage } from '../../http/pagination.js'
-import { auditEvent, changesBetween, recordAudit } from '../audit/audit.repository.js'
-import { writeAudited } from '../audit/audited-insert-writes.js'
+import { auditEvent, changesBetween } from '../../outbox/audit-event.js'
+import { recordAudit } from '../../outbox/audit-trail.js'
+import { writeUnit } from '../../outbox/write-unit.js'
 import { isTimezone } from '../regions/timezones.js'
 import { checkDefaultIdentityProvider } from '../sso/default-provider.js'
 import { displayName, tenantNameKey } from './tenant-name.js'
@@ -42,26 +43,7 @@ export async function createTenant(
   input: CreateTenantInput,
 ): Promise<Tenant> {
   checkTimezone(input.timezone)
-  let parent: { id: string; name: string; parentIds: string[] }
-  // The platform id — what a root tenant reports as its parent — also asks for a root tenant (API.md §10).
-  if (
-    input.parentId === undefined ||
-    input.parentId === null ||
-    input.parentId.toLowerCase() === ctx.platform.id
-  ) {
-    if (actor.kind !== 'user' || !actor.platformPermissions.has('MANAGE_TENANT')) {
-      throw permissionDenied('MANAGE_TENANT', 'in the platform role to create a root tenant')
-    }
-    parent = { id: ctx.platform.id, name: ctx.platform.name, parentIds: [] }
-  } else {
-    const access = await ctx.access.inTenant(actor, input.parentId)
-    // A parent the caller cannot see is reported like a missing one: ids do not leak.
-    if (!canSee(access)) throw invalidField('parentId', 'does not exist', 'parentId does not name a tenant')
-    if (!access.permissions.has('MANAGE_TENANT'))
-      throw permissionDenied('MANAGE_TENANT', 'in the parent tenant')
-    parent = access.tenant
-  }
-
+  const parent = await parentFor(ctx, actor, input.parentId)
   const now = ctx.clock.now()
   const name = displayName(input.name)
   const row: TenantRow = {
@@ -85,20 +67,38 @@ export async function createTenant(
     updated: now,
     updated_by: actor.principalId,
   }
-  await writeAudited(
-    ctx,
-    tenantInsert(
-      row,
-      auditEvent(ctx.clock, actor, {
-        action: 'tenant.created',
-        tenantId: row.id,
-        target: { type: 'tenant', id: row.id },
-        changes: changesBetween(undefined, auditView(row), TENANT_AUDIT_FIELDS),
-      }),
-    ),
-  )
+  const event = auditEvent(ctx.clock, actor, {
+    action: 'tenant.created',
+    tenantId: row.id,
+    target: { type: 'tenant', id: row.id },
+    changes: changesBetween(undefined, auditView(row), TENANT_AUDIT_FIELDS),
+  })
+  await writeUnit(ctx).insert(tenantInsert(row, event))
   // A new tenant has no children; its parent's childIds is derived, so it lists the new id already.
   return toTenant({ ...row, parent_name: parent.name, child_ids: [] }, ctx)
+}
+
+/**
+ * The parent a new tenant goes under, where the caller holds MANAGE_TENANT: the platform (no parentId, or
+ * the platform's id — what a root tenant reports as its parent, API.md §10) needs it in the platform role.
+ */
+async function parentFor(
+  ctx: ServiceContext,
+  actor: Actor,
+  parentId: string | null | undefined,
+): Promise<{ id: string; name: string; parentIds: string[] }> {
+  if (parentId === undefined || parentId === null || parentId.toLowerCase() === ctx.platform.id) {
+    if (actor.kind !== 'user' || !actor.platformPermissions.has('MANAGE_TENANT')) {
+      throw permissionDenied('MANAGE_TENANT', 'in the platform role to create a root tenant')
+    }
+    return { id: ctx.platform.id, name: ctx.platform.name, parentIds: [] }
+  }
+  const access = await ctx.access.inTenant(actor, parentId)
+  // A parent the caller cannot see is reported like a missing one: ids do not leak.
+  if (!canSee(access)) throw invalidField('parentId', 'does not exist', 'parentId does not name a tenant')
+  if (!access.permissions.has('MANAGE_TENANT'))
+    throw permissionDenied('MANAGE_TENANT', 'in the parent tenant')
+  return access.tenant
 }
 
 export async function getTenant(ctx: ServiceContext, actor: Actor, tenantId: string): Promise<Tenant> {

@@ -1,20 +1,17 @@
-import type { Transaction } from 'kysely'
 import type { Actor, UserActor } from '../../access/actor.js'
 import type { Clock } from '../../clock.js'
 import type { ServiceContext } from '../../context.js'
 import { hashPassword } from '../../crypto/passwords.js'
 import { randomSecret, sha256 } from '../../crypto/tokens.js'
-import type { Database, UserRow } from '../../db/schema.js'
+import type { UserRow } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
 import { preconditionFailed } from '../../http/etag.js'
 import { type CounterStore, FailureLimiter } from '../../http/rate-limit.js'
+import { type AuditActor, type Changes, MASKED } from '../../outbox/audit-event.js'
+import { recordAudit } from '../../outbox/audit-trail.js'
 import { passwordResetMailRow } from '../../outbox/mail/password-reset-mail.js'
-import {
-  deleteQueuedPasswordResetMail,
-  insertOutboxRows,
-  type NewOutboxRow,
-} from '../../outbox/outbox.repository.js'
-import { type AuditActor, type Changes, MASKED, recordAudit } from '../audit/audit.repository.js'
+import { deleteQueuedPasswordResetMail, type NewOutboxRow } from '../../outbox/outbox.repository.js'
+import { type UnitTransaction, writeUnit } from '../../outbox/write-unit.js'
 import { WWW_AUTHENTICATE } from '../auth/authenticator.js'
 import {
   findUserByResetTokenHash,
@@ -87,23 +84,17 @@ export async function issuePasswordReset(
   actor: AuditActor,
   requestedBy: string,
 ): Promise<Date> {
-  const now = ctx.clock.now()
-  let expiresAt = now
-  await ctx.outboxSignal.queueMail(now, async (lease) => {
-    const reset = preparePasswordReset(ctx, user, requestedBy, now, lease)
-    expiresAt = reset.expiresAt
-    await ctx.db.transaction().execute(async (tx) => {
-      await writePasswordReset(tx, user.id, reset)
-      await recordAudit(tx, ctx.clock, actor, {
-        action: 'user.password_reset_requested',
-        tenantId: null,
-        target: { type: 'user', id: user.id },
-        changes: resetChanges(user, reset),
-      })
+  const reset = preparePasswordReset(ctx, user, requestedBy, ctx.clock.now())
+  await writeUnit(ctx).transaction(async (tx) => {
+    await writePasswordReset(tx, user.id, reset)
+    await recordAudit(tx.db, ctx.clock, actor, {
+      action: 'user.password_reset_requested',
+      tenantId: null,
+      target: { type: 'user', id: user.id },
+      changes: resetChanges(user, reset),
     })
-    return reset.mail
   })
-  return expiresAt
+  return reset.expiresAt
 }
 
 /** A new reset link, ready to be written: its token's hash, its expiry and the mail that carries it. */
@@ -113,13 +104,12 @@ export interface PreparedReset {
   mail: NewOutboxRow
 }
 
-/** A new link for `user` (its token only in the mail's sealed envelope); `lease` as queueMail gives it. */
+/** A new link for `user`: its token only in the mail's sealed envelope. */
 export function preparePasswordReset(
   ctx: ServiceContext,
   user: Pick<UserRow, 'id' | 'email'>,
   requestedBy: string,
   now: Date,
-  lease: Date | undefined,
 ): PreparedReset {
   const token = randomSecret()
   const expiresAt = new Date(now.getTime() + ctx.config.passwordResetTtlSeconds * 1000)
@@ -128,20 +118,22 @@ export function preparePasswordReset(
     { userId: user.id, to: user.email, expiresAt: expiresAt.toISOString(), requestedBy },
     token,
     now,
-    lease,
   )
   return { tokenHash: sha256(token), expiresAt, mail }
 }
 
-/** Writes a prepared link in `tx`: the hash and expiry on the user, its mail replacing one still queued. */
+/**
+ * Writes a prepared link in the unit's transaction: the hash and expiry on the user, its mail replacing
+ * one still queued (whose link is dead now).
+ */
 export async function writePasswordReset(
-  tx: Transaction<Database>,
+  tx: UnitTransaction,
   userId: string,
   reset: PreparedReset,
 ): Promise<void> {
-  await storeResetToken(tx, userId, reset.tokenHash, reset.expiresAt)
-  await deleteQueuedPasswordResetMail(tx, userId)
-  await insertOutboxRows(tx, [reset.mail])
+  await storeResetToken(tx.db, userId, reset.tokenHash, reset.expiresAt)
+  await deleteQueuedPasswordResetMail(tx.db, userId)
+  await tx.mail(reset.mail)
 }
 
 /** What a new link changes on the user, for its audit event. */

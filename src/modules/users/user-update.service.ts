@@ -7,7 +7,8 @@ import { hashPassword, verifyPassword } from '../../crypto/passwords.js'
 import type { UserRow, UsersTable } from '../../db/schema.js'
 import { AppError, invalidField } from '../../errors.js'
 import { preconditionFailed } from '../../http/etag.js'
-import { recordAudit } from '../audit/audit.repository.js'
+import { recordAudit } from '../../outbox/audit-trail.js'
+import { writeUnit } from '../../outbox/write-unit.js'
 import { findMembership } from '../memberships/memberships.repository.js'
 import { loadRoleCatalog } from '../roles/roles.service.js'
 import { checkAnAdministratorRemains, checkNotLockingOutSelf } from './lockout-guard.js'
@@ -71,7 +72,70 @@ export async function updateUserById(
   const managing = !self || fields.some((field) => !SELF_SERVICE_FIELDS.has(field))
   const roles = await loadRoleCatalog(ctx)
   if (managing) await assertMayManage(ctx, actor, target, roles)
+  const changes = await checkedChanges(ctx, actor, target, input, { fields, roles })
+  if (input.password !== undefined) {
+    await assertCurrentPassword(self, target, input.currentPassword)
+    changes.password_hash = await hashPassword(input.password)
+  }
 
+  const standing = {
+    status: changes.status ?? target.status,
+    role_id: changes.role_id ?? target.role_id,
+    additional_role_ids: changes.additional_role_ids ?? target.additional_role_ids,
+  }
+  checkNotLockingOutSelf(actor, target, standing, roles)
+
+  const now = ctx.clock.now()
+  if (changes.password_hash !== undefined) changes.password_changed_at = now
+  // The administrator's reset (API.md §10): MANAGE_ALL_USERS over the user and the ceiling were checked
+  // above (resetPassword is never a self-service field). The new link replaces the live one in the
+  // update's own transaction, so a refused PUT (412, 404) leaves no link, and its change is in the
+  // update's one event (API.md §13).
+  const resetBy = input.resetPassword === true ? adminName(actor) : undefined
+  const updated = await writeUnit(ctx).transaction(async (tx) => {
+    const before = await findUserById(tx.db, userId)
+    if (before) await checkAnAdministratorRemains(tx.db, before, standing)
+    const after = await updateUser(tx.db, userId, { ...changes, updated: now, updated_by: actor.principalId })
+    if (!before || !after || after === 'stale') return after
+    const reset = resetBy === undefined ? undefined : preparePasswordReset(ctx, after, resetBy, now)
+    if (reset) await writePasswordReset(tx, userId, reset)
+    await recordAudit(
+      tx.db,
+      ctx.clock,
+      actor,
+      userUpdateRecords(before, after, reset && resetChanges(after, reset)),
+    )
+    return reset ? { ...after, reset_password_expiry_date: reset.expiresAt } : after
+  })
+  if (!updated) throw userNotFound()
+  if (updated === 'stale') throw preconditionFailed()
+  if (changesStanding(changes)) ctx.access.invalidate()
+  return withResetMailStatus(ctx, toUser(updated))
+}
+
+/**
+ * Role, status and password feed authentication and permission caches; the name is cached with the
+ * credentials (the inviter's name in invitation e-mails).
+ */
+function changesStanding(changes: Updateable<UsersTable>): boolean {
+  return Boolean(
+    changes.role_id ||
+      changes.additional_role_ids ||
+      changes.status ||
+      changes.password_hash ||
+      changes.first_name !== undefined ||
+      changes.last_name !== undefined,
+  )
+}
+
+/** The fields the body changes, each checked: telephone, default tenant, platform roles. */
+async function checkedChanges(
+  ctx: ServiceContext,
+  actor: Actor,
+  target: UserRow,
+  input: UpdateUserInput,
+  { fields, roles }: { fields: readonly string[]; roles: RoleCatalog },
+): Promise<Updateable<UsersTable>> {
   const changes: Updateable<UsersTable> = {}
   // Null means empty (API.md §10).
   if (input.firstName !== undefined) changes.first_name = input.firstName ?? ''
@@ -98,62 +162,7 @@ export async function updateUserById(
     if (additional instanceof AppError) throw additional
     changes.additional_role_ids = additional
   }
-  if (input.password !== undefined) {
-    await assertCurrentPassword(self, target, input.currentPassword)
-    changes.password_hash = await hashPassword(input.password)
-  }
-
-  const standing = {
-    status: changes.status ?? target.status,
-    role_id: changes.role_id ?? target.role_id,
-    additional_role_ids: changes.additional_role_ids ?? target.additional_role_ids,
-  }
-  checkNotLockingOutSelf(actor, target, standing, roles)
-
-  const now = ctx.clock.now()
-  if (changes.password_hash !== undefined) changes.password_changed_at = now
-  // The administrator's reset (API.md §10): MANAGE_ALL_USERS over the user and the ceiling were checked
-  // above (resetPassword is never a self-service field). The new link replaces the live one in the
-  // update's own transaction, so a refused PUT (412, 404) leaves no link, and its change is in the
-  // update's one event (API.md §13).
-  const resetBy = input.resetPassword === true ? adminName(actor) : undefined
-  let updated: UserRow | 'stale' | undefined
-  await ctx.outboxSignal.queueMail(now, (lease) =>
-    ctx.db.transaction().execute(async (tx) => {
-      const before = await findUserById(tx, userId)
-      if (before) await checkAnAdministratorRemains(tx, before, standing)
-      const after = await updateUser(tx, userId, { ...changes, updated: now, updated_by: actor.principalId })
-      updated = after
-      if (!before || !after || after === 'stale') return undefined
-      const reset = resetBy === undefined ? undefined : preparePasswordReset(ctx, after, resetBy, now, lease)
-      if (reset) {
-        await writePasswordReset(tx, userId, reset)
-        updated = { ...after, reset_password_expiry_date: reset.expiresAt }
-      }
-      await recordAudit(
-        tx,
-        ctx.clock,
-        actor,
-        userUpdateRecords(before, after, reset && resetChanges(after, reset)),
-      )
-      return reset?.mail
-    }),
-  )
-  if (!updated) throw userNotFound()
-  if (updated === 'stale') throw preconditionFailed()
-  // Role, status and password feed authentication and permission caches; the name is cached with the
-  // credentials (the inviter's name in invitation e-mails).
-  if (
-    changes.role_id ||
-    changes.additional_role_ids ||
-    changes.status ||
-    changes.password_hash ||
-    changes.first_name !== undefined ||
-    changes.last_name !== undefined
-  ) {
-    ctx.access.invalidate()
-  }
-  return withResetMailStatus(ctx, toUser(updated))
+  return changes
 }
 
 async function assertMayManage(ctx: ServiceContext, actor: Actor, target: UserRow, roles: RoleCatalog) {

@@ -1,40 +1,35 @@
 import { type Kysely, type RawBuilder, type SqlBool, sql, type Transaction, type Updateable } from 'kysely'
-import { withConstraintErrors } from '../../db/constraint-errors.js'
 import { containsPattern } from '../../db/contains-pattern.js'
+import { recordRow } from '../../db/row-inserts.js'
 import { nextUpdated } from '../../db/row-version.js'
 import type { Database, NewUserRow, UserRow, UsersTable } from '../../db/schema.js'
 import { ifMatchChecked, ifMatchUpdated } from '../../http/request-context.js'
-import type { AuditEvent } from '../audit/audit.repository.js'
-import type { AuditedInsert } from '../audit/audited-insert-writes.js'
+import type { AuditEvent } from '../../outbox/audit-event.js'
+import { recordInsert, type UnitInsert, type UnitRow } from '../../outbox/write-unit.js'
 
 /** SQL for platform users. Each function takes the executor (db or transaction) first. */
 
 type Executor = Kysely<Database> | Transaction<Database>
 
 /**
- * Inserts users in one statement and returns the stored rows (with the alias the database issued), in
- * input order. The unique index on the e-mail is the judge of uniqueness under concurrency: a clash is a
- * 409 `email_taken`.
+ * A new user and its `user.created` event, written by the write unit (outbox/write-unit.ts) and answering
+ * the stored row. A taken e-mail is email_taken.
  */
-export async function insertUserRows(db: Executor, rows: NewUserRow[]): Promise<UserRow[]> {
-  if (rows.length === 0) return []
-  const email = rows.length === 1 ? rows[0]?.email : undefined
-  return withConstraintErrors(() => db.insertInto('users').values(rows).returningAll().execute(), { email })
+export function userInsert(row: NewUserRow, event: AuditEvent): UnitInsert<UserRow> {
+  return recordInsert<UserRow>('users', row, {
+    event,
+    returning: '*',
+    uniqueKey: row.email.toLowerCase(),
+    constraints: { email: row.email },
+  })
 }
 
 /**
- * A new user and its `user.created` event, as one audited insert answering the stored row
- * (audit/audited-insert-writes.ts). A taken e-mail is email_taken.
+ * A new user and its `user.created` event as one row of another record's write (a membership's, whose
+ * user is new: memberships/membership-write.ts), relation `new_user`.
  */
-export function userInsert(row: NewUserRow, event: AuditEvent): AuditedInsert {
-  return {
-    table: 'users',
-    returning: '*',
-    row,
-    event,
-    uniqueKey: row.email.toLowerCase(),
-    constraints: { email: row.email },
-  }
+export function newUserRow(row: NewUserRow, event: AuditEvent): UnitRow {
+  return { ...recordRow('users', row, { as: 'new_user', returning: 'id' }), audit: { event } }
 }
 
 /** A user row as reads return it: with the delivery state of its live password-reset link's mail. */

@@ -3,9 +3,9 @@ import type { ServiceContext } from '../../context.js'
 import type { UserRow } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
 import { type Page, readPage } from '../../http/pagination.js'
+import { auditEvent } from '../../outbox/audit-event.js'
 import { latestPasswordResetMailStatus } from '../../outbox/outbox.repository.js'
-import { auditEvent } from '../audit/audit.repository.js'
-import { writeAudited } from '../audit/audited-insert-writes.js'
+import { writeUnit } from '../../outbox/write-unit.js'
 import { loadRoleCatalog } from '../roles/roles.service.js'
 import { userCreatedRecord } from './user-audit.js'
 import { buildNewUserRow, normalizeEmail } from './user-rules.js'
@@ -41,7 +41,7 @@ export async function createUser(ctx: ServiceContext, actor: Actor, input: Creat
   })
   if (row instanceof AppError) throw row
   const event = auditEvent(ctx.clock, actor, userCreatedRecord(row))
-  const stored = await writeAudited<UserRow>(ctx, userInsert(row, event))
+  const stored = await writeUnit(ctx).insert(userInsert(row, event))
   return toUser(stored)
 }
 

@@ -6,7 +6,7 @@ import { newId } from '../../crypto/uuid7.js'
 import type { WebhookRow } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
 import { createOutboundFetch, outboundPolicy } from '../../http/outbound.js'
-import { insertOutboxRows, leasedRows, markSent, WEBHOOK_KIND } from '../../outbox/outbox.repository.js'
+import { insertLeasedToCaller, markSent, WEBHOOK_KIND } from '../../outbox/outbox.repository.js'
 import {
   type DeliveryPayload,
   TEST_EVENT,
@@ -81,7 +81,6 @@ export async function sendTestEvent(
 ): Promise<Delivery> {
   const webhook = await requireWebhook(ctx, actor, tenantId, id)
   const now = ctx.clock.now()
-  const lease = new Date(now.getTime() + SEND_LEASE_MS)
   const messageId = newId()
   const payload: DeliveryPayload = {
     webhookId: webhook.id,
@@ -96,9 +95,7 @@ export async function sendTestEvent(
     },
   }
   const row = { id: messageId, tenantId: webhook.tenant_id, kind: WEBHOOK_KIND, payload: { ...payload }, now }
-  await insertOutboxRows(ctx.db, [{ ...row, lease }])
-  const [leased] = await leasedRows(ctx.db, [{ id: messageId, lease }])
-  if (!leased) throw new Error('the test event’s outbox row was written but is not leased to this request')
+  const leased = await insertLeasedToCaller(ctx.db, row, SEND_LEASE_MS)
   const sent = await deliverer(ctx).deliverRow(leased)
   if (sent.sent) await markSent(ctx.db, [messageId], ctx.clock.now())
   if (!sent.attemptId) throw new Error('the test event was not attempted')

@@ -1,14 +1,7 @@
-import type { Kysely, Transaction } from 'kysely'
 import type { Keys } from '../../crypto/keys.js'
 import { decryptSecret, encryptSecret, isSecretEnvelope, type SecretEnvelope } from '../../crypto/secrets.js'
 import { newId } from '../../crypto/uuid7.js'
-import type { Database } from '../../db/schema.js'
-import {
-  deleteQueuedInvitationMail,
-  INVITATION_EMAIL,
-  insertOutboxRows,
-  type NewOutboxRow,
-} from '../outbox.repository.js'
+import { INVITATION_EMAIL, type NewOutboxRow } from '../outbox.repository.js'
 
 /**
  * The invitation e-mail as an outbox row (API.md §6). The row holds what the mail says, snapshotted when
@@ -30,47 +23,25 @@ interface InvitationMailPayload extends InvitationMailFacts {
   envelope?: SecretEnvelope
 }
 
-type Executor = Kysely<Database> | Transaction<Database>
-
 function associatedData(outboxId: string): string {
   return `outbox:${outboxId}`
 }
 
 /**
- * The outbox row of one invitation e-mail, for the caller to insert with the change that issues the
- * invitation: a new id, and the token encrypted bound to it. Facts without `userId` are for an insert
- * that adds it to the payload from the row it creates (memberships.repository insertMembershipByEmail).
- * `lease`: the one this process's worker gave (OutboxSignal.lease), if any.
+ * The outbox row of one invitation e-mail, for the write unit to queue with the change that issues the
+ * invitation (outbox/write-unit.ts): a new id, and the token encrypted bound to it. Facts without
+ * `userId` are for a statement that adds it to the payload from the membership it inserts
+ * (memberships/membership-write.ts).
  */
 export function invitationMailRow(
   keys: Pick<Keys, 'secretKey' | 'secretKeyId'>,
   facts: InvitationMailFacts | Omit<InvitationMailFacts, 'userId'>,
   token: string,
   now: Date,
-  lease?: Date,
 ): NewOutboxRow {
   const id = newId()
   const payload = { ...facts, envelope: encryptSecret(keys, token, associatedData(id)) }
-  return { id, tenantId: facts.tenantId, kind: INVITATION_EMAIL, payload, now, lease }
-}
-
-/**
- * Queues the mail of a re-issued invitation inside the caller's transaction, replacing any unsent mail
- * of the same membership (whose link is dead now). A new membership has no mail to replace: it inserts
- * `invitationMailRow` with the membership instead. Returns the row, to hand over after the commit.
- */
-export async function enqueueInvitationMail(
-  tx: Executor,
-  keys: Pick<Keys, 'secretKey' | 'secretKeyId'>,
-  facts: InvitationMailFacts,
-  token: string,
-  now: Date,
-  lease?: Date,
-): Promise<NewOutboxRow> {
-  await deleteQueuedInvitationMail(tx, facts.tenantId, facts.userId)
-  const row = invitationMailRow(keys, facts, token, now, lease)
-  await insertOutboxRows(tx, [row])
-  return row
+  return { id, tenantId: facts.tenantId, kind: INVITATION_EMAIL, payload, now }
 }
 
 export class UndeliverableMail extends Error {

@@ -23,17 +23,16 @@ function associatedData(outboxId: string): string {
   return `outbox:${outboxId}`
 }
 
-/** The outbox row of one password-reset e-mail; `lease` as for invitationMailRow. */
+/** The outbox row of one password-reset e-mail, for the write unit to queue (outbox/write-unit.ts). */
 export function passwordResetMailRow(
   keys: Pick<Keys, 'secretKey' | 'secretKeyId'>,
   facts: PasswordResetMailFacts,
   token: string,
   now: Date,
-  lease?: Date,
 ): NewOutboxRow {
   const id = newId()
   const payload = { ...facts, envelope: encryptSecret(keys, token, associatedData(id)) }
-  return { id, tenantId: null, kind: PASSWORD_RESET_EMAIL, payload, now, lease }
+  return { id, tenantId: null, kind: PASSWORD_RESET_EMAIL, payload, now }
 }
 
 export function openPasswordResetMail(

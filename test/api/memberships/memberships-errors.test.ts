@@ -44,6 +44,22 @@ describe('memberships: refusals', () => {
     const users = await t.request('GET', `/v1/users?email=${encodeURIComponent(email)}`, { token })
     expect(users.status).toBe(404)
   })
+  it('refuses an invitation past the invitee’s mail limit with 429, creating neither the user nor its mail', async () => {
+    const email = uniqueEmail('limited')
+    // Invitations of an e-mail nobody has yet count against it too (5 an hour).
+    for (let i = 0; i < 5; i++)
+      expect((await invite(tenant.id, { email, status: 'invited' })).status).toBe(404)
+    const limited = await invite(tenant.id, {
+      email,
+      status: 'invited',
+      platformRoleId: ROLE_IDS.platformUser,
+    })
+    expect(limited.status).toBe(429)
+    expect(limited.body.error.reason).toBe('rate_limited')
+    const users = await t.request('GET', `/v1/users?email=${encodeURIComponent(email)}`, { token })
+    expect(users.status).toBe(404)
+    expect(await outboxRows(tenant.id)).toHaveLength(0)
+  })
   it('refuses a role that is not a tenant role, or not a role, with 400 naming roleId', async () => {
     const user = await insertUser(t.database.handle.db)
     for (const roleId of [ROLE_IDS.platformUser, '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b', 'not-a-uuid']) {
