@@ -1,7 +1,9 @@
+import { PASSWORD_MAX_LENGTH } from '../crypto/passwords.js'
 import type { Attribute } from '../errors.js'
-import { formatUtc, html, type SafeHtml } from '../html.js'
+import { formatUtc, html } from '../html.js'
 import type { Invitation } from '../modules/memberships/acceptance.schemas.js'
-import { page } from './layout.js'
+import { errorSummary, textField } from './kit/forms.js'
+import { failurePage, page, tooManyAttemptsPage as tooManyAttempts } from './layout.js'
 
 /** The views of the acceptance page (API.md §4.4). Every interpolated value is escaped by `html`. */
 
@@ -14,63 +16,35 @@ export interface FormState {
   lastName?: string
 }
 
-const LABELS: Record<string, string> = {
+const LABELS = {
   password: 'Password',
   passwordConfirmation: 'Repeat the password',
   firstName: 'First name',
   lastName: 'Last name',
 }
 
-function describedBy(...ids: Array<string | false>): string {
-  return ids.filter(Boolean).join(' ')
-}
-
-function field(
-  state: FormState,
-  name: string,
-  input: { type: string; autocomplete: string; value?: string; required?: boolean; minlength?: number },
-  hint?: string,
-): SafeHtml {
-  const error = state.errors?.[name]
-  const hintId = hint ? `${name}-hint` : false
-  const errorId = error ? `${name}-error` : false
-  return html`<div class="field">
-  <label for="${name}">${LABELS[name] ?? name}${input.required ? '' : ' (optional)'}</label>
-  ${hint ? html`<p class="hint" id="${name}-hint">${hint}</p>` : ''}
-  <input id="${name}" name="${name}" type="${input.type}" autocomplete="${input.autocomplete}"
-    ${input.value !== undefined ? html`value="${input.value}"` : ''}
-    ${input.required ? html`required` : ''} ${input.minlength ? html`minlength="${input.minlength}"` : ''}
-    maxlength="${input.type === 'password' ? 256 : 255}"
-    ${error ? html`aria-invalid="true"` : ''}
-    ${hintId || errorId ? html`aria-describedby="${describedBy(hintId, errorId)}"` : ''}>
-  ${error ? html`<p class="error" id="${name}-error">${LABELS[name] ?? name} ${error}.</p>` : ''}
-</div>`
-}
-
-function summary(errors: Attribute | undefined): SafeHtml | '' {
-  const entries = Object.entries(errors ?? {})
-  if (entries.length === 0) return ''
-  // role="alert" makes a screen reader announce the problems as the page loads.
-  return html`<div class="summary" role="alert" aria-labelledby="summary-title">
-  <h2 id="summary-title">Please correct ${entries.length === 1 ? 'this' : 'these'} to continue</h2>
-  <ul>${entries.map(([name, problem]) => html`<li><a href="#${name}">${LABELS[name] ?? name} ${problem}</a></li>`)}</ul>
-</div>`
-}
-
 export function acceptFormPage(state: FormState, passwordMinLength: number): string {
-  const { invitation: inv } = state
+  const { invitation: inv, errors } = state
+  const password = {
+    type: 'password',
+    autocomplete: 'new-password',
+    required: true,
+    minLength: passwordMinLength,
+    maxLength: PASSWORD_MAX_LENGTH,
+    errors,
+  } as const
+  const name = { optional: true, maxLength: 255, errors }
   const passwordPart = inv.needsPassword
     ? html`<h2>Choose your password</h2>
-${field(state, 'password', { type: 'password', autocomplete: 'new-password', required: true, minlength: passwordMinLength }, `At least ${passwordMinLength} characters.`)}
-${field(state, 'passwordConfirmation', { type: 'password', autocomplete: 'new-password', required: true, minlength: passwordMinLength })}
-${field(state, 'firstName', { type: 'text', autocomplete: 'given-name', value: state.firstName ?? '' })}
-${field(state, 'lastName', { type: 'text', autocomplete: 'family-name', value: state.lastName ?? '' })}`
+${textField({ ...password, name: 'password', label: LABELS.password, hint: `At least ${passwordMinLength} characters.` })}
+${textField({ ...password, name: 'passwordConfirmation', label: LABELS.passwordConfirmation })}
+${textField({ ...name, name: 'firstName', label: LABELS.firstName, autocomplete: 'given-name', value: state.firstName })}
+${textField({ ...name, name: 'lastName', label: LABELS.lastName, autocomplete: 'family-name', value: state.lastName })}`
     : html`<p class="notice">You already have a way to sign in: accepting adds this tenant to your account.</p>`
 
   return page(
     `Join ${inv.tenantName}`,
-    html`<h1>You are invited to join ${inv.tenantName}</h1>
-${summary(state.errors)}
+    html`${errorSummary(errors, LABELS)}<h1>You are invited to join ${inv.tenantName}</h1>
 <dl>
   <dt>Tenant</dt><dd id="tenant-name">${inv.tenantName}</dd>
   <dt>Role</dt><dd id="role-name">${inv.roleName}</dd>
@@ -131,20 +105,12 @@ you to send a new invitation.</p>`,
 }
 
 export function tooManyAttemptsPage(retryAfterSeconds: string | undefined): string {
-  const minutes = retryAfterSeconds ? Math.max(1, Math.ceil(Number(retryAfterSeconds) / 60)) : undefined
-  return page(
-    'Too many attempts',
-    html`<h1>Too many attempts</h1>
-<p role="alert">Too many invitation links that do not work were opened from your address.
-${minutes ? html`Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.` : 'Try again later.'}</p>`,
+  return tooManyAttempts(
+    'Too many invitation links that do not work were opened from your address.',
+    retryAfterSeconds,
   )
 }
 
 export function errorPage(requestId: string): string {
-  return page(
-    'Something went wrong',
-    html`<h1>Something went wrong</h1>
-<p role="alert">The invitation could not be processed. Please try again in a moment.</p>
-<p>If it keeps happening, quote this reference: <code>${requestId}</code>.</p>`,
-  )
+  return failurePage('The invitation could not be processed.', requestId)
 }

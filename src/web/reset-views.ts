@@ -1,6 +1,8 @@
+import { PASSWORD_MAX_LENGTH } from '../crypto/passwords.js'
 import type { Attribute } from '../errors.js'
-import { formatUtc, html, type SafeHtml } from '../html.js'
-import { page } from './layout.js'
+import { formatUtc, html } from '../html.js'
+import { errorSummary, textField } from './kit/forms.js'
+import { failurePage, page, tooManyAttemptsPage } from './layout.js'
 
 /** The views of the password-reset page (API.md §10). Every interpolated value is escaped by `html`. */
 
@@ -11,37 +13,23 @@ export interface ResetFormState {
   errors?: Attribute
 }
 
-const LABELS: Record<string, string> = {
+const LABELS = {
   password: 'New password',
   passwordConfirmation: 'Repeat the password',
 }
 
-function passwordField(state: ResetFormState, name: string, minLength: number, hint?: string): SafeHtml {
-  const error = state.errors?.[name]
-  const ids = [hint ? `${name}-hint` : '', error ? `${name}-error` : ''].filter(Boolean).join(' ')
-  return html`<div class="field">
-  <label for="${name}">${LABELS[name] ?? name}</label>
-  ${hint ? html`<p class="hint" id="${name}-hint">${hint}</p>` : ''}
-  <input id="${name}" name="${name}" type="password" autocomplete="new-password" required
-    minlength="${minLength}" maxlength="256" ${error ? html`aria-invalid="true"` : ''}
-    ${ids ? html`aria-describedby="${ids}"` : ''}>
-  ${error ? html`<p class="error" id="${name}-error">${LABELS[name] ?? name} ${error}.</p>` : ''}
-</div>`
-}
-
 export function resetFormPage(state: ResetFormState, minLength: number): string {
-  const errors = Object.entries(state.errors ?? {})
+  const password = {
+    type: 'password',
+    autocomplete: 'new-password',
+    required: true,
+    minLength,
+    maxLength: PASSWORD_MAX_LENGTH,
+    errors: state.errors,
+  } as const
   return page(
     'Choose a new password',
-    html`<h1>Choose a new password</h1>
-${
-  errors.length > 0
-    ? html`<div class="summary" role="alert" aria-labelledby="summary-title">
-  <h2 id="summary-title">Please correct ${errors.length === 1 ? 'this' : 'these'} to continue</h2>
-  <ul>${errors.map(([name, problem]) => html`<li><a href="#${name}">${LABELS[name] ?? name} ${problem}</a></li>`)}</ul>
-</div>`
-    : ''
-}
+    html`${errorSummary(state.errors, LABELS)}<h1>Choose a new password</h1>
 <dl>
   <dt>Account</dt><dd id="email">${state.email}</dd>
   <dt>Link expires</dt><dd><time datetime="${state.expiresAt}">${formatUtc(new Date(state.expiresAt))}</time></dd>
@@ -49,8 +37,8 @@ ${
 <form method="post" action="password-reset">
   <input type="hidden" name="token" value="${state.token}">
   <input type="hidden" name="username" autocomplete="username" value="${state.email}">
-  ${passwordField(state, 'password', minLength, `At least ${minLength} characters.`)}
-  ${passwordField(state, 'passwordConfirmation', minLength)}
+  ${textField({ ...password, name: 'password', label: LABELS.password, hint: `At least ${minLength} characters.` })}
+  ${textField({ ...password, name: 'passwordConfirmation', label: LABELS.passwordConfirmation })}
   <button type="submit">Set the new password</button>
 </form>`,
   )
@@ -83,20 +71,12 @@ export function resetInvalidPage(): string {
 }
 
 export function resetTooManyPage(retryAfterSeconds: string | undefined): string {
-  const minutes = retryAfterSeconds ? Math.max(1, Math.ceil(Number(retryAfterSeconds) / 60)) : undefined
-  return page(
-    'Too many attempts',
-    html`<h1>Too many attempts</h1>
-<p role="alert">Too many links that do not work were opened from your address.
-${minutes ? html`Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.` : 'Try again later.'}</p>`,
+  return tooManyAttemptsPage(
+    'Too many links that do not work were opened from your address.',
+    retryAfterSeconds,
   )
 }
 
 export function resetErrorPage(requestId: string): string {
-  return page(
-    'Something went wrong',
-    html`<h1>Something went wrong</h1>
-<p role="alert">The password could not be changed. Please try again in a moment.</p>
-<p>If it keeps happening, quote this reference: <code>${requestId}</code>.</p>`,
-  )
+  return failurePage('The password could not be changed.', requestId)
 }

@@ -1,7 +1,8 @@
 import type { BrowserContext } from 'playwright-core'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../../src/access/permissions.js'
-import { outputPath, type PagesInBrowser, startPagesInBrowser } from '../helpers/browser.js'
+import { type PagesInBrowser, startPagesInBrowser } from '../helpers/browser.js'
+import { checkPageAtBothSizes, openPage } from '../helpers/console.js'
 import { REGION_ID, uniqueEmail, uniqueName } from '../helpers/fixtures.js'
 import { invitationLinkIn, type TestSmtpServer } from '../helpers/smtp.js'
 import type { TestApp } from '../helpers/test-app.js'
@@ -21,12 +22,18 @@ let token: string
 let tenant: { id: string; name: string }
 
 let pages: PagesInBrowser
+let withJs: BrowserContext
 
 beforeAll(async () => {
   pages = await startPagesInBrowser()
   ;({ t, smtp, baseUrl, context } = pages)
+  // The pages run no script; axe-core, which does, checks their HTML in a context with JavaScript on.
+  withJs = await context.browser()!.newContext()
 })
-afterAll(async () => pages?.close())
+afterAll(async () => {
+  await withJs?.close()
+  await pages?.close()
+})
 beforeEach(async () => {
   t.clock.set(new Date(Math.max(Date.now(), t.clock.now().getTime())))
   token = await t.tokenFor(TEST_ADMIN.email, TEST_ADMIN.password)
@@ -65,7 +72,7 @@ describe('the acceptance page in Chromium', () => {
     const { link } = invitationLinkIn(user.mail)
     expect(link.origin).toBe(baseUrl)
 
-    const page = await context.newPage()
+    const { page, errors } = await openPage(context, true)
     const opened = await page.goto(link.href)
     expect(opened?.status()).toBe(200)
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toContain(tenant.name)
@@ -78,7 +85,7 @@ describe('the acceptance page in Chromium', () => {
     await page.getByLabel('Repeat the password').fill('correct horse batterie')
     await page.getByLabel('First name').fill('Katherine')
     await page.getByLabel('Last name').fill('Johnson')
-    await page.screenshot({ path: outputPath('invitation-form.png'), fullPage: true })
+    await checkPageAtBothSizes(page, 'invitation-form', errors, withJs)
     // Enter in a field submits the form: no mouse, no script.
     await page.getByLabel('Last name').press('Enter')
     await page.waitForLoadState()
@@ -88,7 +95,8 @@ describe('the acceptance page in Chromium', () => {
     expect(await alert.textContent()).toContain('Repeat the password does not match the password')
     expect(await page.getByLabel('Repeat the password').getAttribute('aria-invalid')).toBe('true')
     expect(await page.getByLabel('First name').inputValue()).toBe('Katherine')
-    await page.screenshot({ path: outputPath('invitation-form-error.png'), fullPage: true })
+    expect(await page.title()).toMatch(/^Error: Join /)
+    await checkPageAtBothSizes(page, 'invitation-form-error', errors, withJs)
 
     await page.getByLabel('Password', { exact: true }).fill('correct horse battery')
     await page.getByLabel('Repeat the password').fill('correct horse battery')
@@ -96,7 +104,8 @@ describe('the acceptance page in Chromium', () => {
     await page.waitForLoadState()
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(`You have joined ${tenant.name}`)
     expect(await page.getByRole('status').textContent()).toContain('Supervisor')
-    await page.screenshot({ path: outputPath('invitation-accepted.png'), fullPage: true })
+    expect(await page.title()).toBe(`Welcome to ${tenant.name} · Tenantry`)
+    await checkPageAtBothSizes(page, 'invitation-accepted', errors, withJs)
 
     const session = await t.request('POST', '/v1/tokens', {
       body: { username: user.email, password: 'correct horse battery' },
@@ -134,7 +143,7 @@ describe('the acceptance page in Chromium', () => {
       'This invitation has already been accepted',
     )
     await page.close()
-  })
+  }, 120_000)
 
   it('says the link expired after 24 h + 1 s; the link of a resend works', async () => {
     const user = await invitedUser(ROLE_IDS.agent)
@@ -142,12 +151,12 @@ describe('the acceptance page in Chromium', () => {
     t.clock.advance(86_400_000 + 1000)
     token = await t.tokenFor(TEST_ADMIN.email, TEST_ADMIN.password)
 
-    const page = await context.newPage()
+    const { page, errors } = await openPage(context, true)
     const expired = await page.goto(first.href)
     expect(expired?.status()).toBe(410)
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('This invitation has expired')
     expect(await page.getByRole('alert').textContent()).toContain('Invitation links work for 24 hours')
-    await page.screenshot({ path: outputPath('invitation-expired.png'), fullPage: true })
+    await checkPageAtBothSizes(page, 'invitation-expired', errors, withJs)
 
     const resent = await t.request('PUT', `/v1/tenants/${tenant.id}/users/${user.id}`, {
       token,
@@ -162,6 +171,7 @@ describe('the acceptance page in Chromium', () => {
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(
       'This invitation link is not valid',
     )
+    await checkPageAtBothSizes(page, 'invitation-invalid', errors, withJs)
 
     expect((await page.goto(second.href))?.status()).toBe(200)
     await page.getByLabel('Password', { exact: true }).fill('a brand new password')
@@ -172,5 +182,5 @@ describe('the acceptance page in Chromium', () => {
     const record = await t.request('GET', `/v1/tenants/${tenant.id}/users/${user.id}`, { token })
     expect(record.body.result).toMatchObject({ status: 'accepted', invitationStatus: 'enabled' })
     await page.close()
-  })
+  }, 120_000)
 })

@@ -14,12 +14,22 @@ export const VIEWPORTS = [
   { name: 'phone', width: 390, height: 844 },
 ] as const
 
-/** A page that records every browser console error and failed request it meets. */
-export async function openPage(context: BrowserContext): Promise<{ page: Page; errors: string[] }> {
+/**
+ * A page that records every browser console error and failed request it meets. `answersWithStatus`: the
+ * page itself may answer 4xx (a public page's refusal is a page with its status, API.md §4.4, §10), which
+ * the browser logs as an error of that document; any other failure still counts.
+ */
+export async function openPage(
+  context: BrowserContext,
+  answersWithStatus = false,
+): Promise<{ page: Page; errors: string[] }> {
   const page = await context.newPage()
   const errors: string[] = []
   page.on('console', (message) => {
-    if (message.type() === 'error') errors.push(message.text())
+    if (message.type() !== 'error') return
+    const ofTheDocument =
+      message.location().url === page.url() && /^Failed to load resource/.test(message.text())
+    if (!(answersWithStatus && ofTheDocument)) errors.push(message.text())
   })
   page.on('pageerror', (error) => errors.push(error.message))
   return { page, errors }
@@ -36,25 +46,45 @@ export async function signIn(page: Page, baseUrl: string, email: string, passwor
 
 /** Every page check of section 17 at both sizes; `name` names the screenshots. */
 export async function checkPage(page: Page, name: string, errors: string[]): Promise<void> {
+  await checkPageAtBothSizes(page, `console-${name}`, errors)
+}
+
+/**
+ * The checks every page a person sees passes, the console's and the public ones alike (docs/pages.md):
+ * at 1280 and 390 px, axe-core's WCAG 2.2 AA rules with 0 violations, no sideways scrolling at 390 px,
+ * and no browser console error; screenshots test-output/<shot>-desktop.png and -phone.png. axe-core
+ * runs in the page, so for a page open with JavaScript off it runs on the same HTML in `axeIn`, a
+ * context with JavaScript on, at the same size (a public page runs no script of its own either way).
+ */
+export async function checkPageAtBothSizes(
+  page: Page,
+  shot: string,
+  errors: string[],
+  axeIn?: BrowserContext,
+): Promise<void> {
+  const axePage = axeIn ? await axeIn.newPage() : page
+  if (axeIn) await axePage.setContent(await page.content())
   for (const viewport of VIEWPORTS) {
     await page.setViewportSize({ width: viewport.width, height: viewport.height })
-    const axe = await new AxeBuilder({ page })
+    await axePage.setViewportSize({ width: viewport.width, height: viewport.height })
+    const axe = await new AxeBuilder({ page: axePage })
       .withTags(['wcag2a', 'wcag2aa', 'wcag21aa', 'wcag22aa'])
       .analyze()
     const violations = axe.violations.map(
       (v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
     )
-    expect(violations, `${name} at ${viewport.name}`).toEqual([])
+    expect(violations, `${shot} at ${viewport.name}`).toEqual([])
     if (viewport.name === 'phone') {
       const overflow = await page.evaluate(
         () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
       )
-      expect(overflow, `${name} scrolls sideways at 390 px`).toBeLessThanOrEqual(0)
+      expect(overflow, `${shot} scrolls sideways at 390 px`).toBeLessThanOrEqual(0)
     }
-    await page.screenshot({ path: outputPath(`console-${name}-${viewport.name}.png`), fullPage: true })
+    await page.screenshot({ path: outputPath(`${shot}-${viewport.name}.png`), fullPage: true })
   }
+  if (axeIn) await axePage.close()
   await page.setViewportSize({ width: VIEWPORTS[0].width, height: VIEWPORTS[0].height })
-  expect(errors, `browser console errors on ${name}`).toEqual([])
+  expect(errors, `browser console errors on ${shot}`).toEqual([])
 }
 
 /** The HTML and the web storage of a page hold no platform token (a JWT). */

@@ -41,6 +41,7 @@ describe('the acceptance page over HTTP', () => {
     expect(body).toMatch(/<form method="post" action="accept">/)
     expect(body).toMatch(/<label for="password">Password<\/label>/)
     expect(body).not.toContain('<script')
+    expect(body).toMatch(/<title>Join Acme [^<]* · Tenantry<\/title>/)
   })
 
   it('shows visible errors tied to their fields, then accepts', async () => {
@@ -54,14 +55,15 @@ describe('the acceptance page over HTTP', () => {
     })
     expect(mismatch.status).toBe(400)
     expect(mismatch.body).toContain('role="alert"')
+    expect(mismatch.body).toMatch(/<title>Error: Join /)
     expect(mismatch.body).toMatch(
       /id="passwordConfirmation"[^>]*aria-invalid="true"[^>]*aria-describedby="passwordConfirmation-error"/,
     )
-    expect(mismatch.body).toContain('Repeat the password does not match the password.')
+    expect(mismatch.body).toContain('Repeat the password does not match the password</p>')
     expect(mismatch.body).toContain('value="Alan"')
     const short = await postForm({ token: invitationToken, password: 'short', passwordConfirmation: 'short' })
     expect(short.status).toBe(400)
-    expect(short.body).toMatch(/id="password-error">Password must be 8–256 characters/)
+    expect(short.body).toMatch(/id="password-error">.*Password must be 8–256 characters/)
     expect((await membership(user.id)).status).toBe('invited')
 
     const done = await postForm({

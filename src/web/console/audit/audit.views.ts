@@ -1,6 +1,7 @@
 import type { paths } from '../../../../generated/openapi.js'
 import { html, type SafeHtml } from '../../../html.js'
-import { type Errors, errorSummary, textField } from '../kit/forms.js'
+import { type Errors, errorSummary, textField } from '../../kit/forms.js'
+import { table } from '../../kit/tables.js'
 import { timeOf } from '../kit/time.js'
 import type { EventNames, Named } from './audit-names.js'
 
@@ -80,15 +81,13 @@ ${textField({ name: 'until', label: 'Before', value: f.until, errors: o.errors }
 ${
   o.events.length === 0
     ? html`<p>No events match.</p>`
-    : html`<div class="table-wrap"><table class="stack"><caption class="skip">Events, newest first</caption>
-<thead><tr><th scope="col">When</th><th scope="col">Action</th><th scope="col">Actor</th><th scope="col">Target</th><th scope="col">Changes</th></tr></thead>
-<tbody>${o.events.map(
-        (e) => html`<tr><td data-label="When">${timeOf(e.occurred)}</td>
-<td data-label="Action" class="nowrap">${e.action}</td>
-<td data-label="Actor">${who(o.names.actor(e))}</td>
-<td data-label="Target">${who(o.names.target(e))}</td>
-<td data-label="Changes">${changes(e)}</td></tr>`,
-      )}</tbody></table></div>`
+    : table('Events, newest first', ['When', 'Action', 'Actor', 'Target', 'Changes'], o.events, (e) => [
+        timeOf(e.occurred),
+        { content: e.action, class: 'nowrap' },
+        who(o.names.actor(e)),
+        who(o.names.target(e)),
+        changes(e),
+      ])
 }
 ${o.nextCursor ? html`<p><a href="${o.action}?${query.toString()}">Older events</a></p>` : ''}`
 }

@@ -4,7 +4,7 @@ import {
   PROPERTY_SPECS,
   type PropertySpec,
 } from '../../../modules/integrations/integration-types.js'
-import { checkbox, type Errors, selectField, textArea, textField } from '../kit/forms.js'
+import { checkbox, type Errors, selectField, textArea, textField } from '../../kit/forms.js'
 
 /**
  * An integration type's form fields, derived from the one declaration of its properties

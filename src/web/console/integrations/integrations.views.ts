@@ -5,17 +5,10 @@ import {
   type IntegrationType,
   PROPERTY_SPECS,
 } from '../../../modules/integrations/integration-types.js'
+import { checkbox, type Errors, errorSummary, selectField, textArea, textField } from '../../kit/forms.js'
+import { table } from '../../kit/tables.js'
 import type { FormToken } from '../kit/form-token.js'
-import {
-  actionButton,
-  checkbox,
-  type Errors,
-  errorSummary,
-  formTokenFields,
-  selectField,
-  textArea,
-  textField,
-} from '../kit/forms.js'
+import { actionButton, formTokenFields } from '../kit/forms.js'
 import { type FieldValues, labelOf, propertyFields, propertyLabels, typeLabel } from './integration-fields.js'
 
 export type Integration =
@@ -46,14 +39,11 @@ ${o.notice ? html`<div class="notice" role="status"><p>${o.notice}</p></div>` : 
 ${
   o.integrations.length === 0
     ? html`<p>${t.name} has no integrations.</p>`
-    : html`<div class="table-wrap"><table class="stack"><caption class="skip">Integrations</caption>
-<thead><tr><th scope="col">Name</th><th scope="col">Type</th><th scope="col">State</th></tr></thead>
-<tbody>${o.integrations.map(
-        (
-          i,
-        ) => html`<tr><td data-label="Name"><a href="/console/tenants/${t.id}/integrations/${i.id}">${i.name}</a></td>
-<td data-label="Type">${typeLabel(i.type)}</td><td data-label="State">${state(i.active)}</td></tr>`,
-      )}</tbody></table></div>`
+    : table('Integrations', ['Name', 'Type', 'State'], o.integrations, (i) => [
+        html`<a href="/console/tenants/${t.id}/integrations/${i.id}">${i.name}</a>`,
+        typeLabel(i.type),
+        state(i.active),
+      ])
 }`
 }
 

@@ -1,16 +1,9 @@
 import type { paths } from '../../../../generated/openapi.js'
 import { html } from '../../../html.js'
+import { type Choice, type Errors, errorSummary, selectField, textArea, textField } from '../../kit/forms.js'
+import { table } from '../../kit/tables.js'
 import type { FormToken } from '../kit/form-token.js'
-import {
-  actionButton,
-  type Choice,
-  type Errors,
-  errorSummary,
-  formTokenFields,
-  selectField,
-  textArea,
-  textField,
-} from '../kit/forms.js'
+import { actionButton, formTokenFields } from '../kit/forms.js'
 
 export type ApiKey =
   paths['/v1/tenants/{tenantId}/api-keys']['get']['responses'][200]['content']['application/json']['result'][number]
@@ -42,24 +35,26 @@ export function keysBody(o: {
 ${
   o.keys.length === 0
     ? html`<p>${o.tenantName} has no API keys.</p>`
-    : html`<div class="table-wrap"><table class="stack"><caption class="skip">API keys</caption>
-<thead><tr><th scope="col">Name</th><th scope="col">Kind</th><th scope="col">Role</th><th scope="col">Status</th><th scope="col">Key ID</th><th scope="col"><span class="skip">Actions</span></th></tr></thead>
-<tbody>${o.keys.map(
-        (key) => html`<tr>
-<td data-label="Name">${key.name}${key.description ? html`<br><span class="muted">${key.description}</span>` : ''}</td>
-<td data-label="Kind">${SCOPE_WORDS[key.scope] ?? key.scope}</td>
-<td data-label="Role">${o.roleNames.get(key.roleId) ?? key.roleId}</td>
-<td data-label="Status"><span class="tag ${key.status}">${key.status}</span></td>
-<td data-label="Key ID"><code>${key.id}</code></td>
-<td><a href="/console/tenants/${o.tenantId}/history?targetId=${key.id}">History<span class="skip"> of ${key.name}</span></a>
+    : table(
+        'API keys',
+        ['Name', 'Kind', 'Role', 'Status', 'Key ID', { label: 'Actions', hidden: true }],
+        o.keys,
+        (key) => [
+          html`${key.name}${key.description ? html`<br><span class="muted">${key.description}</span>` : ''}`,
+          SCOPE_WORDS[key.scope] ?? key.scope,
+          o.roleNames.get(key.roleId) ?? key.roleId,
+          html`<span class="tag ${key.status}">${key.status}</span>`,
+          html`<code>${key.id}</code>`,
+          html`<a href="/console/tenants/${o.tenantId}/history?targetId=${key.id}">History<span class="skip"> of ${key.name}</span></a>
 ${actionButton(
   `/console/tenants/${o.tenantId}/api-keys/${key.id}/status`,
   key.status === 'enabled' ? `Disable ${key.name}` : `Enable ${key.name}`,
   o.form(),
   { status: key.status === 'enabled' ? 'disabled' : 'enabled', updated: key.updated },
   key.status === 'enabled' ? 'warning' : 'secondary',
-)}</td></tr>`,
-      )}</tbody></table></div>`
+)}`,
+        ],
+      )
 }`
 }
 

@@ -1,4 +1,5 @@
-import { html, type SafeHtml } from '../../../html.js'
+import { type Brand, DEFAULT_BRAND, html, type SafeHtml } from '../../../html.js'
+import { frame } from '../../kit/frame.js'
 
 /** The signed-in person as the layout needs them: a name for the header and the areas they may use. */
 export interface Viewer {
@@ -14,21 +15,27 @@ export interface Viewer {
 export type Area = 'tenants' | 'users' | 'audit' | 'none'
 
 export interface PageOptions {
+  /** The page's own title: the page kit adds "Error: " when the page shows errors, and the site's name. */
   title: string
   nonce: string
   viewer?: Viewer | undefined
   area?: Area
   /** A breadcrumb trail: [text, href] pairs, the last one the current page (no link). */
   crumbs?: [string, string | undefined][]
+  /** The page's language and brand (web/kit/frame.ts); today's defaults when absent. */
+  language?: string | undefined
+  brand?: Brand | undefined
 }
 
 /**
- * The one frame of every console page: a skip link, the header with the navigation the person may use
- * ("Tenants", "Users", "Audit", "Sign out"), breadcrumbs, and the main region. Only the console's own stylesheet,
- * icon and nonce script load.
+ * A console page in the page kit's frame (web/kit/frame.ts): a skip link, the header with the brand and
+ * the navigation the person may use ("Tenants", "Users", "Audit", "Sign out"), breadcrumbs, the main
+ * region. Only the console's own stylesheet, icon and nonce script load.
  */
 export function consolePage(options: PageOptions, body: SafeHtml): string {
   const { viewer, area = 'none', nonce } = options
+  const brand = options.brand ?? DEFAULT_BRAND
+  const site = `${brand.name} console`
   const current = (name: Area) => (area === name ? html` aria-current="page"` : '')
   const nav = viewer
     ? html`<nav aria-label="Console"><ul>
@@ -48,28 +55,22 @@ ${viewer.audit ? html`<li><a href="/console/audit"${current('audit')}>Audit</a><
         href ? html`<li><a href="${href}">${text}</a></li>` : html`<li aria-current="page">${text}</li>`,
       )}</ol></nav>`
     : ''
-  return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<title>${options.title} · Tenantry console</title>
-<link rel="stylesheet" href="/console/assets/console.css">
-<link rel="icon" href="/console/assets/favicon.svg" type="image/svg+xml">
-</head>
-<body>
-<a class="skip" href="#main">Skip to main content</a>
+  return frame(
+    {
+      title: options.title,
+      language: options.language,
+      brand,
+      site,
+      head: html`<link rel="stylesheet" href="/console/assets/console.css">
+<link rel="icon" href="/console/assets/favicon.svg" type="image/svg+xml">`,
+      top: html`<a class="skip" href="#main">Skip to main content</a>
 <header class="top"><div class="bar">
-<a class="brand" href="/console">Tenantry console</a>
+<a class="brand" href="/console">${site}</a>
 ${nav}
-</div></header>
-<main id="main" tabindex="-1">
-${crumbs}
-${body}
-</main>
-<script nonce="${nonce}" src="/console/assets/console.js"></script>
-</body>
-</html>
-`.value
+</div></header>`,
+      end: html`<script nonce="${nonce}" src="/console/assets/console.js"></script>`,
+    },
+    html`${crumbs}
+${body}`,
+  )
 }

@@ -1,15 +1,9 @@
 import type { paths } from '../../../../generated/openapi.js'
 import { html, type SafeHtml } from '../../../html.js'
+import { type Choice, type Errors, errorSummary, selectField, textArea } from '../../kit/forms.js'
+import { table } from '../../kit/tables.js'
 import type { FormToken } from '../kit/form-token.js'
-import {
-  actionButton,
-  type Choice,
-  type Errors,
-  errorSummary,
-  formTokenFields,
-  selectField,
-  textArea,
-} from '../kit/forms.js'
+import { actionButton, formTokenFields } from '../kit/forms.js'
 import { type PersonRecord, personEmail, personFullName, personName } from '../kit/readable.js'
 
 /** A membership as the pages show it (the list's items; the single read has the same fields and more). */
@@ -89,20 +83,19 @@ ${selectField({ name: 'status', label: 'Status', value: o.status, choices: filte
 ${
   o.members.length === 0
     ? html`<p>No members match.</p>`
-    : html`<div class="table-wrap"><table class="stack"><caption class="skip">Members</caption>
-<thead><tr><th scope="col">Person</th><th scope="col">Role</th><th scope="col">Status</th><th scope="col">E-mail</th><th scope="col">Link</th>${
-        o.canManage ? html`<th scope="col">Actions</th>` : ''
-      }</tr></thead>
-<tbody>${o.members.map(
-        (m) => html`<tr>
-<td data-label="Person">${personCell(`${base}/${m.userId}`, m)}</td>
-<td data-label="Role">${m.roleName}</td>
-<td data-label="Status">${m.invitationStatus}</td>
-<td data-label="E-mail">${mailState(m.invitationEmailStatus)}</td>
-<td data-label="Link">${m.status === 'invited' ? timeLeft(m.invitationExpiryDate, o.now) : '—'}</td>
-${o.canManage ? html`<td data-label="Actions"><div class="actions">${actionsFor(m, base, o.form)}</div></td>` : ''}
-</tr>`,
-      )}</tbody></table></div>`
+    : table(
+        'Members',
+        ['Person', 'Role', 'Status', 'E-mail', 'Link', ...(o.canManage ? ['Actions'] : [])],
+        o.members,
+        (m) => [
+          personCell(`${base}/${m.userId}`, m),
+          m.roleName,
+          m.invitationStatus,
+          mailState(m.invitationEmailStatus),
+          m.status === 'invited' ? timeLeft(m.invitationExpiryDate, o.now) : '—',
+          ...(o.canManage ? [html`<div class="actions">${actionsFor(m, base, o.form)}</div>`] : []),
+        ],
+      )
 }
 ${o.nextCursor ? html`<p><a href="${base}?status=${o.status}&amp;q=${encodeURIComponent(o.q)}&amp;cursor=${o.nextCursor}">Next page</a></p>` : ''}`
 }
@@ -134,9 +127,7 @@ export function inviteResults(
   const ok = results.filter((r) => r.ok).length
   return html`<h1>Invitations to ${tenant.name}</h1>
 <div class="notice ${ok === results.length ? 'success' : 'warning'}" role="status"><p>${ok} of ${results.length} done.</p></div>
-<div class="table-wrap"><table class="stack"><caption class="skip">A result per person</caption>
-<thead><tr><th scope="col">E-mail</th><th scope="col">Result</th></tr></thead>
-<tbody>${results.map((r) => html`<tr><td data-label="E-mail">${r.email}</td><td data-label="Result">${r.outcome}</td></tr>`)}</tbody></table></div>
+${table('A result per person', ['E-mail', 'Result'], results, (r) => [r.email, r.outcome])}
 <p><a href="/console/tenants/${tenant.id}/members">Back to the members</a></p>`
 }
 

@@ -1,7 +1,9 @@
 import type { paths } from '../../../../generated/openapi.js'
 import { html } from '../../../html.js'
+import { checkbox, type Errors, errorSummary, textArea, textField } from '../../kit/forms.js'
+import { table } from '../../kit/tables.js'
 import type { FormToken } from '../kit/form-token.js'
-import { checkbox, type Errors, errorSummary, formTokenFields, textArea, textField } from '../kit/forms.js'
+import { formTokenFields } from '../kit/forms.js'
 
 export type Role =
   paths['/v1/tenants/{tenantId}/roles/{roleId}']['get']['responses'][200]['content']['application/json']['result']
@@ -25,23 +27,23 @@ export function rolesBody(o: { tenant: { id: string; name: string }; roles: Role
   const t = o.tenant
   return html`<h1>Roles of ${t.name}</h1>
 ${o.mayManage ? html`<p><a class="button" href="/console/tenants/${t.id}/roles/new">New role</a></p>` : ''}
-<div class="table-wrap"><table class="stack"><caption class="skip">Roles</caption>
-<thead><tr><th scope="col">Name</th><th scope="col">Description</th><th scope="col">Permissions</th><th scope="col">State</th><th scope="col"><span class="skip">History</span></th></tr></thead>
-<tbody>${o.roles.map(
-    (r) => html`<tr><td data-label="Name">${
-      r.builtIn || !o.mayManage
-        ? r.name
-        : html`<a href="/console/tenants/${t.id}/roles/${r.id}/edit">${r.name}</a>`
-    }</td><td data-label="Description">${r.description || '—'}</td>
-<td data-label="Permissions">${r.permissions.length}</td>
-<td data-label="State">${r.builtIn ? 'Built-in (read-only)' : r.active ? 'Active' : 'Disabled'}${r.shared ? ', shared with sub-tenants' : ''}</td>
-<td>${
-      // Built-in roles never change: only a tenant's own roles have a history.
-      r.builtIn
-        ? ''
-        : html`<a href="/console/tenants/${t.id}/history?targetId=${r.id}">History<span class="skip"> of ${r.name}</span></a>`
-    }</td></tr>`,
-  )}</tbody></table></div>`
+${table(
+  'Roles',
+  ['Name', 'Description', 'Permissions', 'State', { label: 'History', hidden: true }],
+  o.roles,
+  (r) => [
+    r.builtIn || !o.mayManage
+      ? r.name
+      : html`<a href="/console/tenants/${t.id}/roles/${r.id}/edit">${r.name}</a>`,
+    r.description || '—',
+    r.permissions.length,
+    `${r.builtIn ? 'Built-in (read-only)' : r.active ? 'Active' : 'Disabled'}${r.shared ? ', shared with sub-tenants' : ''}`,
+    // Built-in roles never change: only a tenant's own roles have a history.
+    r.builtIn
+      ? ''
+      : html`<a href="/console/tenants/${t.id}/history?targetId=${r.id}">History<span class="skip"> of ${r.name}</span></a>`,
+  ],
+)}`
 }
 
 /**

@@ -1,15 +1,9 @@
 import type { paths } from '../../../../generated/openapi.js'
 import { html } from '../../../html.js'
+import { type Choice, type Errors, errorSummary, selectField, textField } from '../../kit/forms.js'
 import type { ApiKey } from '../keys/keys.views.js'
 import type { FormToken } from '../kit/form-token.js'
-import {
-  type Choice,
-  type Errors,
-  errorSummary,
-  formTokenFields,
-  selectField,
-  textField,
-} from '../kit/forms.js'
+import { formTokenFields } from '../kit/forms.js'
 
 export type ScimGroup =
   paths['/v1/tenants/{tenantId}/scim/groups']['get']['responses'][200]['content']['application/json']['result'][number]

@@ -1,15 +1,8 @@
 import type { paths } from '../../../../generated/openapi.js'
 import { html, type SafeHtml } from '../../../html.js'
+import { checkbox, type Errors, errorSummary, selectField, textArea, textField } from '../../kit/forms.js'
 import type { FormToken } from '../kit/form-token.js'
-import {
-  checkbox,
-  type Errors,
-  errorSummary,
-  formTokenFields,
-  selectField,
-  textArea,
-  textField,
-} from '../kit/forms.js'
+import { formTokenFields } from '../kit/forms.js'
 
 export type Tenant =
   paths['/v1/tenants/{tenantId}']['get']['responses'][200]['content']['application/json']['result']

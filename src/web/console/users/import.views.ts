@@ -1,13 +1,8 @@
 import { html, type SafeHtml } from '../../../html.js'
+import { type Choice, type Errors, errorSummary, selectField, textArea } from '../../kit/forms.js'
+import { table } from '../../kit/tables.js'
 import type { FormToken } from '../kit/form-token.js'
-import {
-  type Choice,
-  type Errors,
-  errorSummary,
-  formTokenFields,
-  selectField,
-  textArea,
-} from '../kit/forms.js'
+import { formTokenFields } from '../kit/forms.js'
 import type { ImportRow } from './import-csv.js'
 
 export const IMPORT_LABELS = { csv: 'CSV', defaultRoleId: 'Role' }
@@ -77,12 +72,11 @@ function outcomeText(outcome: RowOutcome | undefined, headerOf: Map<string, stri
 }
 
 function rowsTable(rows: ImportRow[], outcomes: RowOutcome[], headerOf: Map<string, string>): SafeHtml {
-  return html`<div class="table-wrap"><table class="stack"><caption class="skip">Result per row</caption>
-<thead><tr><th scope="col">Line</th><th scope="col">E-mail</th><th scope="col">Result</th></tr></thead>
-<tbody>${rows.map(
-    (row, i) =>
-      html`<tr><td data-label="Line">${row.line}</td><td data-label="E-mail">${row.email || '(none)'}</td><td data-label="Result">${outcomeText(outcomes[i], headerOf)}</td></tr>`,
-  )}</tbody></table></div>`
+  return table('Result per row', ['Line', 'E-mail', 'Result'], rows, (row, i) => [
+    row.line,
+    row.email || '(none)',
+    outcomeText(outcomes[i], headerOf),
+  ])
 }
 
 function unknownColumns(unknown: string[]): SafeHtml | '' {

@@ -1,4 +1,4 @@
-import type { Choice } from '../kit/forms.js'
+import type { Choice } from '../../kit/forms.js'
 import type { Signed } from '../kit/pages.js'
 import { ceilingChoices, permissionNames } from '../kit/tenant-scope.js'
 

@@ -1,15 +1,9 @@
 import type { paths } from '../../../../generated/openapi.js'
 import { html } from '../../../html.js'
+import { type Choice, type Errors, errorSummary, selectField, textField } from '../../kit/forms.js'
+import { table } from '../../kit/tables.js'
 import type { FormToken } from '../kit/form-token.js'
-import {
-  actionButton,
-  type Choice,
-  type Errors,
-  errorSummary,
-  formTokenFields,
-  selectField,
-  textField,
-} from '../kit/forms.js'
+import { actionButton, formTokenFields } from '../kit/forms.js'
 import { personName } from '../kit/readable.js'
 
 export type User =
@@ -38,12 +32,11 @@ ${o.canCreate ? html`<p class="actions"><a class="button" href="/console/users/n
 ${
   o.users.length === 0
     ? html`<p>No users match.</p>`
-    : html`<div class="table-wrap"><table class="stack"><caption class="skip">Users</caption>
-<thead><tr><th scope="col">Name</th><th scope="col">E-mail</th><th scope="col">Status</th></tr></thead>
-<tbody>${o.users.map(
-        (u) =>
-          html`<tr><td data-label="Name"><a href="/console/users/${u.id}">${personName(u)}</a></td><td data-label="E-mail">${u.email || '—'}</td><td data-label="Status">${u.status}</td></tr>`,
-      )}</tbody></table></div>`
+    : table('Users', ['Name', 'E-mail', 'Status'], o.users, (u) => [
+        html`<a href="/console/users/${u.id}">${personName(u)}</a>`,
+        u.email || '—',
+        u.status,
+      ])
 }
 ${o.nextCursor ? html`<p><a href="/console/users?q=${encodeURIComponent(o.q)}&amp;cursor=${o.nextCursor}">Next page</a></p>` : ''}`
 }

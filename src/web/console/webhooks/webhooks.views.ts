@@ -1,16 +1,9 @@
 import type { paths } from '../../../../generated/openapi.js'
 import { html } from '../../../html.js'
+import { checkbox, type Errors, errorSummary, textArea, textField } from '../../kit/forms.js'
+import { table } from '../../kit/tables.js'
 import type { FormToken } from '../kit/form-token.js'
-import {
-  actionButton,
-  checkbox,
-  type Errors,
-  errorSummary,
-  formTokenFields,
-  text,
-  textArea,
-  textField,
-} from '../kit/forms.js'
+import { actionButton, formTokenFields, text } from '../kit/forms.js'
 
 type Path = '/v1/tenants/{tenantId}/webhooks/{webhookId}'
 export type Webhook = paths[Path]['get']['responses'][200]['content']['application/json']['result']
@@ -42,14 +35,11 @@ export function webhooksBody(o: { tenant: { id: string; name: string }; hooks: W
 ${
   o.hooks.length === 0
     ? html`<p>${t.name} has no webhooks.</p>`
-    : html`<div class="table-wrap"><table class="stack"><caption class="skip">Webhooks</caption>
-<thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">State</th></tr></thead>
-<tbody>${o.hooks.map(
-        (
-          h,
-        ) => html`<tr><td data-label="URL"><a href="/console/tenants/${t.id}/webhooks/${h.id}">${h.url}</a></td>
-<td data-label="Events">${h.events.join(', ')}</td><td data-label="State">${state(h)}</td></tr>`,
-      )}</tbody></table></div>`
+    : table('Webhooks', ['URL', 'Events', 'State'], o.hooks, (h) => [
+        html`<a href="/console/tenants/${t.id}/webhooks/${h.id}">${h.url}</a>`,
+        h.events.join(', '),
+        state(h),
+      ])
 }`
 }
 
@@ -129,17 +119,25 @@ ${
 ${
   o.deliveries.length === 0
     ? html`<p>Nothing has been sent yet.</p>`
-    : html`<div class="table-wrap"><table class="stack"><caption class="skip">Delivery attempts, newest first</caption>
-<thead><tr><th scope="col">When</th><th scope="col">Event</th><th scope="col">Attempt</th><th scope="col">Outcome</th><th scope="col">Message ID</th><th scope="col"><span class="skip">Actions</span></th></tr></thead>
-<tbody>${o.deliveries.map(
-        (d) => html`<tr><td data-label="When">${d.attemptedAt}</td><td data-label="Event">${d.action}</td>
-<td data-label="Attempt">${d.attempt}</td>
-<td data-label="Outcome"><span class="tag ${d.outcome === 'succeeded' ? 'sent' : 'failed'}">${d.outcome}</span>${
-          d.responseStatus !== null ? html` HTTP ${d.responseStatus}` : ''
-        }${d.error ? html` ${d.error}` : ''} (${d.durationMs} ms)</td>
-<td data-label="Message ID"><code>${d.messageId}</code></td>
-<td>${actionButton(`${base}/deliveries/${d.id}/retry`, `Redeliver attempt ${d.attempt} of ${d.action}`, o.form())}</td></tr>`,
-      )}</tbody></table></div>`
+    : table(
+        'Delivery attempts, newest first',
+        ['When', 'Event', 'Attempt', 'Outcome', 'Message ID', { label: 'Actions', hidden: true }],
+        o.deliveries,
+        (d) => [
+          d.attemptedAt,
+          d.action,
+          d.attempt,
+          html`<span class="tag ${d.outcome === 'succeeded' ? 'sent' : 'failed'}">${d.outcome}</span>${
+            d.responseStatus !== null ? html` HTTP ${d.responseStatus}` : ''
+          }${d.error ? html` ${d.error}` : ''} (${d.durationMs} ms)`,
+          html`<code>${d.messageId}</code>`,
+          actionButton(
+            `${base}/deliveries/${d.id}/retry`,
+            `Redeliver attempt ${d.attempt} of ${d.action}`,
+            o.form(),
+          ),
+        ],
+      )
 }
 ${o.nextCursor ? html`<p><a href="${base}?cursor=${o.nextCursor}">Older attempts</a></p>` : ''}`
 }
