@@ -9,7 +9,8 @@ import { openInvitationMail, UndeliverableMail } from './mail/invitation-mail.js
 import { renderInvitationMail } from './mail/invitation-template.js'
 import { invitationLink, passwordResetLink } from './mail/links.js'
 import { type OutgoingMail, PermanentMailError } from './mail/mailer.js'
-import { openPasswordResetMail, renderPasswordResetMail } from './mail/password-reset-mail.js'
+import { openPasswordResetMail } from './mail/password-reset-mail.js'
+import { renderPasswordResetMail } from './mail/password-reset-template.js'
 import { INVITATION_EMAIL, markFailed, markRetry, PASSWORD_RESET_EMAIL } from './outbox.repository.js'
 
 /** The outbox worker's mail: what a row's mail says, and what a mail that fails for good leaves. */
