@@ -2,8 +2,9 @@
  * Imports run one way (DESIGN.md, docs/architecture.md):
  *   main, server, app, bootstrap, background → web, cli → modules → outbox, http, context
  *   → access, crypto → db → errors, config, clock, html, logger
- * A module may import only from its own layer or the layers below it. `npm run lint:imports` (run in CI)
- * fails on any import that points up.
+ * A module may import only from its own layer or the layers below it, and the feature folders under
+ * src/modules/ import each other without a cycle. `npm run lint:imports` (run in CI) fails on any import
+ * that points up or closes a cycle.
  */
 const layers = [
   { name: 'entry', path: '^src/(main|server|app|bootstrap|background|tracing)\\.ts$' },
@@ -39,6 +40,16 @@ forbidden.push(
     severity: 'error',
     from: { path: '^src/' },
     to: { circular: true, dependencyTypesNot: ['type-only'] },
+  },
+  {
+    name: 'no-cycle-between-modules',
+    comment:
+      'the feature folders under src/modules/ depend on each other one way: each concept has one owner, ' +
+      'and a module that needs another\'s is above it (docs/architecture.md)',
+    severity: 'error',
+    scope: 'folder',
+    from: { path: '^src/modules/[^/]+$' },
+    to: { path: '^src/modules/[^/]+$', circular: true },
   },
   {
     name: 'no-unlayered',

@@ -41,12 +41,14 @@ import { auditRoutes } from './modules/audit/audit.routes.js'
 import { authRoutes } from './modules/auth/auth.routes.js'
 import { registerAuthentication } from './modules/auth/auth-hook.js'
 import { Authenticator } from './modules/auth/authenticator.js'
+import { bulkUserRoutes } from './modules/bulk/bulk.routes.js'
 import { documentBulkForms } from './modules/bulk/bulk-openapi.js'
 import { healthRoutes } from './modules/health/health.routes.js'
 import { integrationRoutes } from './modules/integrations/integrations.routes.js'
 import { acceptanceRoutes } from './modules/memberships/acceptance.routes.js'
 import { createInvitationLimiters } from './modules/memberships/invitation-limits.js'
 import { membershipRoutes } from './modules/memberships/memberships.routes.js'
+import { resolveNarrowToken } from './modules/memberships/narrow-token.js'
 import { regionRoutes } from './modules/regions/regions.routes.js'
 import { roleRoutes } from './modules/roles/roles.routes.js'
 import { createRoleCatalogCache } from './modules/roles/roles.service.js'
@@ -90,7 +92,8 @@ const ROUTE_MODULES: RouteModule[] = [
   regionRoutes,
   tenantRoutes,
   integrationRoutes,
-  userRoutes,
+  bulkUserRoutes,
+  userRoutes(resolveNarrowToken),
   passwordResetRoutes,
   roleRoutes,
   apiKeyRoutes,

@@ -1,4 +1,5 @@
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import { Type } from 'typebox'
 import type { ServiceContext } from '../context.js'
 import { PASSWORD_MIN_LENGTH } from '../crypto/passwords.js'
 import type { Attribute } from '../errors.js'
@@ -24,10 +25,25 @@ import {
   tooManyAttemptsPage,
   usedPage,
 } from './accept-views.js'
-import { renderPage } from './layout.js'
+import { PAGE_HEADERS, renderPage } from './layout.js'
 
 const validateAccept = compileBodyValidator(AcceptInvitationBody)
 const FORM_LIMIT = 16 * 1024
+
+/**
+ * What the page takes: its link's token, and the form's fields — strings, bounded by the form's own size
+ * (the page's checks below say what is wrong with a value, beside its field). A link or form this page
+ * did not make (a repeated or oversized field) is the page of a link that does not work.
+ */
+const Field = Type.Optional(Type.String({ maxLength: FORM_LIMIT }))
+const LinkQuery = Type.Object({ token: Type.Optional(Type.String({ maxLength: 1024 })) })
+const FormBody = Type.Object({
+  token: Field,
+  firstName: Field,
+  lastName: Field,
+  password: Field,
+  passwordConfirmation: Field,
+})
 
 /**
  * The invitation acceptance page, `{TENANTRY_PUBLIC_URL}/invitations/accept?token=…` (API.md §4.4):
@@ -42,12 +58,16 @@ export async function acceptancePageRoutes(app: TypedApp, ctx: ServiceContext): 
     (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
   )
   const ttlHours = Math.round(ctx.config.invitationTtlSeconds / 3600)
+  app.setErrorHandler(async (error: FastifyError, _request, reply) => {
+    if (!error.validationContext) throw error
+    return reply.headers(PAGE_HEADERS).code(404).send(invalidLinkPage())
+  })
 
   app.get(
     '/invitations/accept',
-    { schema: { hide: true }, config: { auth: 'public' } },
+    { schema: { hide: true, querystring: LinkQuery }, config: { auth: 'public' } },
     async (request, reply) => {
-      const token = text((request.query as Record<string, unknown>).token)
+      const token = request.query.token ?? ''
       return render(reply, request, async () => {
         const lookup = await lookUpInvitation(ctx, token, request.ip)
         if (lookup.state !== 'live') return unusable(lookup, ttlHours)
@@ -58,25 +78,25 @@ export async function acceptancePageRoutes(app: TypedApp, ctx: ServiceContext): 
 
   app.post(
     '/invitations/accept',
-    { schema: { hide: true }, config: { auth: 'public' } },
+    { schema: { hide: true, body: FormBody }, config: { auth: 'public' } },
     async (request, reply) => {
-      const form = (request.body ?? {}) as Record<string, unknown>
-      const token = text(form.token)
+      const form = request.body
+      const token = form.token ?? ''
       return render(reply, request, async () => {
         const lookup = await lookUpInvitation(ctx, token, request.ip)
         if (lookup.state !== 'live') return unusable(lookup, ttlHours)
         const invitation = toInvitation(lookup.row)
         const asksPassword = needsPassword(lookup.row.has_password, lookup.row.no_password)
         const input: AcceptInvitationInput = {}
-        const names = { firstName: text(form.firstName).trim(), lastName: text(form.lastName).trim() }
+        const names = { firstName: (form.firstName ?? '').trim(), lastName: (form.lastName ?? '').trim() }
         if (asksPassword) {
-          input.password = text(form.password)
+          input.password = form.password ?? ''
           if (names.firstName) input.firstName = names.firstName
           if (names.lastName) input.lastName = names.lastName
         }
         const errors: Attribute = { ...validateAccept(input)?.attribute }
         if (asksPassword && input.password === '') errors.password = 'is required'
-        if (asksPassword && !errors.password && text(form.passwordConfirmation) !== input.password) {
+        if (asksPassword && !errors.password && (form.passwordConfirmation ?? '') !== input.password) {
           errors.passwordConfirmation = 'does not match the password'
         }
         if (Object.keys(errors).length > 0) {
@@ -113,8 +133,4 @@ function unusable(lookup: Exclude<InvitationLookup, { state: 'live' }>, ttlHours
     case 'unknown':
       return [404, invalidLinkPage()]
   }
-}
-
-function text(value: unknown): string {
-  return typeof value === 'string' ? value : ''
 }

@@ -1,4 +1,5 @@
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import { Type } from 'typebox'
 import type { ServiceContext } from '../context.js'
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../crypto/passwords.js'
 import type { Attribute } from '../errors.js'
@@ -9,7 +10,7 @@ import {
   type ResetLookup,
   resetPasswordWithToken,
 } from '../modules/users/password-reset.service.js'
-import { renderPage } from './layout.js'
+import { PAGE_HEADERS, renderPage } from './layout.js'
 import {
   passwordSetPage,
   resetErrorPage,
@@ -20,6 +21,19 @@ import {
 } from './reset-views.js'
 
 const FORM_LIMIT = 16 * 1024
+
+/**
+ * What the page takes: its link's token, and the form's fields — strings, bounded by the form's own size
+ * (the page's checks below say what is wrong with a value, beside its field). A link or form this page
+ * did not make (a repeated or oversized field) is the page of a link that does not work.
+ */
+const Field = Type.Optional(Type.String({ maxLength: FORM_LIMIT }))
+const LinkQuery = Type.Object({ token: Type.Optional(Type.String({ maxLength: 1024 })) })
+const FormBody = Type.Object({
+  token: Field,
+  password: Field,
+  passwordConfirmation: Field,
+})
 
 /**
  * The password-reset page, `{TENANTRY_PUBLIC_URL}/password-reset?token=…` (API.md §10): server-rendered,
@@ -42,11 +56,16 @@ export async function passwordResetPageRoutes(app: TypedApp, ctx: ServiceContext
     return lookup
   }
 
+  app.setErrorHandler(async (error: FastifyError, _request, reply) => {
+    if (!error.validationContext) throw error
+    return reply.headers(PAGE_HEADERS).code(404).send(resetInvalidPage())
+  })
+
   app.get(
     '/password-reset',
-    { schema: { hide: true }, config: { auth: 'public' } },
+    { schema: { hide: true, querystring: LinkQuery }, config: { auth: 'public' } },
     async (request, reply) => {
-      const token = text((request.query as Record<string, unknown>).token)
+      const token = request.query.token ?? ''
       return render(reply, request, async () => {
         const lookup = await lookUp(token, request.ip)
         if (lookup?.state !== 'live') return unusable(lookup)
@@ -58,18 +77,18 @@ export async function passwordResetPageRoutes(app: TypedApp, ctx: ServiceContext
 
   app.post(
     '/password-reset',
-    { schema: { hide: true }, config: { auth: 'public' } },
+    { schema: { hide: true, body: FormBody }, config: { auth: 'public' } },
     async (request, reply) => {
-      const form = (request.body ?? {}) as Record<string, unknown>
-      const token = text(form.token)
+      const form = request.body
+      const token = form.token ?? ''
       return render(reply, request, async () => {
         const lookup = await lookUp(token, request.ip)
         if (lookup?.state !== 'live') return unusable(lookup)
-        const password = text(form.password)
+        const password = form.password ?? ''
         const errors: Attribute = {}
         if (password.length < PASSWORD_MIN_LENGTH || password.length > PASSWORD_MAX_LENGTH) {
           errors.password = `must be ${PASSWORD_MIN_LENGTH}–${PASSWORD_MAX_LENGTH} characters`
-        } else if (text(form.passwordConfirmation) !== password) {
+        } else if ((form.passwordConfirmation ?? '') !== password) {
           errors.passwordConfirmation = 'does not match the password'
         }
         if (Object.keys(errors).length > 0) {
@@ -102,8 +121,4 @@ export async function passwordResetPageRoutes(app: TypedApp, ctx: ServiceContext
 
 function unusable(lookup: ResetLookup): [number, string] {
   return lookup?.state === 'expired' ? [410, resetExpiredPage()] : [404, resetInvalidPage()]
-}
-
-function text(value: unknown): string {
-  return typeof value === 'string' ? value : ''
 }

@@ -53,6 +53,20 @@ describe('import layers (npm run lint:imports)', () => {
     expect(result.output).toContain('no-upward-from-db')
   })
 
+  it('fails on a planted cycle between two modules, even through files that import no file back', async () => {
+    const dir = plant({
+      'src/modules/users/users.service.ts':
+        "import { m } from '../memberships/member.js'\nexport const u = m\n",
+      'src/modules/users/user-rules.ts': 'export const rule = 1\n',
+      'src/modules/memberships/member.ts': 'export const m = 1\n',
+      'src/modules/memberships/invite.ts':
+        "import { rule } from '../users/user-rules.js'\nexport const i = rule\n",
+    })
+    const result = await cruise(dir)
+    expect(result.ok).toBe(false)
+    expect(result.output).toContain('no-cycle-between-modules')
+  })
+
   it('fails on a file outside every layer, so a new folder must be placed first', async () => {
     const dir = plant({
       'src/errors.ts': 'export const e = 1\n',

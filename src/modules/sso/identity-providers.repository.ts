@@ -84,19 +84,3 @@ export async function activeProvidersOf(
   }
   return byTenant
 }
-
-/** Whether `id` names an active provider of the tenant (a default identity provider must). */
-export async function isActiveProviderOf(
-  db: Kysely<Database>,
-  tenantId: string,
-  id: string,
-): Promise<boolean> {
-  const row = await db
-    .selectFrom('identity_providers')
-    .select('id')
-    .where('tenant_id', '=', tenantId)
-    .where('id', '=', id)
-    .where('active', '=', true)
-    .executeTakeFirst()
-  return row !== undefined
-}

@@ -120,3 +120,19 @@ export async function updateTenant(
   const exists = await db.selectFrom('tenants').select('id').where('id', '=', id).executeTakeFirst()
   return exists ? 'stale' : 'missing'
 }
+
+/** Whether `id` names an active identity provider of the tenant (a default identity provider must). */
+export async function isActiveProviderOf(
+  db: Kysely<Database>,
+  tenantId: string,
+  id: string,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom('identity_providers')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .where('active', '=', true)
+    .executeTakeFirst()
+  return row !== undefined
+}

@@ -11,7 +11,7 @@ import { auditEvent, changesBetween } from '../../outbox/audit-event.js'
 import { recordAudit } from '../../outbox/audit-trail.js'
 import { writeUnit } from '../../outbox/write-unit.js'
 import { isTimezone } from '../regions/timezones.js'
-import { checkDefaultIdentityProvider } from '../sso/default-provider.js'
+import { checkDefaultIdentityProvider } from './default-provider.js'
 import { displayName, tenantNameKey } from './tenant-name.js'
 import {
   findTenant,

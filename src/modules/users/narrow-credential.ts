@@ -4,17 +4,10 @@ import type { UserRow } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
 import { preconditionFailed } from '../../http/etag.js'
 import { ifMatchIsStale } from '../../http/request-context.js'
-import { type Changes, MASKED, recordAudit } from '../audit/audit.repository.js'
+import { type Changes, MASKED } from '../../outbox/audit-event.js'
+import { recordAudit } from '../../outbox/audit-trail.js'
 import { unauthorized } from '../auth/authenticator.js'
-import { invitationUnusable, lookUpInvitation } from '../memberships/acceptance.service.js'
-import { invitationLimits } from '../memberships/invitation-limits.js'
-import type { InvitationRow } from '../memberships/memberships.repository.js'
-import {
-  lookUpResetToken,
-  resetPasswordWithToken,
-  resetTokenRefused,
-  selfActor,
-} from './password-reset.service.js'
+import { resetPasswordWithToken, selfActor } from './password-reset.service.js'
 import { changedUserFields } from './user-changes.js'
 import { findUserById, updateNamesAndFirstPassword } from './users.repository.js'
 import type { UpdateUserInput, User } from './users.schemas.js'
@@ -32,25 +25,21 @@ import { toUser } from './users.service.js'
  */
 export type NarrowCredential =
   | { kind: 'reset'; token: string; user: UserRow }
-  | { kind: 'invitation'; token: string; invitation: InvitationRow }
+  | { kind: 'invitation'; token: string; userId: string }
 
-export async function resolveNarrowToken(
+/**
+ * What a one-time token is as a credential, or its refusal. An invitation token is the memberships
+ * module's to look up, so the app hands its resolver to the user routes (memberships/narrow-token.ts):
+ * users never import memberships, which imports users.
+ */
+export type NarrowTokenResolver = (
   ctx: ServiceContext,
   token: string,
   address: string,
-): Promise<NarrowCredential> {
-  await invitationLimits(ctx).checkLookup(address)
-  const reset = await lookUpResetToken(ctx, token)
-  if (reset?.state === 'live') return { kind: 'reset', token, user: reset.user }
-  if (reset?.state === 'expired') throw resetTokenRefused(true)
-  const lookup = await lookUpInvitation(ctx, token, address)
-  if (lookup.state === 'live') return { kind: 'invitation', token, invitation: lookup.row }
-  if (lookup.state === 'expired') throw invitationUnusable(lookup)
-  throw unauthorized('Invalid, used or replaced token')
-}
+) => Promise<NarrowCredential>
 
 function userOf(credential: NarrowCredential): string {
-  return credential.kind === 'reset' ? credential.user.id : credential.invitation.user_id
+  return credential.kind === 'reset' ? credential.user.id : credential.userId
 }
 
 /** Refuses a request outside what the credential allows, naming what it does allow. */

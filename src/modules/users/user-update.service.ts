@@ -9,7 +9,6 @@ import { AppError, invalidField } from '../../errors.js'
 import { preconditionFailed } from '../../http/etag.js'
 import { recordAudit } from '../../outbox/audit-trail.js'
 import { writeUnit } from '../../outbox/write-unit.js'
-import { findMembership } from '../memberships/memberships.repository.js'
 import { loadRoleCatalog } from '../roles/roles.service.js'
 import { checkAnAdministratorRemains, checkNotLockingOutSelf } from './lockout-guard.js'
 import {
@@ -22,7 +21,7 @@ import { userUpdateRecords } from './user-audit.js'
 import { changedUserFields } from './user-changes.js'
 import { checkAdditionalRoles, checkPlatformRole, checkTelephone, type RoleCatalog } from './user-rules.js'
 import { canManageUser, canReadUser, isSelf, platformPermissionsOf } from './user-visibility.js'
-import { findUserById, updateUser } from './users.repository.js'
+import { findUserById, isAcceptedMember, updateUser } from './users.repository.js'
 import type { UpdateUserInput, User } from './users.schemas.js'
 import { toUser, userNotFound, withResetMailStatus } from './users.service.js'
 
@@ -40,8 +39,7 @@ async function checkDefaultTenant(ctx: ServiceContext, actor: Actor, userId: str
     }
     return
   }
-  const membership = await findMembership(ctx.db, tenantId.toLowerCase(), userId)
-  if (membership?.status !== 'accepted') {
+  if (!(await isAcceptedMember(ctx.db, tenantId.toLowerCase(), userId))) {
     throw invalidField(
       'defaultTenant',
       'must be a tenant where the user is an accepted member',

@@ -125,6 +125,21 @@ export async function listUsers(db: Executor, filter: UserListFilter): Promise<U
 }
 
 /** Whether the user is within the scope (used for single reads and updates). */
+/**
+ * Whether the user's membership in the tenant is accepted: a user's own default tenant must be one
+ * (user-update.service.ts).
+ */
+export async function isAcceptedMember(db: Executor, tenantId: string, userId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('tenant_users')
+    .select('user_id')
+    .where('tenant_id', '=', tenantId)
+    .where('user_id', '=', userId)
+    .where('status', '=', 'accepted')
+    .executeTakeFirst()
+  return row !== undefined
+}
+
 export async function userInScope(db: Executor, userId: string, scope: UserScope): Promise<boolean> {
   if (scope.all) return true
   return (await listUsers(db, { scope, id: userId })).length > 0

@@ -1,9 +1,11 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import type { ServiceContext } from '../../context.js'
 import { auditRoutes } from './audit/audit.routes.js'
 import { integrationRoutes } from './integrations/integrations.routes.js'
 import { keyRoutes } from './keys/keys.routes.js'
 import { ENHANCE_SCRIPT, FAVICON, STYLESHEET } from './kit/assets.js'
+import { consoleErrorHandler } from './kit/error-pages.js'
 import { multipartFormParser } from './kit/multipart.js'
 import { ConsolePages } from './kit/pages.js'
 import { memberRoutes } from './members/members.routes.js'
@@ -23,7 +25,7 @@ const FORM_LIMIT = 256 * 1024
 const UPLOAD_LIMIT = 1024 * 1024
 
 /**
- * The console at /console (API.md §17): server-rendered pages over the `/v1` API, one folder per area.
+ * The console at /console (docs/console.md): server-rendered pages over the `/v1` API, one folder per area.
  * Registered by buildApp unless TENANTRY_CONSOLE=off. `root` is the whole application: the console's API
  * client injects its calls there.
  */
@@ -53,6 +55,8 @@ export async function consoleRoutes(router: FastifyInstance, root: FastifyInstan
     })
   })
   const pages = new ConsolePages(root, ctx, new SessionStore(ctx.db, ctx.keys))
+  // Every failure of a console request is a console page (kit/error-pages.ts), never the API's JSON.
+  router.setErrorHandler(consoleErrorHandler(pages))
 
   const asset = (path: string, type: string, body: string) =>
     router.get(path, { schema: { hide: true } }, async (_request, reply) =>
@@ -71,17 +75,24 @@ export async function consoleRoutes(router: FastifyInstance, root: FastifyInstan
     reply.redirect('/console/tenants', 303),
   )
 
+  // Signing in and out: pages for a person without a session, with checks of their own.
   signInRoutes(router, pages)
-  tenantRoutes(router, pages)
-  memberRoutes(router, pages)
-  userRoutes(router, pages)
-  keyRoutes(router, pages)
-  roleRoutes(router, pages)
-  scimRoutes(router, pages)
-  webhookRoutes(router, pages)
-  auditRoutes(router, pages)
-  integrationRoutes(router, pages)
-  identityProviderRoutes(router, pages)
-  ssoTestRoutes(router, pages)
-  passwordPolicyRoutes(router, pages)
+  // Every other page is a signed-in person's: one hook admits them (session, CSRF) before the route's
+  // schema checks its inputs, so a refused input is drawn in their frame and no handler sees it.
+  await router.register(async (area) => {
+    const signedIn = area.withTypeProvider<TypeBoxTypeProvider>()
+    signedIn.addHook('preValidation', (request, reply) => pages.admit(request, reply))
+    tenantRoutes(signedIn, pages)
+    memberRoutes(signedIn, pages)
+    userRoutes(signedIn, pages)
+    keyRoutes(signedIn, pages)
+    roleRoutes(signedIn, pages)
+    scimRoutes(signedIn, pages)
+    webhookRoutes(signedIn, pages)
+    auditRoutes(signedIn, pages)
+    integrationRoutes(signedIn, pages)
+    identityProviderRoutes(signedIn, pages)
+    ssoTestRoutes(signedIn, pages)
+    passwordPolicyRoutes(signedIn, pages)
+  })
 }

@@ -17,13 +17,36 @@ export type ApiClient = Client<paths, JsonMedia>
  */
 type JsonMedia = 'application/json'
 
+/** The API refused the signed-in person's token: their session is over (docs/console.md "Sessions"). */
+export class TokenRefused extends Error {
+  constructor() {
+    super('The API refused the session token')
+    this.name = 'TokenRefused'
+  }
+}
+
 /** A base the URLs are resolved against; inject never opens a socket, so no host is ever contacted. */
 const BASE = 'http://console.invalid'
 
-export function apiClient(app: FastifyInstance, token: string | undefined, clientAddress: string): ApiClient {
+/**
+ * What the console learns from every answer to a signed-in person's call (kit/identity.ts): the method
+ * and the status. It may throw — a refused token ends the page there.
+ */
+export type AnswerWatch = (method: string, status: number) => void
+
+export function apiClient(
+  app: FastifyInstance,
+  token: string | undefined,
+  clientAddress: string,
+  watch?: AnswerWatch,
+): ApiClient {
   return createClient<paths, JsonMedia>({
     baseUrl: BASE,
-    fetch: (request) => injectFetch(app, request, token, clientAddress),
+    fetch: async (request) => {
+      const response = await injectFetch(app, request, token, clientAddress)
+      watch?.(request.method, response.status)
+      return response
+    },
   })
 }
 
@@ -84,6 +107,7 @@ export async function apiStream(
   token: string,
   clientAddress: string,
   url: string,
+  watch?: AnswerWatch,
 ): Promise<ApiStream> {
   const response = await app.inject({
     method: 'GET',
@@ -92,5 +116,11 @@ export async function apiStream(
     remoteAddress: clientAddress,
     payloadAsStream: true,
   })
+  try {
+    watch?.('GET', response.statusCode)
+  } catch (error) {
+    response.stream().destroy()
+    throw error
+  }
   return { status: response.statusCode, headers: response.headers, body: response.stream() }
 }

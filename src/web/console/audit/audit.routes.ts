@@ -1,13 +1,30 @@
 import type { Readable } from 'node:stream'
-import type { FastifyInstance } from 'fastify'
+import type { Static } from 'typebox'
+import type { TypedApp } from '../../../http/typed-app.js'
 import { type ApiError, apiErrorOf } from '../api/client.js'
-import { text } from '../kit/forms.js'
-import { type ConsolePages, formErrorsOf, type PageResult, refusalPage, type Signed } from '../kit/pages.js'
+import { Cursor, Query, TenantPath, Typed } from '../kit/inputs.js'
+import type { ConsolePages, PageResult, Signed } from '../kit/pages.js'
+import { formErrorsOf, Refusal } from '../kit/refusals.js'
 import { readTenantFor, tenantCrumbs } from '../kit/tenant-scope.js'
 import { auditBody, type Filters } from './audit.views.js'
 import { eventNames } from './audit-names.js'
 
 const PAGE = 50
+
+/**
+ * The filter form (a GET): plain text, so what the API refuses (an action it does not know, a time that
+ * is not one) is shown beside its field, the actor as typed — an e-mail is looked up.
+ */
+const AuditQuery = Query({
+  action: Typed(256),
+  targetId: Typed(256),
+  since: Typed(64),
+  until: Typed(64),
+  actor: Typed(256),
+  actorId: Typed(256),
+  cursor: Cursor,
+})
+type AuditFilters = Static<typeof AuditQuery>
 
 /** What the filter form asks: the API's filters, the actor as typed, or the refusal of that actor. */
 interface Asked {
@@ -18,19 +35,19 @@ interface Asked {
 }
 
 /**
- * The audit trail (API.md §17 "Audit"): a tenant's events with its sub-tenants' (its "History"), and the
+ * The audit trail (docs/console-admin.md "Audit"): a tenant's events with its sub-tenants' (its "History"), and the
  * platform's, filtered by action, actor (an e-mail is looked up), target and time, paged; each event's
  * changes as before → after; and the filtered list as a CSV file, streamed from the API as it comes.
  */
-export function auditRoutes(router: FastifyInstance, pages: ConsolePages): void {
-  async function asked(signed: Signed, query: Record<string, unknown>): Promise<Asked> {
+export function auditRoutes(router: TypedApp, pages: ConsolePages): void {
+  async function asked(signed: Signed, query: AuditFilters): Promise<Asked> {
     const filters: Filters = {}
     for (const name of ['action', 'targetId', 'since', 'until'] as const) {
-      const value = text(query[name]).trim()
+      const value = (query[name] ?? '').trim()
       if (value) filters[name] = value
     }
-    const actor = (text(query.actor) || text(query.actorId)).trim()
-    const cursor = text(query.cursor) || undefined
+    const actor = (query.actor || query.actorId || '').trim()
+    const cursor = query.cursor || undefined
     if (!actor.includes('@'))
       return { filters: actor ? { ...filters, actorId: actor } : filters, actor, cursor }
     const { data } = await signed.api.GET('/v1/users', { params: { query: { email: actor } } })
@@ -85,18 +102,18 @@ export function auditRoutes(router: FastifyInstance, pages: ConsolePages): void 
     if (answer.status === 200)
       return { download: { type: 'text/csv; charset=utf-8', filename, body: answer.body } }
     const refused = apiErrorOf(JSON.parse((await readAll(answer.body)) || '{}'), answer.status)
-    return refused.code === 400 ? onRefused(refused) : refusalPage(signed, refused)
+    if (refused.code === 400) return onRefused(refused)
+    throw new Refusal(refused)
   }
 
   async function tenantHistory(
     signed: Signed,
-    params: unknown,
-    query: unknown,
+    tenantId: string,
+    query: AuditFilters,
     csv: boolean,
   ): Promise<PageResult> {
-    const read = await readTenantFor(signed, (params as { tenantId: string }).tenantId)
-    if ('refused' in read) return read.refused
-    const a = await asked(signed, query as Record<string, unknown>)
+    const read = await readTenantFor(signed, tenantId)
+    const a = await asked(signed, query)
     const title = `History of ${read.tenant.name}`
     const page = {
       title,
@@ -117,12 +134,12 @@ export function auditRoutes(router: FastifyInstance, pages: ConsolePages): void 
       },
     })
     const refused = data ? undefined : apiErrorOf(error, response.status)
-    if (refused && refused.code !== 400) return refusalPage(signed, refused)
+    if (refused && refused.code !== 400) throw new Refusal(refused)
     return eventsPage(signed, page, a, { ...(data ? { data } : {}), ...(refused ? { refused } : {}) })
   }
 
-  async function platformEvents(signed: Signed, query: unknown, csv: boolean): Promise<PageResult> {
-    const a = await asked(signed, query as Record<string, unknown>)
+  async function platformEvents(signed: Signed, query: AuditFilters, csv: boolean): Promise<PageResult> {
+    const a = await asked(signed, query)
     const page = {
       title: 'Platform audit events',
       action: '/console/audit',
@@ -138,21 +155,26 @@ export function auditRoutes(router: FastifyInstance, pages: ConsolePages): void 
       params: { query: { ...a.filters, limit: PAGE, ...(a.cursor ? { cursor: a.cursor } : {}) } },
     })
     const refused = data ? undefined : apiErrorOf(error, response.status)
-    if (refused && refused.code !== 400) return refusalPage(signed, refused)
+    if (refused && refused.code !== 400) throw new Refusal(refused)
     return eventsPage(signed, page, a, { ...(data ? { data } : {}), ...(refused ? { refused } : {}) })
   }
 
-  const hidden = { schema: { hide: true } }
-  router.get('/console/tenants/:tenantId/history', hidden, (request, reply) =>
-    pages.signedIn(request, reply, (signed) => tenantHistory(signed, request.params, request.query, false)),
+  const tenant = { schema: { hide: true, params: TenantPath, querystring: AuditQuery } }
+  router.get('/console/tenants/:tenantId/history', tenant, (request, reply) =>
+    pages.signedIn(request, reply, (signed) =>
+      tenantHistory(signed, request.params.tenantId, request.query, false),
+    ),
   )
-  router.get('/console/tenants/:tenantId/history.csv', hidden, (request, reply) =>
-    pages.signedIn(request, reply, (signed) => tenantHistory(signed, request.params, request.query, true)),
+  router.get('/console/tenants/:tenantId/history.csv', tenant, (request, reply) =>
+    pages.signedIn(request, reply, (signed) =>
+      tenantHistory(signed, request.params.tenantId, request.query, true),
+    ),
   )
-  router.get('/console/audit', hidden, (request, reply) =>
+  const platform = { schema: { hide: true, querystring: AuditQuery } }
+  router.get('/console/audit', platform, (request, reply) =>
     pages.signedIn(request, reply, (signed) => platformEvents(signed, request.query, false)),
   )
-  router.get('/console/audit.csv', hidden, (request, reply) =>
+  router.get('/console/audit.csv', platform, (request, reply) =>
     pages.signedIn(request, reply, (signed) => platformEvents(signed, request.query, true)),
   )
 }

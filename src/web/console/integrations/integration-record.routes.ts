@@ -1,13 +1,12 @@
-import type { FastifyInstance } from 'fastify'
-import { apiErrorOf } from '../api/client.js'
-import { text } from '../kit/forms.js'
-import { type ConsolePages, type PageResult, refusalPage, type Signed } from '../kit/pages.js'
+import type { TypedApp } from '../../../http/typed-app.js'
+import { Done, Form, OneOf, Query, RecordPath } from '../kit/inputs.js'
+import type { ConsolePages, PageResult, Signed } from '../kit/pages.js'
+import { called } from '../kit/refusals.js'
 import { readRecordFor, type TenantOf, tenantCrumbs } from '../kit/tenant-scope.js'
 import { integrationErrorsOf } from './integration-fields.js'
 import { deleteBody, type Integration, integrationBody, NOTICES } from './integrations.views.js'
 
-export type IntegrationParams = { tenantId: string; integrationId: string }
-type Params = IntegrationParams
+export const IntegrationPath = RecordPath('integrationId')
 
 export const listOf = (tenant: { id: string }) => `/console/tenants/${tenant.id}/integrations`
 
@@ -16,16 +15,11 @@ export function crumbsOf(tenant: TenantOf, ...rest: [string, string | undefined]
 }
 
 /** The tenant and the integration the path names, with its ETag; or the refusal page. */
-export function loadIntegration(signed: Signed, params: Params) {
-  return readRecordFor(
-    signed,
-    params.tenantId,
-    params.integrationId,
-    { code: 404, reason: 'integration_not_found', message: 'No such integration' },
-    (tenantId, integrationId) =>
-      signed.api.GET('/v1/tenants/{tenantId}/integrations/{integrationId}', {
-        params: { path: { tenantId, integrationId } },
-      }),
+export function loadIntegration(signed: Signed, params: { tenantId: string; integrationId: string }) {
+  return readRecordFor(signed, params.tenantId, params.integrationId, (tenantId, integrationId) =>
+    signed.api.GET('/v1/tenants/{tenantId}/integrations/{integrationId}', {
+      params: { path: { tenantId, integrationId } },
+    }),
   )
 }
 
@@ -33,7 +27,7 @@ export function loadIntegration(signed: Signed, params: Params) {
  * One integration's page (its settings, secrets only as "set"), activate / deactivate (a refusal names
  * the empty settings by their labels) and delete after a confirmation page.
  */
-export function integrationRecordRoutes(router: FastifyInstance, pages: ConsolePages): void {
+export function integrationRecordRoutes(router: TypedApp, pages: ConsolePages): void {
   const route = (path: string) => `/console/tenants/:tenantId/integrations${path}`
 
   function detailPage(
@@ -52,76 +46,85 @@ export function integrationRecordRoutes(router: FastifyInstance, pages: ConsoleP
     ]
   }
 
-  router.get(route('/:integrationId'), { schema: { hide: true } }, (request, reply) =>
+  const pageSchema = { hide: true, params: IntegrationPath, querystring: Query({ done: Done }) }
+  router.get(route('/:integrationId'), { schema: pageSchema }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
-      const read = await loadIntegration(signed, request.params as Params)
-      if ('refused' in read) return read.refused
-      const notice = NOTICES[text((request.query as Record<string, unknown>).done)]
-      return detailPage(signed, read.tenant, read.record, notice)
+      const read = await loadIntegration(signed, request.params)
+      return detailPage(signed, read.tenant, read.record, NOTICES[request.query.done ?? ''])
     }),
   )
 
-  router.post(route('/:integrationId/active'), { schema: { hide: true } }, (request, reply) =>
+  const activeSchema = {
+    hide: true,
+    params: IntegrationPath,
+    body: Form({ active: OneOf(['true', 'false']) }),
+  }
+  router.post(route('/:integrationId/active'), { schema: activeSchema }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
-      const read = await loadIntegration(signed, request.params as Params)
-      if ('refused' in read) return read.refused
-      const active = text((request.body as Record<string, unknown>).active) === 'true'
-      const { data, error, response } = await signed.api.PUT(
-        '/v1/tenants/{tenantId}/integrations/{integrationId}',
-        {
+      const read = await loadIntegration(signed, request.params)
+      const active = request.body.active === 'true'
+      await called(
+        signed.api.PUT('/v1/tenants/{tenantId}/integrations/{integrationId}', {
           params: { path: { tenantId: read.tenant.id, integrationId: read.record.id } },
           headers: { 'if-match': read.etag || '"none"' },
           body: { active },
+        }),
+        {
+          // Activation refused: the page says which settings are missing, by their labels.
+          errorsOf: (refused) => {
+            const missing = integrationErrorsOf(refused.attribute ?? {})
+              .active?.split(': ')
+              .slice(1)
+              .join(': ')
+            return {
+              _: missing
+                ? `It cannot be activated while these settings are empty: ${missing}.`
+                : refused.message,
+            }
+          },
+          form: (errors) => detailPage(signed, read.tenant, read.record, undefined, errors._),
+          formCodes: [400],
         },
       )
       const base = `${listOf(read.tenant)}/${read.record.id}`
-      if (data) return { redirect: `${base}?done=${active ? 'activated' : 'deactivated'}` }
-      const refused = apiErrorOf(error, response.status)
-      if (refused.code !== 400) return refusalPage(signed, refused)
-      // Activation refused: the page says which settings are missing, by their labels.
-      const missing = integrationErrorsOf(refused.attribute ?? {})
-        .active?.split(': ')
-        .slice(1)
-        .join(': ')
-      const problem = missing
-        ? `It cannot be activated while these settings are empty: ${missing}.`
-        : refused.message
-      return detailPage(signed, read.tenant, read.record, undefined, problem)
+      return { redirect: `${base}?done=${active ? 'activated' : 'deactivated'}` }
     }),
   )
 
-  router.get(route('/:integrationId/delete'), { schema: { hide: true } }, (request, reply) =>
-    pages.signedIn(request, reply, async (signed) => {
-      const read = await loadIntegration(signed, request.params as Params)
-      if ('refused' in read) return read.refused
-      const title = `Delete ${read.record.name}`
-      return [
-        200,
-        signed.page(
-          {
-            title,
-            area: 'tenants',
-            crumbs: crumbsOf(
-              read.tenant,
-              [read.record.name, `${listOf(read.tenant)}/${read.record.id}`],
-              ['Delete', undefined],
-            ),
-          },
-          deleteBody({ tenant: read.tenant, integration: read.record, token: signed.form() }),
-        ),
-      ]
-    }),
+  router.get(
+    route('/:integrationId/delete'),
+    { schema: { hide: true, params: IntegrationPath } },
+    (request, reply) =>
+      pages.signedIn(request, reply, async (signed) => {
+        const read = await loadIntegration(signed, request.params)
+        const title = `Delete ${read.record.name}`
+        return [
+          200,
+          signed.page(
+            {
+              title,
+              area: 'tenants',
+              crumbs: crumbsOf(
+                read.tenant,
+                [read.record.name, `${listOf(read.tenant)}/${read.record.id}`],
+                ['Delete', undefined],
+              ),
+            },
+            deleteBody({ tenant: read.tenant, integration: read.record, token: signed.form() }),
+          ),
+        ]
+      }),
   )
 
-  router.post(route('/:integrationId/delete'), { schema: { hide: true } }, (request, reply) =>
+  const deleteSchema = { hide: true, params: IntegrationPath, body: Form({}) }
+  router.post(route('/:integrationId/delete'), { schema: deleteSchema }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
-      const read = await loadIntegration(signed, request.params as Params)
-      if ('refused' in read) return read.refused
-      const { error, response } = await signed.api.DELETE(
-        '/v1/tenants/{tenantId}/integrations/{integrationId}',
-        { params: { path: { tenantId: read.tenant.id, integrationId: read.record.id } } },
+      const read = await loadIntegration(signed, request.params)
+      await called(
+        signed.api.DELETE('/v1/tenants/{tenantId}/integrations/{integrationId}', {
+          params: { path: { tenantId: read.tenant.id, integrationId: read.record.id } },
+        }),
       )
-      if (response.status !== 204) return refusalPage(signed, apiErrorOf(error, response.status))
       return { redirect: `${listOf(read.tenant)}?done=deleted` }
     }),
   )

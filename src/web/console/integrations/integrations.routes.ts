@@ -1,16 +1,12 @@
-import type { FastifyInstance } from 'fastify'
+import type { Static } from 'typebox'
 import { html } from '../../../html.js'
+import type { TypedApp } from '../../../http/typed-app.js'
 import { type IntegrationType, normalizeType } from '../../../modules/integrations/integration-types.js'
-import { type ApiError, apiErrorOf } from '../api/client.js'
+import type { ApiError } from '../api/client.js'
 import type { Errors } from '../kit/forms.js'
-import { text } from '../kit/forms.js'
-import {
-  type ConsolePages,
-  changedMeanwhilePage,
-  type PageResult,
-  refusalPage,
-  type Signed,
-} from '../kit/pages.js'
+import { Checkbox, Done, OpenForm, Query, TenantPath, Typed } from '../kit/inputs.js'
+import type { ConsolePages, PageResult, Signed } from '../kit/pages.js'
+import { called, type Redraw } from '../kit/refusals.js'
 import { readTenantFor, type TenantOf, tenantListPage } from '../kit/tenant-scope.js'
 import {
   fieldValuesOf,
@@ -21,7 +17,7 @@ import {
 } from './integration-fields.js'
 import {
   crumbsOf,
-  type IntegrationParams,
+  IntegrationPath,
   integrationRecordRoutes,
   listOf,
   loadIntegration,
@@ -35,26 +31,34 @@ import {
   NOTICES,
 } from './integrations.views.js'
 
-type Params = IntegrationParams
+/**
+ * The integration form: the type's own settings are named by their keys (integration-fields.ts), a JSON
+ * box of one of them up to 64 KiB.
+ */
+const IntegrationForm = OpenForm(
+  { type: Typed(64), name: Typed(), description: Typed(), active: Checkbox },
+  64 * 1024,
+)
 
 /**
- * A tenant's integrations (API.md §17 "Integrations"): list, create and edit by type with the type's own
+ * A tenant's integrations (docs/console-admin.md "Integrations"): list, create and edit by type with the type's own
  * fields (integration-fields.ts derives them from the API's declaration), secrets write-only,
  * activation naming what is missing, and delete after a confirmation.
  */
-export function integrationRoutes(router: FastifyInstance, pages: ConsolePages): void {
+export function integrationRoutes(router: TypedApp, pages: ConsolePages): void {
   integrationRecordRoutes(router, pages)
   const route = (path: string) => `/console/tenants/:tenantId/integrations${path}`
 
-  router.get(route(''), { schema: { hide: true } }, (request, reply) =>
+  const listSchema = { hide: true, params: TenantPath, querystring: Query({ done: Done }) }
+  router.get(route(''), { schema: listSchema }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
-      const read = await readTenantFor(signed, (request.params as Params).tenantId)
-      if ('refused' in read) return read.refused
-      const { data, error, response } = await signed.api.GET('/v1/tenants/{tenantId}/integrations', {
-        params: { path: { tenantId: read.tenant.id }, query: { limit: 100 } },
-      })
-      if (!data) return refusalPage(signed, apiErrorOf(error, response.status))
-      const notice = NOTICES[text((request.query as Record<string, unknown>).done)]
+      const read = await readTenantFor(signed, request.params.tenantId)
+      const { data } = await called(
+        signed.api.GET('/v1/tenants/{tenantId}/integrations', {
+          params: { path: { tenantId: read.tenant.id }, query: { limit: 100 } },
+        }),
+      )
+      const notice = NOTICES[request.query.done ?? '']
       return tenantListPage(
         signed,
         read.tenant,
@@ -96,11 +100,12 @@ export function integrationRoutes(router: FastifyInstance, pages: ConsolePages):
     ]
   }
 
-  router.get(route('/new'), { schema: { hide: true } }, (request, reply) =>
+  // A type the console does not know (any ASCII case is known) offers the choice of types instead.
+  const newSchema = { hide: true, params: TenantPath, querystring: Query({ type: Typed(64) }) }
+  router.get(route('/new'), { schema: newSchema }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
-      const read = await readTenantFor(signed, (request.params as Params).tenantId)
-      if ('refused' in read) return read.refused
-      const type = normalizeType((request.query as Record<string, unknown>).type)
+      const read = await readTenantFor(signed, request.params.tenantId)
+      const type = normalizeType(request.query.type)
       if (!type)
         return [
           200,
@@ -124,90 +129,88 @@ export function integrationRoutes(router: FastifyInstance, pages: ConsolePages):
   )
 
   /** What a submitted form asks for: its values, the API body's parts, and the form's own errors. */
-  function submitted(type: IntegrationType, form: Record<string, unknown>) {
+  function submitted(type: IntegrationType, form: Static<typeof IntegrationForm>) {
     const { properties, values, errors } = propertiesOf(type, form)
     const formValues: IntegrationFormValues = {
-      name: text(form.name).trim(),
-      description: text(form.description).trim(),
+      name: (form.name ?? '').trim(),
+      description: (form.description ?? '').trim(),
       active: form.active === 'on',
       properties: values,
     }
     return { formValues, properties, errors }
   }
 
-  /** A refused write: its field errors on the form (400, 409), the changed-meanwhile page, or a refusal. */
-  function refusedForm(
-    signed: Signed,
-    refused: ApiError,
-    redraw: (errors: Errors, status: number) => PageResult,
-  ) {
-    if (refused.code !== 400 && refused.code !== 409) return refusalPage(signed, refused)
+  /** A refused write's field errors on the form (400, 409): the type's settings by their boxes. */
+  function errorsOf(refused: ApiError): Errors {
     const errors = refused.attribute ? integrationErrorsOf(refused.attribute) : {}
     if (refused.reason === 'integration_name_taken')
       errors.name = 'is taken by another integration of this tenant'
     if (Object.keys(errors).length === 0) errors._ = refused.message
-    return redraw(errors, refused.code)
+    return errors
   }
 
-  router.post(route(''), { schema: { hide: true } }, (request, reply) =>
+  const createSchema = { hide: true, params: TenantPath, body: IntegrationForm }
+  router.post(route(''), { schema: createSchema }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
-      const read = await readTenantFor(signed, (request.params as Params).tenantId)
-      if ('refused' in read) return read.refused
-      const form = request.body as Record<string, unknown>
-      const type = normalizeType(form.type)
+      const read = await readTenantFor(signed, request.params.tenantId)
+      const type = normalizeType(request.body.type)
       if (!type) return { redirect: `${listOf(read.tenant)}/new` }
-      const { formValues, properties, errors } = submitted(type, form)
+      const { formValues, properties, errors } = submitted(type, request.body)
       if (Object.keys(errors).length)
         return formPage(signed, read.tenant, type, formValues, { errors, status: 400 })
-      const { data, error, response } = await signed.api.POST('/v1/tenants/{tenantId}/integrations', {
-        params: { path: { tenantId: read.tenant.id } },
-        headers: { 'idempotency-key': signed.formId },
-        body: {
-          type,
-          ...(formValues.name ? { name: formValues.name } : {}),
-          description: formValues.description || null,
-          active: formValues.active,
-          properties,
-        },
-      })
-      if (data) return { redirect: `${listOf(read.tenant)}/${data.result.id}?done=saved` }
-      return refusedForm(signed, apiErrorOf(error, response.status), (e, status) =>
-        formPage(signed, read.tenant, type, formValues, { errors: e, status }),
+      const redraw: Redraw = {
+        errorsOf,
+        form: (e, status) => formPage(signed, read.tenant, type, formValues, { errors: e, status }),
+      }
+      const { data } = await called(
+        signed.api.POST('/v1/tenants/{tenantId}/integrations', {
+          params: { path: { tenantId: read.tenant.id } },
+          headers: { 'idempotency-key': signed.formId },
+          body: {
+            type,
+            ...(formValues.name ? { name: formValues.name } : {}),
+            description: formValues.description || null,
+            active: formValues.active,
+            properties,
+          },
+        }),
+        redraw,
       )
+      return { redirect: `${listOf(read.tenant)}/${data.result.id}?done=saved` }
     }),
   )
-  router.get(route('/:integrationId/edit'), { schema: { hide: true } }, (request, reply) =>
-    pages.signedIn(request, reply, async (signed) => {
-      const read = await loadIntegration(signed, request.params as Params)
-      if ('refused' in read) return read.refused
-      const i = read.record
-      const type = i.type as IntegrationType
-      const values = {
-        name: i.name,
-        description: i.description ?? '',
-        active: i.active,
-        properties: fieldValuesOf(type, i.properties),
-      }
-      return formPage(signed, read.tenant, type, values, { edit: { integration: i, version: read.etag } })
-    }),
+  router.get(
+    route('/:integrationId/edit'),
+    { schema: { hide: true, params: IntegrationPath } },
+    (request, reply) =>
+      pages.signedIn(request, reply, async (signed) => {
+        const read = await loadIntegration(signed, request.params)
+        const i = read.record
+        const type = i.type as IntegrationType
+        const values = {
+          name: i.name,
+          description: i.description ?? '',
+          active: i.active,
+          properties: fieldValuesOf(type, i.properties),
+        }
+        return formPage(signed, read.tenant, type, values, { edit: { integration: i, version: read.etag } })
+      }),
   )
 
-  router.post(route('/:integrationId/edit'), { schema: { hide: true } }, (request, reply) =>
+  const editSchema = { hide: true, params: IntegrationPath, body: IntegrationForm }
+  router.post(route('/:integrationId/edit'), { schema: editSchema }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
-      const read = await loadIntegration(signed, request.params as Params)
-      if ('refused' in read) return read.refused
+      const read = await loadIntegration(signed, request.params)
       const i = read.record
       const type = i.type as IntegrationType
-      const form = request.body as Record<string, unknown>
-      const version = text(form.version)
+      const version = request.body.version ?? ''
       const edit = { integration: i, version }
-      const { formValues, properties, errors } = submitted(type, form)
+      const { formValues, properties, errors } = submitted(type, request.body)
       if (Object.keys(errors).length)
         return formPage(signed, read.tenant, type, formValues, { edit, errors, status: 400 })
       const base = `${listOf(read.tenant)}/${i.id}`
-      const { data, error, response } = await signed.api.PUT(
-        '/v1/tenants/{tenantId}/integrations/{integrationId}',
-        {
+      await called(
+        signed.api.PUT('/v1/tenants/{tenantId}/integrations/{integrationId}', {
           params: { path: { tenantId: read.tenant.id, integrationId: i.id } },
           headers: { 'if-match': version || '"none"' },
           body: {
@@ -216,14 +219,14 @@ export function integrationRoutes(router: FastifyInstance, pages: ConsolePages):
             active: formValues.active,
             properties,
           },
+        }),
+        {
+          changed: { what: 'integration', href: `${base}/edit` },
+          errorsOf,
+          form: (e, status) => formPage(signed, read.tenant, type, formValues, { edit, errors: e, status }),
         },
       )
-      if (data) return { redirect: `${base}?done=saved` }
-      const refused = apiErrorOf(error, response.status)
-      if (refused.code === 412) return changedMeanwhilePage(signed, 'integration', `${base}/edit`)
-      return refusedForm(signed, refused, (e, status) =>
-        formPage(signed, read.tenant, type, formValues, { edit, errors: e, status }),
-      )
+      return { redirect: `${base}?done=saved` }
     }),
   )
 }

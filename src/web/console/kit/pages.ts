@@ -4,8 +4,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { paths } from '../../../../generated/openapi.js'
 import type { ServiceContext } from '../../../context.js'
 import { html, type SafeHtml } from '../../../html.js'
-import { type ApiClient, type ApiError, type ApiStream, apiClient, apiStream } from '../api/client.js'
-import type { SessionStore } from '../session/session-store.js'
+import { type ApiClient, type ApiStream, apiClient, apiStream, TokenRefused } from '../api/client.js'
+import type { ConsoleSession, SessionStore } from '../session/session-store.js'
 import { type FormToken, FormTokens, sameOrigin } from './form-token.js'
 import { consolePage, type PageOptions, type Viewer } from './layout.js'
 import { personFullName } from './readable.js'
@@ -38,14 +38,22 @@ export type PageResult = [status: number, body: string] | { redirect: string } |
 
 export const SESSION_COOKIE = 'tenantry_console'
 
+/** A page's request as far as the console got with it: its nonce, its session, the person. */
+interface Admitted {
+  nonce: string
+  session?: ConsoleSession
+  signed?: Signed
+}
+
 /**
- * The console's request plumbing: the headers of section 17 on every response (a fresh script nonce
- * each), the session cookie → the person's API client, and the CSRF checks of every POST (origin and
- * form token) before anything is sent to the API.
+ * The console's request plumbing: the headers of docs/console.md on every response (a fresh script
+ * nonce each), the session cookie → the person's API client, and the CSRF checks of every POST (origin
+ * and form token) before anything is sent to the API.
  */
 export class ConsolePages {
   readonly tokens: FormTokens
   readonly secure: boolean
+  readonly #admitted = new WeakMap<FastifyRequest, Admitted>()
 
   constructor(
     readonly app: FastifyInstance,
@@ -83,36 +91,35 @@ export class ConsolePages {
     return `${SESSION_COOKIE}=; Path=/console; HttpOnly; SameSite=Strict; Max-Age=0${this.secure ? '; Secure' : ''}`
   }
 
-  /** A page for a signed-in person; without a live session, the sign-in page (then back here). */
-  async signedIn(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    handler: (signed: Signed) => Promise<PageResult>,
-  ): Promise<FastifyReply> {
+  /**
+   * The hook of every page for a signed-in person (preValidation: the body is parsed, not yet checked
+   * against the route's schema): the session → the person and their API client, and on a POST the CSRF
+   * checks. Without a live session, the sign-in page (then back here). The route's inputs are checked
+   * after this, so a refused one is drawn in the person's own frame (kit/error-pages.ts).
+   */
+  async admit(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
     const nonce = this.nonce(reply)
+    const admitted: Admitted = { nonce }
+    this.#admitted.set(request, admitted)
     const cookie = readCookie(request.headers.cookie, SESSION_COOKIE)
     const session = cookie ? await this.sessions.find(cookie, this.ctx.clock.now()) : undefined
-    const back = () => {
-      const next = request.method === 'GET' ? `?next=${encodeURIComponent(request.url)}` : ''
-      return reply.header('set-cookie', this.clearedCookie()).redirect(`/console/sign-in${next}`, 303)
-    }
-    if (!session) return back()
+    if (!session) return this.signInAgain(request, reply)
+    admitted.session = session
     let formId = ''
     if (request.method === 'POST') {
-      const form = (request.body ?? {}) as Record<string, unknown>
       const verified = sameOrigin(request, this.ctx.config.publicUrl)
-        ? this.tokens.verify(session.idHash, form)
+        ? this.tokens.verify(session.idHash, fieldsOf(request.body))
         : undefined
       if (!verified) return reply.code(403).send(this.refusedForm(nonce))
       formId = verified
     }
-    const api = apiClient(this.app, session.token, request.ip)
-    const { data, response } = await api.POST('/v1/login')
-    if (response.status === 401) {
-      // The token is refused: expired, the person disabled, or their password changed. The session ends.
-      await this.sessions.delete(session.idHash)
-      return back()
+    // A token the API refuses (expired, the person disabled, their password changed) ends the session
+    // on whichever call meets it: the error handler deletes the row and shows the sign-in page.
+    const watch = (_method: string, status: number) => {
+      if (status === 401) throw new TokenRefused()
     }
+    const api = apiClient(this.app, session.token, request.ip, watch)
+    const { data, response } = await api.POST('/v1/login')
     if (!data) throw new Error(`POST /v1/login answered ${response.status}`)
     const login = data.result
     const form = () => this.tokens.issue(session.idHash)
@@ -123,16 +130,51 @@ export class ConsolePages {
       audit: login.platformPermissions.includes('VIEW_AUDIT_LOG'),
       signOut: form(),
     }
-    const signed: Signed = {
+    admitted.signed = {
       api,
       login,
       viewer,
       form,
       formId,
       page: (options, body) => consolePage({ ...options, nonce, viewer }, body),
-      stream: (url) => apiStream(this.app, session.token, request.ip, url),
+      stream: (url) => apiStream(this.app, session.token, request.ip, url, watch),
     }
-    const result = await handler(signed)
+    return undefined
+  }
+
+  /** The person the hook admitted to this request; undefined before, or outside the signed-in pages. */
+  signedOf(request: FastifyRequest): Signed | undefined {
+    return this.#admitted.get(request)?.signed
+  }
+
+  /** This response's script nonce: the one the hook set, or a fresh one. */
+  nonceOf(request: FastifyRequest, reply: FastifyReply): string {
+    return this.#admitted.get(request)?.nonce ?? this.nonce(reply)
+  }
+
+  /**
+   * Back to the sign-in page (then back here, after a GET); a session whose token the API refused is
+   * deleted first.
+   */
+  async signInAgain(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const session = this.#admitted.get(request)?.session
+    if (session) await this.sessions.delete(session.idHash)
+    const next = request.method === 'GET' ? `?next=${encodeURIComponent(request.url)}` : ''
+    return reply.header('set-cookie', this.clearedCookie()).redirect(`/console/sign-in${next}`, 303)
+  }
+
+  /** A page for the signed-in person the hook admitted: the handler's result, sent. */
+  async signedIn(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    handler: (signed: Signed) => Promise<PageResult>,
+  ): Promise<FastifyReply> {
+    const signed = this.signedOf(request)
+    if (!signed) throw new Error(`${request.url} is a signed-in page outside the signed-in area`)
+    return this.send(reply, await handler(signed))
+  }
+
+  send(reply: FastifyReply, result: PageResult): FastifyReply {
     if ('redirect' in result) return reply.redirect(result.redirect, 303)
     if ('download' in result)
       return reply
@@ -154,6 +196,11 @@ export class ConsolePages {
   }
 }
 
+/** A parsed form's fields as the form token reads them (a body that is no object has none). */
+function fieldsOf(body: unknown): Record<string, unknown> {
+  return typeof body === 'object' && body !== null ? Object.fromEntries(Object.entries(body)) : {}
+}
+
 export function mayReadUsers(login: Login): boolean {
   const reads = (p: string[]) => p.includes('VIEW_ALL_USERS') || p.includes('MANAGE_ALL_USERS')
   return reads(login.platformPermissions) || login.tenants.some((t) => reads(t.tenantPermissions))
@@ -165,46 +212,6 @@ export function readCookie(header: string | undefined, name: string): string | u
     if (key === name) return value.join('=') || undefined
   }
   return undefined
-}
-
-/** The page of a refusal the API answered (403, 404, …): its message, visibly, with its status. */
-export function refusalPage(signed: Signed, error: ApiError, title = 'Not allowed'): PageResult {
-  const heading = error.code === 404 ? 'Not found' : error.code === 403 ? title : 'That did not work'
-  return [
-    error.code >= 400 && error.code < 500 ? error.code : 502,
-    signed.page(
-      { title: heading },
-      html`<h1>${heading}</h1>
-<div class="notice warning" role="alert"><p>${error.message}</p></div>
-<p><a href="/console/tenants">Back to the tenants</a></p>`,
-    ),
-  ]
-}
-
-/** The "changed meanwhile" page of a stale edit (412 from If-Match): nothing was overwritten. */
-export function changedMeanwhilePage(signed: Signed, what: string, href: string): PageResult {
-  // 200, not 409: the page is the answer the person needs, and the browser then reports no failed load.
-  return [
-    200,
-    signed.page(
-      { title: 'Changed meanwhile' },
-      html`<h1>This ${what} was changed meanwhile</h1>
-<div class="notice warning" role="alert"><p>Someone else saved a change after you opened the form, so your
-changes were not saved and nothing was overwritten.</p></div>
-<p><a href="${href}">Open the ${what} again</a> to see the current values and make your change there.</p>`,
-    ),
-  ]
-}
-
-/**
- * A refused write as form errors: the API's `attribute` (field → reason) on the form's fields, renamed
- * where the form asks differently; a reason without a field goes to the summary.
- */
-export function formErrorsOf(error: ApiError, rename: Record<string, string> = {}): Record<string, string> {
-  const errors: Record<string, string> = {}
-  for (const [field, reason] of Object.entries(error.attribute ?? {})) errors[rename[field] ?? field] = reason
-  if (Object.keys(errors).length === 0) errors._ = error.message
-  return errors
 }
 
 /**

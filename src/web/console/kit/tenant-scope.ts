@@ -1,8 +1,8 @@
 import type { paths } from '../../../../generated/openapi.js'
 import type { SafeHtml } from '../../../html.js'
-import { type ApiError, apiErrorOf } from '../api/client.js'
 import type { Choice } from './forms.js'
-import { type PageResult, permissionsIn, refusalPage, type Signed } from './pages.js'
+import { type PageResult, permissionsIn, type Signed } from './pages.js'
+import { called } from './refusals.js'
 
 /**
  * What the pages belonging to one tenant (API keys, SCIM, webhooks, …) share: reading the tenant they are
@@ -13,18 +13,14 @@ export type TenantOf =
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
+/** The tenant a page is under, with its ETag; a refusal (another's tenant: 404) is thrown. */
 export async function readTenantFor(
   signed: Signed,
   tenantId: string,
-): Promise<{ refused: PageResult } | { tenant: TenantOf; etag: string }> {
-  if (!UUID.test(tenantId))
-    return {
-      refused: refusalPage(signed, { code: 404, reason: 'tenant_not_found', message: 'No such tenant' }),
-    }
-  const { data, error, response } = await signed.api.GET('/v1/tenants/{tenantId}', {
-    params: { path: { tenantId } },
-  })
-  if (!data) return { refused: refusalPage(signed, apiErrorOf(error, response.status)) }
+): Promise<{ tenant: TenantOf; etag: string }> {
+  const { data, response } = await called(
+    signed.api.GET('/v1/tenants/{tenantId}', { params: { path: { tenantId } } }),
+  )
   return { tenant: data.result, etag: response.headers.get('etag') ?? '' }
 }
 
@@ -37,21 +33,18 @@ interface ApiAnswer<T> {
 
 /**
  * The tenant and one record of it named in the path (an integration, a webhook, an identity provider),
- * with the record's ETag for its edit form; or the refusal page — a malformed id is `notFound` without a
- * call, another tenant's record the API's own 404.
+ * with the record's ETag for its edit form. The path's ids are UUIDs (the route's schema); another
+ * tenant's record is the API's own 404, thrown.
  */
 export async function readRecordFor<T>(
   signed: Signed,
   tenantId: string,
   recordId: string,
-  notFound: ApiError,
   get: (tenantId: string, recordId: string) => Promise<ApiAnswer<T>>,
-): Promise<{ refused: PageResult } | { tenant: TenantOf; record: T; etag: string }> {
+): Promise<{ tenant: TenantOf; record: T; etag: string }> {
   const read = await readTenantFor(signed, tenantId)
-  if ('refused' in read) return read
-  if (!UUID.test(recordId)) return { refused: refusalPage(signed, notFound) }
-  const { data, error, response } = await get(read.tenant.id, recordId)
-  if (!data) return { refused: refusalPage(signed, apiErrorOf(error, response.status)) }
+  const { data, response } = await called(get(read.tenant.id, recordId))
+  if (!data) throw new Error(`${response.url || 'A record read'} answered ${response.status} without a body`)
   return { tenant: read.tenant, record: data.result, etag: response.headers.get('etag') ?? '' }
 }
 

@@ -3,9 +3,7 @@ import { readTenantFor, tenantCrumbs } from '../kit/tenant-scope.js'
 
 /** The tenant a members page is under, with the permissions the person holds there. */
 export async function tenantWithPermissions(signed: Signed, tenantId: string) {
-  const found = await readTenantFor(signed, tenantId)
-  if ('refused' in found) return found
-  const t = found.tenant
+  const { tenant: t } = await readTenantFor(signed, tenantId)
   return { tenant: t, permissions: permissionsIn(signed, [t.id, ...t.parentIds]) }
 }
 

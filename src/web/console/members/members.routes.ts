@@ -1,98 +1,83 @@
-import type { FastifyInstance } from 'fastify'
-import { apiErrorOf } from '../api/client.js'
-import { text } from '../kit/forms.js'
-import {
-  type ConsolePages,
-  changedMeanwhilePage,
-  formErrorsOf,
-  type PageResult,
-  refusalPage,
-  type Signed,
-} from '../kit/pages.js'
+import { Type } from 'typebox'
+import { Uuid } from '../../../http/schemas.js'
+import type { TypedApp } from '../../../http/typed-app.js'
+import { ChosenId, Cursor, Done, Form, OneOf, Query, TenantPath, Typed } from '../kit/inputs.js'
+import type { ConsolePages, PageResult, Signed } from '../kit/pages.js'
 import { personName } from '../kit/readable.js'
-import { roleChoices, UUID } from '../kit/tenant-scope.js'
+import { called } from '../kit/refusals.js'
+import { roleChoices } from '../kit/tenant-scope.js'
 import { inviteRoutes } from './invite.routes.js'
 import { memberCrumbs, tenantWithPermissions } from './member-scope.js'
 import { type Member, memberBody, membersBody, STATUS_FILTERS } from './members.views.js'
 
 const PAGE_SIZE = 50
-type Status = (typeof STATUS_FILTERS)[number]
 
-/** Members and invitations of a tenant (API.md §17 "Members"). */
-export function memberRoutes(router: FastifyInstance, pages: ConsolePages): void {
+/** A member's path: the tenant, and the person by their user id. */
+const MemberPath = Type.Object({ tenantId: Uuid(), memberId: Uuid() })
+/** The list's filters: a status ('' is every status), a search, the page. */
+const MembersQuery = Query({ status: OneOf(['', ...STATUS_FILTERS]), q: Typed(), cursor: Cursor, done: Done })
+
+/** Members and invitations of a tenant (docs/console.md "Members"). */
+export function memberRoutes(router: TypedApp, pages: ConsolePages): void {
   const now = () => pages.ctx.clock.now()
 
   inviteRoutes(router, pages)
 
-  router.get('/console/tenants/:tenantId/members', { schema: { hide: true } }, (request, reply) =>
+  const listSchema = { hide: true, params: TenantPath, querystring: MembersQuery }
+  router.get('/console/tenants/:tenantId/members', { schema: listSchema }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
-      const { tenantId } = request.params as { tenantId: string }
-      const query = request.query as Record<string, unknown>
+      const { tenantId } = request.params
       const found = await tenantWithPermissions(signed, tenantId)
-      if ('refused' in found) return found.refused as PageResult
-      const status = (STATUS_FILTERS as readonly string[]).includes(text(query.status))
-        ? (text(query.status) as Status)
-        : undefined
-      const q = text(query.q).trim()
-      const cursor = text(query.cursor) || undefined
-      const { data, error, response } = await signed.api.GET('/v1/tenants/{tenantId}/users', {
-        params: {
-          path: { tenantId },
-          query: {
-            ...(status ? { status } : {}),
-            ...(q ? { q } : {}),
-            limit: PAGE_SIZE,
-            ...(cursor ? { cursor } : {}),
+      const status = request.query.status || undefined
+      const q = (request.query.q ?? '').trim()
+      const cursor = request.query.cursor || undefined
+      const { data } = await called(
+        signed.api.GET('/v1/tenants/{tenantId}/users', {
+          params: {
+            path: { tenantId },
+            query: {
+              ...(status ? { status } : {}),
+              ...(q ? { q } : {}),
+              limit: PAGE_SIZE,
+              ...(cursor ? { cursor } : {}),
+            },
           },
-        },
-      })
-      if (!data) return refusalPage(signed, apiErrorOf(error, response.status))
-      const members = data.result
-      const notice = text(query.done) || undefined
+        }),
+      )
       return [
         200,
         signed.page(
           { title: `Members of ${found.tenant.name}`, area: 'tenants', crumbs: memberCrumbs(found.tenant) },
           membersBody({
             tenant: found.tenant,
-            members,
+            members: data.result,
             status: status ?? '',
             q,
             now: now(),
             canManage: found.permissions.has('MANAGE_TENANT_ENROLLMENT'),
             form: signed.form,
             nextCursor: data.nextCursor,
-            notice,
+            notice: request.query.done || undefined,
           }),
         ),
       ]
     }),
   )
 
-  async function readMember(signed: Signed, tenantId: string, userId: string) {
-    if (!UUID.test(userId))
-      return {
-        refused: refusalPage(signed, { code: 404, reason: 'user_not_found', message: 'No such member' }),
-      }
-    const { data, error, response } = await signed.api.GET('/v1/tenants/{tenantId}/users/{userId}', {
-      params: { path: { tenantId, userId } },
-    })
-    if (!data) return { refused: refusalPage(signed, apiErrorOf(error, response.status)) }
-    return { member: data.result as Member, etag: response.headers.get('etag') ?? '' }
-  }
-
   async function memberPage(
     signed: Signed,
     tenantId: string,
-    userId: string,
+    memberId: string,
     errors?: Record<string, string>,
     status = 200,
   ): Promise<PageResult> {
     const found = await tenantWithPermissions(signed, tenantId)
-    if ('refused' in found) return found.refused as PageResult
-    const read = await readMember(signed, tenantId, userId)
-    if ('refused' in read) return read.refused as PageResult
-    const m = read.member
+    const { data, response } = await called(
+      signed.api.GET('/v1/tenants/{tenantId}/users/{userId}', {
+        params: { path: { tenantId, userId: memberId } },
+      }),
+    )
+    const m: Member = data.result
     const name = personName(m)
     return [
       status,
@@ -107,7 +92,7 @@ export function memberRoutes(router: FastifyInstance, pages: ConsolePages): void
           member: m,
           roles: await roleChoices(signed, found.tenant),
           token: signed.form(),
-          version: read.etag,
+          version: response.headers.get('etag') ?? '',
           now: now(),
           form: signed.form,
           canManage: found.permissions.has('MANAGE_TENANT_ENROLLMENT'),
@@ -117,82 +102,71 @@ export function memberRoutes(router: FastifyInstance, pages: ConsolePages): void
     ]
   }
 
-  router.get('/console/tenants/:tenantId/members/:userId', { schema: { hide: true } }, (request, reply) =>
-    pages.signedIn(request, reply, (signed) => {
-      const { tenantId, userId } = request.params as { tenantId: string; userId: string }
-      return memberPage(signed, tenantId, userId)
+  const member = (path: string) => `/console/tenants/:tenantId/members/:memberId${path}`
+  const listOf = (tenantId: string, done: string) =>
+    `/console/tenants/${tenantId}/members?done=${encodeURIComponent(done)}`
+
+  router.get(member(''), { schema: { hide: true, params: MemberPath } }, (request, reply) =>
+    pages.signedIn(request, reply, (signed) =>
+      memberPage(signed, request.params.tenantId, request.params.memberId),
+    ),
+  )
+
+  const roleSchema = { hide: true, params: MemberPath, body: Form({ roleId: ChosenId }) }
+  router.post(member('/role'), { schema: roleSchema }, (request, reply) =>
+    pages.signedIn(request, reply, async (signed) => {
+      const { tenantId, memberId } = request.params
+      const roleId = request.body.roleId
+      if (!roleId) return memberPage(signed, tenantId, memberId, { roleId: 'is required' })
+      const { data } = await called(
+        signed.api.PUT('/v1/tenants/{tenantId}/users/{userId}', {
+          params: { path: { tenantId, userId: memberId } },
+          headers: { 'if-match': request.body.version || '"none"' },
+          body: { roleId },
+        }),
+        {
+          changed: { what: 'membership', href: `/console/tenants/${tenantId}/members/${memberId}` },
+          form: (errors) => memberPage(signed, tenantId, memberId, errors),
+          formCodes: [400],
+        },
+      )
+      return { redirect: listOf(tenantId, `Role changed for ${data.result.email}`) }
+    }),
+  )
+
+  const said = {
+    invited: 'Invitation sent to',
+    pending: 'Invitation cancelled for',
+    accepted: 'Member now:',
+    disabled: 'Disabled:',
+  }
+  const statusSchema = { hide: true, params: MemberPath, body: Form({ status: Type.Enum(STATUS_FILTERS) }) }
+  router.post(member('/status'), { schema: statusSchema }, (request, reply) =>
+    pages.signedIn(request, reply, async (signed) => {
+      const { tenantId, memberId } = request.params
+      const { status } = request.body
+      const { data } = await called(
+        signed.api.PUT('/v1/tenants/{tenantId}/users/{userId}', {
+          params: { path: { tenantId, userId: memberId } },
+          body: { status },
+        }),
+      )
+      return { redirect: listOf(tenantId, `${said[status]} ${data.result.email}`) }
     }),
   )
 
   router.post(
-    '/console/tenants/:tenantId/members/:userId/role',
-    { schema: { hide: true } },
+    member('/remove'),
+    { schema: { hide: true, params: MemberPath, body: Form({}) } },
     (request, reply) =>
       pages.signedIn(request, reply, async (signed) => {
-        const { tenantId, userId } = request.params as { tenantId: string; userId: string }
-        const form = request.body as Record<string, unknown>
-        const roleId = text(form.roleId)
-        if (!UUID.test(roleId) || !UUID.test(userId))
-          return memberPage(signed, tenantId, userId, { roleId: 'is required' })
-        const { data, error, response } = await signed.api.PUT('/v1/tenants/{tenantId}/users/{userId}', {
-          params: { path: { tenantId, userId } },
-          headers: { 'if-match': text(form.version) || '"none"' },
-          body: { roleId },
-        })
-        if (data)
-          return {
-            redirect: `/console/tenants/${tenantId}/members?done=${encodeURIComponent(`Role changed for ${data.result.email}`)}`,
-          }
-        const refused = apiErrorOf(error, response.status)
-        if (refused.code === 412)
-          return changedMeanwhilePage(signed, 'membership', `/console/tenants/${tenantId}/members/${userId}`)
-        if (refused.code === 400) return memberPage(signed, tenantId, userId, formErrorsOf(refused))
-        return refusalPage(signed, refused, 'Not allowed')
-      }),
-  )
-
-  router.post(
-    '/console/tenants/:tenantId/members/:userId/status',
-    { schema: { hide: true } },
-    (request, reply) =>
-      pages.signedIn(request, reply, async (signed) => {
-        const { tenantId, userId } = request.params as { tenantId: string; userId: string }
-        const status = text((request.body as Record<string, unknown>).status)
-        if (!(STATUS_FILTERS as readonly string[]).includes(status) || !UUID.test(userId)) {
-          return refusalPage(signed, { code: 400, reason: 'validation_failed', message: 'Unknown action' })
-        }
-        const { data, error, response } = await signed.api.PUT('/v1/tenants/{tenantId}/users/{userId}', {
-          params: { path: { tenantId, userId } },
-          body: { status: status as Status },
-        })
-        if (!data) return refusalPage(signed, apiErrorOf(error, response.status))
-        const said = {
-          invited: 'Invitation sent to',
-          pending: 'Invitation cancelled for',
-          accepted: 'Member now:',
-          disabled: 'Disabled:',
-        }
-        return {
-          redirect: `/console/tenants/${tenantId}/members?done=${encodeURIComponent(`${said[status as Status]} ${data.result.email}`)}`,
-        }
-      }),
-  )
-
-  router.post(
-    '/console/tenants/:tenantId/members/:userId/remove',
-    { schema: { hide: true } },
-    (request, reply) =>
-      pages.signedIn(request, reply, async (signed) => {
-        const { tenantId, userId } = request.params as { tenantId: string; userId: string }
-        if (!UUID.test(userId))
-          return refusalPage(signed, { code: 404, reason: 'user_not_found', message: 'No such member' })
-        const { error, response } = await signed.api.DELETE('/v1/tenants/{tenantId}/users/{userId}', {
-          params: { path: { tenantId, userId } },
-        })
-        if (response.status >= 400) return refusalPage(signed, apiErrorOf(error, response.status))
-        return {
-          redirect: `/console/tenants/${tenantId}/members?done=${encodeURIComponent('Removed from the tenant')}`,
-        }
+        const { tenantId, memberId } = request.params
+        await called(
+          signed.api.DELETE('/v1/tenants/{tenantId}/users/{userId}', {
+            params: { path: { tenantId, userId: memberId } },
+          }),
+        )
+        return { redirect: listOf(tenantId, 'Removed from the tenant') }
       }),
   )
 }

@@ -1,23 +1,26 @@
-import type { FastifyInstance } from 'fastify'
+import { type Static, Type } from 'typebox'
 import { html } from '../../../html.js'
-import { apiErrorOf } from '../api/client.js'
-import { text } from '../kit/forms.js'
-import {
-  type ConsolePages,
-  changedMeanwhilePage,
-  formErrorsOf,
-  type PageResult,
-  permissionsIn,
-  refusalPage,
-  type Signed,
-} from '../kit/pages.js'
-import { readTenantFor, type TenantOf, tenantCrumbs, tenantListPage, UUID } from '../kit/tenant-scope.js'
+import type { TypedApp } from '../../../http/typed-app.js'
+import { Checkbox, Form, RecordPath, TenantPath, Typed } from '../kit/inputs.js'
+import { type ConsolePages, type PageResult, permissionsIn, type Signed } from '../kit/pages.js'
+import { called } from '../kit/refusals.js'
+import { readTenantFor, type TenantOf, tenantCrumbs, tenantListPage } from '../kit/tenant-scope.js'
 import { type Permission, type RoleFormValues, roleForm, rolesBody } from './roles.views.js'
 
-type Params = { tenantId: string; roleId?: string }
+/** A permission's name, as its box posts it (the catalogue's longest is far shorter). */
+const PermissionName = Type.String({ maxLength: 128 })
+/** The role form: a ticked box posts its permission's name; several ticked post the name repeatedly. */
+const RoleForm = Form({
+  name: Typed(),
+  description: Typed(),
+  permissions: Type.Optional(Type.Union([PermissionName, Type.Array(PermissionName, { maxItems: 256 })])),
+  active: Checkbox,
+  shared: Checkbox,
+})
+const RolePath = RecordPath('roleId')
 
-/** A tenant's roles (API.md §17 "Roles"): list, create, edit with the role ceiling visible. */
-export function roleRoutes(router: FastifyInstance, pages: ConsolePages): void {
+/** A tenant's roles (docs/console-admin.md "Roles"): list, create, edit with the role ceiling visible. */
+export function roleRoutes(router: TypedApp, pages: ConsolePages): void {
   const mineIn = (signed: Signed, tenant: TenantOf) => permissionsIn(signed, [tenant.id, ...tenant.parentIds])
 
   async function formPage(
@@ -59,14 +62,13 @@ export function roleRoutes(router: FastifyInstance, pages: ConsolePages): void {
     ]
   }
 
-  router.get('/console/tenants/:tenantId/roles', { schema: { hide: true } }, (request, reply) =>
+  const path = '/console/tenants/:tenantId/roles'
+  router.get(path, { schema: { hide: true, params: TenantPath } }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
-      const read = await readTenantFor(signed, (request.params as Params).tenantId)
-      if ('refused' in read) return read.refused
-      const { data, error, response } = await signed.api.GET('/v1/tenants/{tenantId}/roles', {
-        params: { path: { tenantId: read.tenant.id } },
-      })
-      if (!data) return refusalPage(signed, apiErrorOf(error, response.status))
+      const read = await readTenantFor(signed, request.params.tenantId)
+      const { data } = await called(
+        signed.api.GET('/v1/tenants/{tenantId}/roles', { params: { path: { tenantId: read.tenant.id } } }),
+      )
       return tenantListPage(
         signed,
         read.tenant,
@@ -80,10 +82,9 @@ export function roleRoutes(router: FastifyInstance, pages: ConsolePages): void {
     }),
   )
 
-  router.get('/console/tenants/:tenantId/roles/new', { schema: { hide: true } }, (request, reply) =>
+  router.get(`${path}/new`, { schema: { hide: true, params: TenantPath } }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
-      const read = await readTenantFor(signed, (request.params as Params).tenantId)
-      if ('refused' in read) return read.refused
+      const read = await readTenantFor(signed, request.params.tenantId)
       return formPage(signed, read.tenant, {
         name: '',
         description: '',
@@ -94,40 +95,38 @@ export function roleRoutes(router: FastifyInstance, pages: ConsolePages): void {
     }),
   )
 
-  router.post('/console/tenants/:tenantId/roles', { schema: { hide: true } }, (request, reply) =>
+  router.post(path, { schema: { hide: true, params: TenantPath, body: RoleForm } }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
-      const read = await readTenantFor(signed, (request.params as Params).tenantId)
-      if ('refused' in read) return read.refused
-      const values = valuesOf(request.body as Record<string, unknown>)
-      const { data, error, response } = await signed.api.POST('/v1/tenants/{tenantId}/roles', {
-        params: { path: { tenantId: read.tenant.id } },
-        headers: { 'idempotency-key': signed.formId },
-        body: values,
-      })
-      if (data) return { redirect: `/console/tenants/${read.tenant.id}/roles` }
-      const refused = apiErrorOf(error, response.status)
-      if (![400, 403, 409].includes(refused.code)) return refusalPage(signed, refused)
-      return formPage(signed, read.tenant, values, undefined, formErrorsOf(refused), refused.code)
+      const read = await readTenantFor(signed, request.params.tenantId)
+      const values = valuesOf(request.body)
+      await called(
+        signed.api.POST('/v1/tenants/{tenantId}/roles', {
+          params: { path: { tenantId: read.tenant.id } },
+          headers: { 'idempotency-key': signed.formId },
+          body: values,
+        }),
+        {
+          form: (errors, status) => formPage(signed, read.tenant, values, undefined, errors, status),
+          formCodes: [400, 403, 409],
+        },
+      )
+      return { redirect: `/console/tenants/${read.tenant.id}/roles` }
     }),
   )
 
   async function readRole(signed: Signed, tenant: TenantOf, roleId: string) {
-    if (!UUID.test(roleId)) return undefined
-    const { data, response } = await signed.api.GET('/v1/tenants/{tenantId}/roles/{roleId}', {
-      params: { path: { tenantId: tenant.id, roleId } },
-    })
-    return data ? { role: data.result, etag: response.headers.get('etag') ?? '' } : undefined
+    const { data, response } = await called(
+      signed.api.GET('/v1/tenants/{tenantId}/roles/{roleId}', {
+        params: { path: { tenantId: tenant.id, roleId } },
+      }),
+    )
+    return { role: data.result, etag: response.headers.get('etag') ?? '' }
   }
-  const noRole = (signed: Signed) =>
-    refusalPage(signed, { code: 404, reason: 'role_not_found', message: 'No such role' })
 
-  router.get('/console/tenants/:tenantId/roles/:roleId/edit', { schema: { hide: true } }, (request, reply) =>
+  router.get(`${path}/:roleId/edit`, { schema: { hide: true, params: RolePath } }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
-      const params = request.params as Params
-      const read = await readTenantFor(signed, params.tenantId)
-      if ('refused' in read) return read.refused
-      const found = await readRole(signed, read.tenant, params.roleId ?? '')
-      if (!found) return noRole(signed)
+      const read = await readTenantFor(signed, request.params.tenantId)
+      const found = await readRole(signed, read.tenant, request.params.roleId)
       const [catalogue] = await Promise.all([signed.api.GET('/v1/permissions')])
       const names = new Map((catalogue.data?.result ?? []).map((p) => [p.id, p.name as string]))
       const r = found.role
@@ -142,15 +141,13 @@ export function roleRoutes(router: FastifyInstance, pages: ConsolePages): void {
     }),
   )
 
-  router.post('/console/tenants/:tenantId/roles/:roleId/edit', { schema: { hide: true } }, (request, reply) =>
+  const editSchema = { hide: true, params: RolePath, body: RoleForm }
+  router.post(`${path}/:roleId/edit`, { schema: editSchema }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
-      const params = request.params as Params
-      const read = await readTenantFor(signed, params.tenantId)
-      if ('refused' in read) return read.refused
-      const found = await readRole(signed, read.tenant, params.roleId ?? '')
-      if (!found) return noRole(signed)
-      const form = request.body as Record<string, unknown>
-      const values = valuesOf(form)
+      const read = await readTenantFor(signed, request.params.tenantId)
+      const found = await readRole(signed, read.tenant, request.params.roleId)
+      const version = request.body.version ?? ''
+      const values = valuesOf(request.body)
       // A permission the person cannot grant is a disabled box, which a browser does not send: one the
       // role already has stays as it is (the person can neither grant nor remove it).
       const catalogue = await signed.api.GET('/v1/permissions')
@@ -161,28 +158,29 @@ export function roleRoutes(router: FastifyInstance, pages: ConsolePages): void {
         if (!mine.has(name) && !values.permissions.includes(name)) values.permissions.push(name)
       }
       const base = `/console/tenants/${read.tenant.id}/roles`
-      const { data, error, response } = await signed.api.PUT('/v1/tenants/{tenantId}/roles/{roleId}', {
-        params: { path: { tenantId: read.tenant.id, roleId: found.role.id } },
-        headers: { 'if-match': text(form.version) || '"none"' },
-        body: values,
-      })
-      if (data) return { redirect: base }
-      const refused = apiErrorOf(error, response.status)
-      if (refused.code === 412) return changedMeanwhilePage(signed, 'role', `${base}/${found.role.id}/edit`)
-      if (![400, 403, 409].includes(refused.code)) return refusalPage(signed, refused)
-      const edit = { id: found.role.id, version: text(form.version) }
-      return formPage(signed, read.tenant, values, edit, formErrorsOf(refused), refused.code)
+      const edit = { id: found.role.id, version }
+      await called(
+        signed.api.PUT('/v1/tenants/{tenantId}/roles/{roleId}', {
+          params: { path: { tenantId: read.tenant.id, roleId: found.role.id } },
+          headers: { 'if-match': version || '"none"' },
+          body: values,
+        }),
+        {
+          changed: { what: 'role', href: `${base}/${found.role.id}/edit` },
+          form: (errors, status) => formPage(signed, read.tenant, values, edit, errors, status),
+          formCodes: [400, 403, 409],
+        },
+      )
+      return { redirect: base }
     }),
   )
 }
 
-function valuesOf(form: Record<string, unknown>): RoleFormValues {
-  const chosen = form.permissions
-  const permissions = (Array.isArray(chosen) ? chosen : chosen === undefined ? [] : [chosen]).map(String)
+function valuesOf(form: Static<typeof RoleForm>): RoleFormValues {
   return {
-    name: text(form.name).trim(),
-    description: text(form.description).trim(),
-    permissions,
+    name: (form.name ?? '').trim(),
+    description: (form.description ?? '').trim(),
+    permissions: form.permissions === undefined ? [] : [form.permissions].flat(),
     active: form.active === 'on',
     shared: form.shared === 'on',
   }

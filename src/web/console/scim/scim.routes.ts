@@ -1,19 +1,16 @@
-import type { FastifyInstance } from 'fastify'
-import { apiErrorOf } from '../api/client.js'
-import { text } from '../kit/forms.js'
-import {
-  type ConsolePages,
-  changedMeanwhilePage,
-  formErrorsOf,
-  type PageResult,
-  refusalPage,
-  type Signed,
-} from '../kit/pages.js'
-import { readTenantFor, roleChoices, type TenantOf, tenantCrumbs, UUID } from '../kit/tenant-scope.js'
+import type { TypedApp } from '../../../http/typed-app.js'
+import { ChosenId, Done, Form, OpenForm, Query, RecordPath, TenantPath, Typed } from '../kit/inputs.js'
+import type { ConsolePages, PageResult, Signed } from '../kit/pages.js'
+import { called, changedMeanwhilePage, notFound } from '../kit/refusals.js'
+import { readTenantFor, roleChoices, type TenantOf, tenantCrumbs } from '../kit/tenant-scope.js'
 import { scimBody } from './scim.views.js'
 
-/** A tenant's SCIM settings page: base URL, tokens, default role, group → role mapping. */
-export function scimRoutes(router: FastifyInstance, pages: ConsolePages): void {
+const SettingsForm = Form({ defaultRoleId: ChosenId })
+/** A group's row: its fields are named by the group (`role-<id>`, `priority-<id>`), and its `updated`. */
+const GroupForm = OpenForm({ updated: Typed(64) }, 64)
+
+/** A tenant's SCIM settings page (docs/console-admin.md): base URL, tokens, default role, group → role mapping. */
+export function scimRoutes(router: TypedApp, pages: ConsolePages): void {
   async function scimPage(
     signed: Signed,
     tenant: TenantOf,
@@ -23,12 +20,11 @@ export function scimRoutes(router: FastifyInstance, pages: ConsolePages): void {
   ): Promise<PageResult> {
     const path = { tenantId: tenant.id }
     const [settings, groups, keys, roles] = await Promise.all([
-      signed.api.GET('/v1/tenants/{tenantId}/scim', { params: { path } }),
+      called(signed.api.GET('/v1/tenants/{tenantId}/scim', { params: { path } })),
       signed.api.GET('/v1/tenants/{tenantId}/scim/groups', { params: { path } }),
       signed.api.GET('/v1/tenants/{tenantId}/api-keys', { params: { path } }),
       roleChoices(signed, tenant),
     ])
-    if (!settings.data) return refusalPage(signed, apiErrorOf(settings.error, settings.response.status))
     return [
       status,
       signed.page(
@@ -52,64 +48,60 @@ export function scimRoutes(router: FastifyInstance, pages: ConsolePages): void {
     ]
   }
 
-  router.get('/console/tenants/:tenantId/scim', { schema: { hide: true } }, (request, reply) =>
+  const path = '/console/tenants/:tenantId/scim'
+  const pageSchema = { hide: true, params: TenantPath, querystring: Query({ saved: Done }) }
+  router.get(path, { schema: pageSchema }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
-      const read = await readTenantFor(signed, (request.params as { tenantId: string }).tenantId)
-      if ('refused' in read) return read.refused
-      const saved = text((request.query as Record<string, unknown>).saved)
-      return scimPage(signed, read.tenant, 200, undefined, saved ? 'Saved.' : undefined)
+      const read = await readTenantFor(signed, request.params.tenantId)
+      return scimPage(signed, read.tenant, 200, undefined, request.query.saved ? 'Saved.' : undefined)
     }),
   )
 
-  router.post('/console/tenants/:tenantId/scim', { schema: { hide: true } }, (request, reply) =>
+  /** A refused change: the page again with the refusal beside its field (400, 403). */
+  const onThePage = (signed: Signed, tenant: TenantOf) => ({
+    form: (errors: Record<string, string>, status: number) => scimPage(signed, tenant, status, errors),
+    formCodes: [400, 403],
+  })
+
+  router.post(path, { schema: { hide: true, params: TenantPath, body: SettingsForm } }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
-      const read = await readTenantFor(signed, (request.params as { tenantId: string }).tenantId)
-      if ('refused' in read) return read.refused
-      const form = request.body as Record<string, unknown>
-      const { data, error, response } = await signed.api.PUT('/v1/tenants/{tenantId}/scim', {
-        params: { path: { tenantId: read.tenant.id } },
-        body: { defaultRoleId: text(form.defaultRoleId) },
+      const read = await readTenantFor(signed, request.params.tenantId)
+      await called(
+        signed.api.PUT('/v1/tenants/{tenantId}/scim', {
+          params: { path: { tenantId: read.tenant.id } },
+          body: { defaultRoleId: request.body.defaultRoleId ?? '' },
+        }),
+        onThePage(signed, read.tenant),
+      )
+      return { redirect: `/console/tenants/${read.tenant.id}/scim?saved=1` }
+    }),
+  )
+
+  const groupSchema = { hide: true, params: RecordPath('groupId'), body: GroupForm }
+  router.post(`${path}/groups/:groupId`, { schema: groupSchema }, (request, reply) =>
+    pages.signedIn(request, reply, async (signed) => {
+      const { tenantId, groupId } = request.params
+      const read = await readTenantFor(signed, tenantId)
+      const back = `/console/tenants/${tenantId}/scim`
+      const form = request.body
+      const groups = await signed.api.GET('/v1/tenants/{tenantId}/scim/groups', {
+        params: { path: { tenantId } },
       })
-      if (data) return { redirect: `/console/tenants/${read.tenant.id}/scim?saved=1` }
-      const refused = apiErrorOf(error, response.status)
-      if (refused.code !== 400 && refused.code !== 403) return refusalPage(signed, refused)
-      return scimPage(signed, read.tenant, refused.code, formErrorsOf(refused))
+      const group = groups.data?.result.find((g) => g.id === groupId)
+      if (!group) throw notFound('scim_group_not_found', 'No such group')
+      if (group.updated !== form.updated) return changedMeanwhilePage(signed, 'group', back)
+      const roleId = form[`role-${groupId}`] ?? ''
+      const priority = Number(form[`priority-${groupId}`] || group.priority)
+      await called(
+        signed.api.PUT('/v1/tenants/{tenantId}/scim/groups/{groupId}', {
+          params: { path: { tenantId, groupId } },
+          // The group list has no ETag per group: the version is checked against a fresh read just above.
+          headers: { 'if-match': '*' },
+          body: { roleId: roleId || null, ...(Number.isInteger(priority) ? { priority } : {}) },
+        }),
+        { ...onThePage(signed, read.tenant), changed: { what: 'group', href: back } },
+      )
+      return { redirect: `${back}?saved=1` }
     }),
-  )
-
-  router.post(
-    '/console/tenants/:tenantId/scim/groups/:groupId',
-    { schema: { hide: true } },
-    (request, reply) =>
-      pages.signedIn(request, reply, async (signed) => {
-        const { tenantId, groupId } = request.params as { tenantId: string; groupId: string }
-        const read = await readTenantFor(signed, tenantId)
-        if ('refused' in read) return read.refused
-        const back = `/console/tenants/${tenantId}/scim`
-        const form = request.body as Record<string, unknown>
-        const groups = await signed.api.GET('/v1/tenants/{tenantId}/scim/groups', {
-          params: { path: { tenantId } },
-        })
-        const group = groups.data?.result.find((g) => g.id === groupId)
-        if (!UUID.test(groupId) || !group)
-          return refusalPage(signed, { code: 404, reason: 'scim_group_not_found', message: 'No such group' })
-        if (group.updated !== text(form.updated)) return changedMeanwhilePage(signed, 'group', back)
-        const roleId = text(form[`role-${groupId}`])
-        const priority = Number(text(form[`priority-${groupId}`]) || group.priority)
-        const { data, error, response } = await signed.api.PUT(
-          '/v1/tenants/{tenantId}/scim/groups/{groupId}',
-          {
-            params: { path: { tenantId, groupId } },
-            // The group list has no ETag per group: the version is checked against a fresh read just above.
-            headers: { 'if-match': '*' },
-            body: { roleId: roleId || null, ...(Number.isInteger(priority) ? { priority } : {}) },
-          },
-        )
-        if (data) return { redirect: `${back}?saved=1` }
-        const refused = apiErrorOf(error, response.status)
-        if (refused.code === 412) return changedMeanwhilePage(signed, 'group', back)
-        if (refused.code !== 400 && refused.code !== 403) return refusalPage(signed, refused)
-        return scimPage(signed, read.tenant, refused.code, formErrorsOf(refused))
-      }),
   )
 }

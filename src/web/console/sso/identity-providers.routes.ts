@@ -1,15 +1,10 @@
-import type { FastifyInstance } from 'fastify'
+import type { Static } from 'typebox'
 import { html } from '../../../html.js'
-import { apiErrorOf } from '../api/client.js'
-import { type Errors, text } from '../kit/forms.js'
-import {
-  type ConsolePages,
-  changedMeanwhilePage,
-  formErrorsOf,
-  type PageResult,
-  refusalPage,
-  type Signed,
-} from '../kit/pages.js'
+import type { TypedApp } from '../../../http/typed-app.js'
+import type { Errors } from '../kit/forms.js'
+import { Checkbox, Done, Form, OneOf, Query, RecordPath, TenantPath, Typed } from '../kit/inputs.js'
+import type { ConsolePages, PageResult, Signed } from '../kit/pages.js'
+import { called, formErrorsOf, type Redraw } from '../kit/refusals.js'
 import {
   readRecordFor,
   readTenantFor,
@@ -28,19 +23,32 @@ import {
   providersBody,
 } from './identity-providers.views.js'
 
-export type ProviderParams = { tenantId: string; providerId: string; testId?: string }
+export const ProviderPath = RecordPath('providerId')
+const ProtocolChoice = OneOf(['saml', 'oidc'])
+/**
+ * The provider form (multipart: a SAML metadata file may be uploaded): SAML by metadata URL or file,
+ * OpenID Connect by issuer, client ID and a write-only secret.
+ */
+const ProviderForm = Form({
+  protocol: ProtocolChoice,
+  name: Typed(),
+  description: Typed(),
+  metadataUrl: Typed(),
+  // An identity provider's metadata document; the upload as a whole is bounded by console-plugin.ts.
+  metadataFile: Typed(1024 * 1024),
+  issuer: Typed(),
+  clientId: Typed(),
+  clientSecret: Typed(),
+  emailMapping: Typed(),
+  active: Checkbox,
+})
 
-/** The tenant and (when the path names one) the identity provider with its ETag; or the refusal page. */
-export function loadProvider(signed: Signed, params: ProviderParams) {
-  return readRecordFor(
-    signed,
-    params.tenantId,
-    params.providerId,
-    { code: 404, reason: 'identity_provider_not_found', message: 'No such identity provider' },
-    (tenantId, id) =>
-      signed.api.GET('/v1/tenants/{tenantId}/identity-providers/{id}', {
-        params: { path: { tenantId, id } },
-      }),
+/** The tenant and the identity provider the path names, with its ETag; a refusal is thrown. */
+export function loadProvider(signed: Signed, params: { tenantId: string; providerId: string }) {
+  return readRecordFor(signed, params.tenantId, params.providerId, (tenantId, id) =>
+    signed.api.GET('/v1/tenants/{tenantId}/identity-providers/{id}', {
+      params: { path: { tenantId, id } },
+    }),
   )
 }
 
@@ -50,14 +58,14 @@ export function providerCrumbs(tenant: TenantOf, ...rest: [string, string | unde
   return tenantCrumbs(tenant, ['Identity providers', providersOf(tenant)], ...rest)
 }
 
-function valuesOf(form: Record<string, unknown>): ProviderFormValues {
+function valuesOf(form: Static<typeof ProviderForm>): ProviderFormValues {
   return {
-    name: text(form.name).trim(),
-    description: text(form.description).trim(),
-    metadataUrl: text(form.metadataUrl).trim(),
-    issuer: text(form.issuer).trim(),
-    clientId: text(form.clientId).trim(),
-    emailMapping: text(form.emailMapping).trim(),
+    name: (form.name ?? '').trim(),
+    description: (form.description ?? '').trim(),
+    metadataUrl: (form.metadataUrl ?? '').trim(),
+    issuer: (form.issuer ?? '').trim(),
+    clientId: (form.clientId ?? '').trim(),
+    emailMapping: (form.emailMapping ?? '').trim(),
     active: form.active === 'on',
   }
 }
@@ -66,21 +74,21 @@ function valuesOf(form: Record<string, unknown>): ProviderFormValues {
 const RENAME = { 'metadata-url': 'metadataUrl' }
 
 /**
- * A tenant's identity providers (API.md §17 "Identity providers"): SAML by metadata URL or uploaded
+ * A tenant's identity providers (docs/console-admin.md "Identity providers"): SAML by metadata URL or uploaded
  * file, OpenID Connect by issuer, client ID and write-only client secret; the service provider's URLs
  * to copy; edit (If-Match), activate and deactivate. Test sign-ins: sso-test.routes.ts.
  */
-export function identityProviderRoutes(router: FastifyInstance, pages: ConsolePages): void {
+export function identityProviderRoutes(router: TypedApp, pages: ConsolePages): void {
   const route = (path: string) => `/console/tenants/:tenantId/identity-providers${path}`
 
-  router.get(route(''), { schema: { hide: true } }, (request, reply) =>
+  router.get(route(''), { schema: { hide: true, params: TenantPath } }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
-      const read = await readTenantFor(signed, (request.params as ProviderParams).tenantId)
-      if ('refused' in read) return read.refused
-      const { data, error, response } = await signed.api.GET('/v1/tenants/{tenantId}/identity-providers', {
-        params: { path: { tenantId: read.tenant.id } },
-      })
-      if (!data) return refusalPage(signed, apiErrorOf(error, response.status))
+      const read = await readTenantFor(signed, request.params.tenantId)
+      const { data } = await called(
+        signed.api.GET('/v1/tenants/{tenantId}/identity-providers', {
+          params: { path: { tenantId: read.tenant.id } },
+        }),
+      )
       return tenantListPage(
         signed,
         read.tenant,
@@ -121,67 +129,71 @@ export function identityProviderRoutes(router: FastifyInstance, pages: ConsolePa
     ]
   }
 
-  const protocolOf = (value: unknown): Protocol | undefined =>
-    value === 'saml' || value === 'oidc' ? value : undefined
-
-  router.get(route('/new'), { schema: { hide: true } }, (request, reply) =>
+  const newSchema = { hide: true, params: TenantPath, querystring: Query({ protocol: ProtocolChoice }) }
+  router.get(route('/new'), { schema: newSchema }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
-      const read = await readTenantFor(signed, (request.params as ProviderParams).tenantId)
-      if ('refused' in read) return read.refused
-      const protocol = protocolOf((request.query as Record<string, unknown>).protocol)
+      const read = await readTenantFor(signed, request.params.tenantId)
+      const protocol: Protocol | undefined = request.query.protocol
       if (!protocol) return { redirect: providersOf(read.tenant) }
       return formPage(signed, read.tenant, protocol, valuesOf({}), {})
     }),
   )
 
-  router.post(route(''), { schema: { hide: true } }, (request, reply) =>
-    pages.signedIn(request, reply, async (signed) => {
-      const read = await readTenantFor(signed, (request.params as ProviderParams).tenantId)
-      if ('refused' in read) return read.refused
-      const form = request.body as Record<string, unknown>
-      const protocol = protocolOf(form.protocol)
-      if (!protocol) return { redirect: providersOf(read.tenant) }
-      const values = valuesOf(form)
-      const file = text(form.metadataFile)
-      const common = {
-        name: values.name,
-        description: values.description || null,
-        emailMapping: values.emailMapping || null,
-        active: values.active,
-      }
-      const body =
-        protocol === 'saml'
-          ? {
-              ...common,
-              identityProvider: 'saml' as const,
-              ...(values.metadataUrl ? { metadataUrl: values.metadataUrl } : {}),
-              ...(file.trim() ? { metadataFile: file } : {}),
-            }
-          : {
-              ...common,
-              identityProvider: 'oidc' as const,
-              issuer: values.issuer,
-              clientId: values.clientId,
-              clientSecret: text(form.clientSecret),
-            }
-      const { data, error, response } = await signed.api.POST('/v1/tenants/{tenantId}/identity-providers', {
-        params: { path: { tenantId: read.tenant.id } },
-        headers: { 'idempotency-key': signed.formId },
-        body,
-      })
-      if (data) return { redirect: `${providersOf(read.tenant)}/${data.result.id}?done=created` }
-      const refused = apiErrorOf(error, response.status)
-      if (refused.code !== 400 && refused.code !== 409) return refusalPage(signed, refused)
-      const errors = formErrorsOf(refused, RENAME)
-      return formPage(signed, read.tenant, protocol, values, { errors, status: refused.code })
-    }),
+  /** A refused write: the form again with the refusal beside its field (400, 409). */
+  const redrawn = (form: (errors: Errors, status: number) => PageResult): Redraw => ({
+    form,
+    errorsOf: (refused) => formErrorsOf(refused, RENAME),
+  })
+
+  router.post(
+    route(''),
+    { schema: { hide: true, params: TenantPath, body: ProviderForm } },
+    (request, reply) =>
+      pages.signedIn(request, reply, async (signed) => {
+        const read = await readTenantFor(signed, request.params.tenantId)
+        const form = request.body
+        const protocol: Protocol | undefined = form.protocol
+        if (!protocol) return { redirect: providersOf(read.tenant) }
+        const values = valuesOf(form)
+        const file = form.metadataFile ?? ''
+        const common = {
+          name: values.name,
+          description: values.description || null,
+          emailMapping: values.emailMapping || null,
+          active: values.active,
+        }
+        const body =
+          protocol === 'saml'
+            ? {
+                ...common,
+                identityProvider: 'saml' as const,
+                ...(values.metadataUrl ? { metadataUrl: values.metadataUrl } : {}),
+                ...(file.trim() ? { metadataFile: file } : {}),
+              }
+            : {
+                ...common,
+                identityProvider: 'oidc' as const,
+                issuer: values.issuer,
+                clientId: values.clientId,
+                clientSecret: form.clientSecret ?? '',
+              }
+        const { data } = await called(
+          signed.api.POST('/v1/tenants/{tenantId}/identity-providers', {
+            params: { path: { tenantId: read.tenant.id } },
+            headers: { 'idempotency-key': signed.formId },
+            body,
+          }),
+          redrawn((errors, status) => formPage(signed, read.tenant, protocol, values, { errors, status })),
+        )
+        return { redirect: `${providersOf(read.tenant)}/${data.result.id}?done=created` }
+      }),
   )
 
-  router.get(route('/:providerId'), { schema: { hide: true } }, (request, reply) =>
+  const pageSchema = { hide: true, params: ProviderPath, querystring: Query({ done: Done }) }
+  router.get(route('/:providerId'), { schema: pageSchema }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
-      const read = await loadProvider(signed, request.params as ProviderParams)
-      if ('refused' in read) return read.refused
-      const notice = NOTICES[text((request.query as Record<string, unknown>).done)]
+      const read = await loadProvider(signed, request.params)
+      const notice = NOTICES[request.query.done ?? '']
       return [
         200,
         signed.page(
@@ -196,10 +208,9 @@ export function identityProviderRoutes(router: FastifyInstance, pages: ConsolePa
     }),
   )
 
-  router.get(route('/:providerId/edit'), { schema: { hide: true } }, (request, reply) =>
+  router.get(route('/:providerId/edit'), { schema: { hide: true, params: ProviderPath } }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
-      const read = await loadProvider(signed, request.params as ProviderParams)
-      if ('refused' in read) return read.refused
+      const read = await loadProvider(signed, request.params)
       const p = read.record
       const values: ProviderFormValues = {
         name: p.name,
@@ -215,16 +226,16 @@ export function identityProviderRoutes(router: FastifyInstance, pages: ConsolePa
     }),
   )
 
-  router.post(route('/:providerId/edit'), { schema: { hide: true } }, (request, reply) =>
+  const editSchema = { hide: true, params: ProviderPath, body: ProviderForm }
+  router.post(route('/:providerId/edit'), { schema: editSchema }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
-      const read = await loadProvider(signed, request.params as ProviderParams)
-      if ('refused' in read) return read.refused
+      const read = await loadProvider(signed, request.params)
       const p = read.record
-      const form = request.body as Record<string, unknown>
+      const form = request.body
       const values = valuesOf(form)
-      const version = text(form.version)
-      const file = text(form.metadataFile)
-      const secret = text(form.clientSecret)
+      const version = form.version ?? ''
+      const file = form.metadataFile ?? ''
+      const secret = form.clientSecret ?? ''
       // Only what changed is sent: unchanged metadata is not fetched again, an empty secret box keeps it.
       const protocolFields =
         p.identityProvider === 'saml'
@@ -235,9 +246,9 @@ export function identityProviderRoutes(router: FastifyInstance, pages: ConsolePa
               : {}
           : { issuer: values.issuer, clientId: values.clientId, ...(secret ? { clientSecret: secret } : {}) }
       const base = `${providersOf(read.tenant)}/${p.id}`
-      const { data, error, response } = await signed.api.PUT(
-        '/v1/tenants/{tenantId}/identity-providers/{id}',
-        {
+      const edit = { provider: p, version }
+      await called(
+        signed.api.PUT('/v1/tenants/{tenantId}/identity-providers/{id}', {
           params: { path: { tenantId: read.tenant.id, id: p.id } },
           headers: { 'if-match': version || '"none"' },
           body: {
@@ -247,32 +258,30 @@ export function identityProviderRoutes(router: FastifyInstance, pages: ConsolePa
             active: values.active,
             ...protocolFields,
           },
+        }),
+        {
+          ...redrawn((errors, status) =>
+            formPage(signed, read.tenant, p.identityProvider, values, { edit, errors, status }),
+          ),
+          changed: { what: 'identity provider', href: `${base}/edit` },
         },
       )
-      if (data) return { redirect: `${base}?done=saved` }
-      const refused = apiErrorOf(error, response.status)
-      if (refused.code === 412) return changedMeanwhilePage(signed, 'identity provider', `${base}/edit`)
-      if (refused.code !== 400 && refused.code !== 409) return refusalPage(signed, refused)
-      const edit = { provider: p, version }
-      const errors = formErrorsOf(refused, RENAME)
-      return formPage(signed, read.tenant, p.identityProvider, values, { edit, errors, status: refused.code })
+      return { redirect: `${base}?done=saved` }
     }),
   )
 
-  router.post(route('/:providerId/active'), { schema: { hide: true } }, (request, reply) =>
+  const activeSchema = { hide: true, params: ProviderPath, body: Form({ active: OneOf(['true', 'false']) }) }
+  router.post(route('/:providerId/active'), { schema: activeSchema }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
-      const read = await loadProvider(signed, request.params as ProviderParams)
-      if ('refused' in read) return read.refused
-      const active = text((request.body as Record<string, unknown>).active) === 'true'
-      const { data, error, response } = await signed.api.PUT(
-        '/v1/tenants/{tenantId}/identity-providers/{id}',
-        {
+      const read = await loadProvider(signed, request.params)
+      const active = request.body.active === 'true'
+      await called(
+        signed.api.PUT('/v1/tenants/{tenantId}/identity-providers/{id}', {
           params: { path: { tenantId: read.tenant.id, id: read.record.id } },
           headers: { 'if-match': read.etag || '"none"' },
           body: { active },
-        },
+        }),
       )
-      if (!data) return refusalPage(signed, apiErrorOf(error, response.status))
       return {
         redirect: `${providersOf(read.tenant)}/${read.record.id}?done=${active ? 'activated' : 'deactivated'}`,
       }

@@ -1,14 +1,17 @@
-import type { FastifyInstance } from 'fastify'
 import type { paths } from '../../../../generated/openapi.js'
 import { html } from '../../../html.js'
-import { apiErrorOf } from '../api/client.js'
+import type { TypedApp } from '../../../http/typed-app.js'
 import type { FormToken } from '../kit/form-token.js'
-import { formTokenFields, selectField, text } from '../kit/forms.js'
-import { type ConsolePages, changedMeanwhilePage, type PageResult, refusalPage } from '../kit/pages.js'
-import { readTenantFor, tenantListPage, UUID } from '../kit/tenant-scope.js'
+import { formTokenFields, selectField } from '../kit/forms.js'
+import { Done, Form, OneOf, Query, TenantPath } from '../kit/inputs.js'
+import type { ConsolePages, PageResult } from '../kit/pages.js'
+import { called } from '../kit/refusals.js'
+import { readTenantFor, tenantListPage } from '../kit/tenant-scope.js'
 import { PASSWORD_POLICY } from '../tenants/tenants.views.js'
 
 type Policy = keyof typeof PASSWORD_POLICY
+/** A policy asked for: one of the policies, or '' when the form was sent unchanged. */
+const Proposed = OneOf(['', ...(Object.keys(PASSWORD_POLICY) as Policy[])])
 type Impact =
   paths['/v1/tenants/{tenantId}/password-policy-impact']['get']['responses'][200]['content']['application/json']['result']
 type Tenant = { id: string; name: string; cxengageIdentityProvider: string }
@@ -61,27 +64,30 @@ ${
 }
 
 /**
- * A tenant's password policy (API.md §17): the page says first how many members would lose password
- * sign-in (`GET …/password-policy-impact`), then changes it (`PUT /v1/tenants/{t}`, If-Match).
+ * A tenant's password policy (docs/console-admin.md "Password policy"): the page says first how many
+ * members would lose password sign-in (`GET …/password-policy-impact`), then changes it
+ * (`PUT /v1/tenants/{t}`, If-Match).
  */
-export function passwordPolicyRoutes(router: FastifyInstance, pages: ConsolePages): void {
+export function passwordPolicyRoutes(router: TypedApp, pages: ConsolePages): void {
   const path = '/console/tenants/:tenantId/password-policy'
 
-  router.get(path, { schema: { hide: true } }, (request, reply) =>
+  const pageSchema = {
+    hide: true,
+    params: TenantPath,
+    querystring: Query({ proposed: Proposed, done: Done }),
+  }
+  router.get(path, { schema: pageSchema }, (request, reply) =>
     pages.signedIn(request, reply, async (signed): Promise<PageResult> => {
-      const read = await readTenantFor(signed, (request.params as { tenantId: string }).tenantId)
-      if ('refused' in read) return read.refused
-      const query = request.query as Record<string, unknown>
-      const proposed = policyOf(query.proposed)
+      const read = await readTenantFor(signed, request.params.tenantId)
+      const query = request.query
+      const proposed = query.proposed || undefined
       let impact: Impact | undefined
       if (proposed && proposed !== read.tenant.cxengageIdentityProvider) {
-        const { data, error, response } = await signed.api.GET(
-          '/v1/tenants/{tenantId}/password-policy-impact',
-          {
+        const { data } = await called(
+          signed.api.GET('/v1/tenants/{tenantId}/password-policy-impact', {
             params: { path: { tenantId: read.tenant.id }, query: { cxengageIdentityProvider: proposed } },
-          },
+          }),
         )
-        if (!data) return refusalPage(signed, apiErrorOf(error, response.status))
         impact = data.result
       }
       return tenantListPage(
@@ -94,28 +100,28 @@ export function passwordPolicyRoutes(router: FastifyInstance, pages: ConsolePage
           impact,
           token: signed.form(),
           version: read.etag,
-          changed: text(query.done) === 'changed',
+          changed: query.done === 'changed',
         }),
       )
     }),
   )
 
-  router.post(path, { schema: { hide: true } }, (request, reply) =>
+  const changeSchema = { hide: true, params: TenantPath, body: Form({ proposed: Proposed }) }
+  router.post(path, { schema: changeSchema }, (request, reply) =>
     pages.signedIn(request, reply, async (signed): Promise<PageResult> => {
-      const { tenantId } = request.params as { tenantId: string }
-      const form = request.body as Record<string, unknown>
-      const proposed = policyOf(form.proposed)
+      const { tenantId } = request.params
+      const proposed = request.body.proposed
       const here = `/console/tenants/${tenantId}/password-policy`
-      if (!proposed || !UUID.test(tenantId)) return { redirect: here }
-      const { data, error, response } = await signed.api.PUT('/v1/tenants/{tenantId}', {
-        params: { path: { tenantId } },
-        headers: { 'if-match': text(form.version) || '"none"' },
-        body: { cxengageIdentityProvider: proposed },
-      })
-      if (data) return { redirect: `${here}?done=changed` }
-      const refused = apiErrorOf(error, response.status)
-      if (refused.code === 412) return changedMeanwhilePage(signed, 'tenant', here)
-      return refusalPage(signed, refused)
+      if (!proposed) return { redirect: here }
+      await called(
+        signed.api.PUT('/v1/tenants/{tenantId}', {
+          params: { path: { tenantId } },
+          headers: { 'if-match': request.body.version || '"none"' },
+          body: { cxengageIdentityProvider: proposed },
+        }),
+        { changed: { what: 'tenant', href: here } },
+      )
+      return { redirect: `${here}?done=changed` }
     }),
   )
 }

@@ -1,15 +1,14 @@
-import type { FastifyInstance } from 'fastify'
+import { Type } from 'typebox'
 import type { paths } from '../../../../generated/openapi.js'
 import { html, type SafeHtml } from '../../../html.js'
-import { apiErrorOf } from '../api/client.js'
-import { type ConsolePages, refusalPage } from '../kit/pages.js'
-import { UUID } from '../kit/tenant-scope.js'
-import {
-  loadProvider,
-  type ProviderParams,
-  providerCrumbs,
-  providersOf,
-} from './identity-providers.routes.js'
+import { Uuid } from '../../../http/schemas.js'
+import type { TypedApp } from '../../../http/typed-app.js'
+import { Form } from '../kit/inputs.js'
+import type { ConsolePages } from '../kit/pages.js'
+import { called } from '../kit/refusals.js'
+import { loadProvider, ProviderPath, providerCrumbs, providersOf } from './identity-providers.routes.js'
+
+const TestPath = Type.Object({ tenantId: Uuid(), providerId: Uuid(), testId: Uuid() })
 
 type SsoTest =
   paths['/v1/tenants/{tenantId}/identity-providers/{id}/test/{testId}']['get']['responses'][200]['content']['application/json']['result']
@@ -63,39 +62,33 @@ ${
  * page links to the provider, which answers back to this page, reporting what it asserted
  * (`GET …/test/{testId}`).
  */
-export function ssoTestRoutes(router: FastifyInstance, pages: ConsolePages): void {
+export function ssoTestRoutes(router: TypedApp, pages: ConsolePages): void {
   const route = (path: string) => `/console/tenants/:tenantId/identity-providers/:providerId${path}`
 
-  router.post(route('/test'), { schema: { hide: true } }, (request, reply) =>
-    pages.signedIn(request, reply, async (signed) => {
-      const read = await loadProvider(signed, request.params as ProviderParams)
-      if ('refused' in read) return read.refused
-      const { data, error, response } = await signed.api.POST(
-        '/v1/tenants/{tenantId}/identity-providers/{id}/test',
-        { params: { path: { tenantId: read.tenant.id, id: read.record.id } } },
-      )
-      if (!data) return refusalPage(signed, apiErrorOf(error, response.status))
-      return { redirect: `${providersOf(read.tenant)}/${read.record.id}/tests/${data.result.id}` }
-    }),
+  router.post(
+    route('/test'),
+    { schema: { hide: true, params: ProviderPath, body: Form({}) } },
+    (request, reply) =>
+      pages.signedIn(request, reply, async (signed) => {
+        const read = await loadProvider(signed, request.params)
+        const { data } = await called(
+          signed.api.POST('/v1/tenants/{tenantId}/identity-providers/{id}/test', {
+            params: { path: { tenantId: read.tenant.id, id: read.record.id } },
+          }),
+        )
+        return { redirect: `${providersOf(read.tenant)}/${read.record.id}/tests/${data.result.id}` }
+      }),
   )
 
-  router.get(route('/tests/:testId'), { schema: { hide: true } }, (request, reply) =>
+  router.get(route('/tests/:testId'), { schema: { hide: true, params: TestPath } }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
-      const params = request.params as ProviderParams
-      const read = await loadProvider(signed, params)
-      if ('refused' in read) return read.refused
-      const testId = params.testId ?? ''
-      if (!UUID.test(testId))
-        return refusalPage(signed, {
-          code: 404,
-          reason: 'sso_test_not_found',
-          message: 'No such test sign-in',
-        })
-      const { data, error, response } = await signed.api.GET(
-        '/v1/tenants/{tenantId}/identity-providers/{id}/test/{testId}',
-        { params: { path: { tenantId: read.tenant.id, id: read.record.id, testId } } },
+      const read = await loadProvider(signed, request.params)
+      const { testId } = request.params
+      const { data } = await called(
+        signed.api.GET('/v1/tenants/{tenantId}/identity-providers/{id}/test/{testId}', {
+          params: { path: { tenantId: read.tenant.id, id: read.record.id, testId } },
+        }),
       )
-      if (!data) return refusalPage(signed, apiErrorOf(error, response.status))
       const here = `${providersOf(read.tenant)}/${read.record.id}/tests/${testId}`
       return [
         200,

@@ -1,4 +1,3 @@
-import { text } from '../kit/forms.js'
 import type { TenantFormValues } from './tenants.views.js'
 
 /** A new tenant's form before anything is typed. */
@@ -14,15 +13,23 @@ export function emptyValues(): TenantFormValues {
   }
 }
 
-/** The tenant form's posted fields, trimmed, as the form shows them again. */
-export function valuesOf(form: Record<string, unknown>): TenantFormValues {
+/** The tenant form's posted fields (tenants.routes.ts TenantForm), trimmed, as the form shows them again. */
+export function valuesOf(form: {
+  name?: string
+  description?: string
+  regionId?: string
+  timezone?: string
+  active?: 'on'
+  administrator?: string
+}): TenantFormValues {
   return {
-    name: text(form.name).trim(),
-    description: text(form.description).trim(),
-    regionId: text(form.regionId),
-    timezone: text(form.timezone).trim(),
+    name: (form.name ?? '').trim(),
+    description: (form.description ?? '').trim(),
+    regionId: form.regionId ?? '',
+    timezone: (form.timezone ?? '').trim(),
     active: form.active === 'on',
-    administrator: text(form.administrator).trim().toLowerCase(),
-    cxengageIdentityProvider: text(form.cxengageIdentityProvider) || 'enabled',
+    administrator: (form.administrator ?? '').trim().toLowerCase(),
+    // The policy is shown, not edited, on this form: its own page changes it.
+    cxengageIdentityProvider: 'enabled',
   }
 }

@@ -1,16 +1,10 @@
-import type { FastifyInstance } from 'fastify'
+import { Type } from 'typebox'
 import { html } from '../../../html.js'
-import { apiErrorOf } from '../api/client.js'
-import { text } from '../kit/forms.js'
-import {
-  type ConsolePages,
-  changedMeanwhilePage,
-  formErrorsOf,
-  type PageResult,
-  permissionsIn,
-  refusalPage,
-  type Signed,
-} from '../kit/pages.js'
+import { Uuid } from '../../../http/schemas.js'
+import type { TypedApp } from '../../../http/typed-app.js'
+import { Checkbox, ChosenId, Cursor, Form, Query, TenantPath, Typed } from '../kit/inputs.js'
+import { type ConsolePages, type PageResult, permissionsIn, type Signed } from '../kit/pages.js'
+import { called, formErrorsOf } from '../kit/refusals.js'
 import { readTenantFor, UUID } from '../kit/tenant-scope.js'
 import { emptyValues, valuesOf } from './tenant-form-values.js'
 import { type TenantFormValues, type TreeNode, tenantBody, tenantForm, treeBody } from './tenants.views.js'
@@ -19,16 +13,30 @@ import { type TenantFormValues, type TreeNode, tenantBody, tenantForm, treeBody 
 const CHILDREN_PER_NODE = 100
 const ROOTS_PER_PAGE = 100
 
-/** The tenant tree, a tenant's page, create and edit (API.md §17 "Tenants"). */
-export function tenantRoutes(router: FastifyInstance, pages: ConsolePages): void {
+/** The tree's query: the open nodes (comma-separated ids, as the "Show sub-tenants" links write them). */
+const TreeQuery = Query({ open: Typed(), cursor: Cursor })
+/** The tenant form's fields (tenants.views.ts); the region is chosen once, the administrator by e-mail. */
+const TenantForm = Form({
+  name: Typed(),
+  description: Typed(),
+  regionId: ChosenId,
+  timezone: Typed(),
+  active: Checkbox,
+  administrator: Typed(),
+  parentId: ChosenId,
+})
+
+/** The tenant tree, a tenant's page, create and edit (docs/console.md "Pages"). */
+export function tenantRoutes(router: TypedApp, pages: ConsolePages): void {
   const platformId = pages.ctx.platform.id
 
   /** One level of the tree through `GET /v1/tenants?parentId=`, with the open nodes' children below. */
   async function level(signed: Signed, parentId: string, open: Set<string>, limit: number, cursor?: string) {
-    const { data, error, response } = await signed.api.GET('/v1/tenants', {
-      params: { query: { parentId, limit, ...(cursor ? { cursor } : {}) } },
-    })
-    if (!data) throw new Error(`GET /v1/tenants answered ${response.status}: ${JSON.stringify(error)}`)
+    const { data } = await called(
+      signed.api.GET('/v1/tenants', {
+        params: { query: { parentId, limit, ...(cursor ? { cursor } : {}) } },
+      }),
+    )
     const nodes: TreeNode[] = await Promise.all(
       data.result.map(async (tenant) => {
         if (!open.has(tenant.id) || tenant.childIds.length === 0) return { tenant }
@@ -39,18 +47,16 @@ export function tenantRoutes(router: FastifyInstance, pages: ConsolePages): void
     return { nodes, nextCursor: data.nextCursor }
   }
 
-  router.get('/console/tenants', { schema: { hide: true } }, (request, reply) =>
+  router.get('/console/tenants', { schema: { hide: true, querystring: TreeQuery } }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
-      const query = request.query as Record<string, unknown>
-      const openList = text(query.open)
-        .split(',')
-        .filter((id) => UUID.test(id))
+      const query = request.query
+      const openList = (query.open ?? '').split(',').filter((id) => UUID.test(id))
       const open = new Set(openList)
       const platformWide = signed.login.platformPermissions.length > 0
       let roots: TreeNode[]
       let nextCursor: string | undefined
       if (platformWide) {
-        const cursor = text(query.cursor) || undefined
+        const cursor = query.cursor || undefined
         ;({ nodes: roots, nextCursor } = await level(signed, platformId, open, ROOTS_PER_PAGE, cursor))
       } else {
         // A member sees the subtrees of their memberships: those tenants are the first level.
@@ -78,42 +84,38 @@ export function tenantRoutes(router: FastifyInstance, pages: ConsolePages): void
     }),
   )
 
-  router.get('/console/tenants/new', { schema: { hide: true } }, (request, reply) =>
+  const NewQuery = Query({ parentId: Type.Optional(Uuid()) })
+  router.get('/console/tenants/new', { schema: { hide: true, querystring: NewQuery } }, (request, reply) =>
+    pages.signedIn(request, reply, async (signed) =>
+      newTenantPage(signed, request.query.parentId ?? '', emptyValues()),
+    ),
+  )
+
+  router.post('/console/tenants', { schema: { hide: true, body: TenantForm } }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
-      const parentId = text((request.query as Record<string, unknown>).parentId)
-      return newTenantPage(signed, parentId, emptyValues())
+      const values = valuesOf(request.body)
+      const parentId = request.body.parentId ?? ''
+      const { data } = await called(
+        signed.api.POST('/v1/tenants', {
+          headers: { 'idempotency-key': signed.formId },
+          body: {
+            name: values.name,
+            description: values.description,
+            regionId: values.regionId,
+            active: values.active,
+            ...(values.timezone ? { timezone: values.timezone } : {}),
+            ...(parentId ? { parentId } : {}),
+          },
+        }),
+        { form: (errors) => newTenantPage(signed, parentId, values, errors) },
+      )
+      return { redirect: `/console/tenants/${data.result.id}` }
     }),
   )
 
-  router.post('/console/tenants', { schema: { hide: true } }, (request, reply) =>
+  router.get('/console/tenants/:tenantId', { schema: { hide: true, params: TenantPath } }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
-      const form = request.body as Record<string, unknown>
-      const values = valuesOf(form)
-      const parentId = text(form.parentId)
-      const { data, error, response } = await signed.api.POST('/v1/tenants', {
-        headers: { 'idempotency-key': signed.formId },
-        body: {
-          name: values.name,
-          description: values.description,
-          regionId: values.regionId,
-          active: values.active,
-          ...(values.timezone ? { timezone: values.timezone } : {}),
-          ...(UUID.test(parentId) ? { parentId } : {}),
-        },
-      })
-      if (data) return { redirect: `/console/tenants/${data.result.id}` }
-      const refused = apiErrorOf(error, response.status)
-      if (refused.code !== 400 && refused.code !== 409) return refusalPage(signed, refused)
-      return newTenantPage(signed, parentId, values, formErrorsOf(refused))
-    }),
-  )
-
-  router.get('/console/tenants/:tenantId', { schema: { hide: true } }, (request, reply) =>
-    pages.signedIn(request, reply, async (signed) => {
-      const { tenantId } = request.params as { tenantId: string }
-      const tenant = await readTenantFor(signed, tenantId)
-      if ('refused' in tenant) return tenant.refused
-      const t = tenant.tenant
+      const { tenant: t } = await readTenantFor(signed, request.params.tenantId)
       const [children, regions] = await Promise.all([
         level(signed, t.id, new Set(), CHILDREN_PER_NODE),
         signed.api.GET('/v1/regions'),
@@ -144,35 +146,36 @@ export function tenantRoutes(router: FastifyInstance, pages: ConsolePages): void
     }),
   )
 
-  router.get('/console/tenants/:tenantId/edit', { schema: { hide: true } }, (request, reply) =>
-    pages.signedIn(request, reply, async (signed) => {
-      const { tenantId } = request.params as { tenantId: string }
-      const tenant = await readTenantFor(signed, tenantId)
-      if ('refused' in tenant) return tenant.refused
-      const admin = await signed.api.GET('/v1/users/{userId}', {
-        params: { path: { userId: tenant.tenant.adminUserId } },
-      })
-      const t = tenant.tenant
-      const values: TenantFormValues = {
-        name: t.name,
-        description: t.description,
-        regionId: t.regionId,
-        timezone: t.timezone,
-        active: t.active,
-        administrator: admin.data?.result.email ?? '',
-        cxengageIdentityProvider: t.cxengageIdentityProvider,
-      }
-      return editTenantPage(signed, t, values, tenant.etag)
-    }),
+  router.get(
+    '/console/tenants/:tenantId/edit',
+    { schema: { hide: true, params: TenantPath } },
+    (request, reply) =>
+      pages.signedIn(request, reply, async (signed) => {
+        const tenant = await readTenantFor(signed, request.params.tenantId)
+        const admin = await signed.api.GET('/v1/users/{userId}', {
+          params: { path: { userId: tenant.tenant.adminUserId } },
+        })
+        const t = tenant.tenant
+        const values: TenantFormValues = {
+          name: t.name,
+          description: t.description,
+          regionId: t.regionId,
+          timezone: t.timezone,
+          active: t.active,
+          administrator: admin.data?.result.email ?? '',
+          cxengageIdentityProvider: t.cxengageIdentityProvider,
+        }
+        return editTenantPage(signed, t, values, tenant.etag)
+      }),
   )
 
-  router.post('/console/tenants/:tenantId/edit', { schema: { hide: true } }, (request, reply) =>
+  const editSchema = { hide: true, params: TenantPath, body: TenantForm }
+  router.post('/console/tenants/:tenantId/edit', { schema: editSchema }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
-      const { tenantId } = request.params as { tenantId: string }
-      const form = request.body as Record<string, unknown>
-      const values = valuesOf(form)
+      const { tenantId } = request.params
+      const version = request.body.version ?? ''
+      const values = valuesOf(request.body)
       const current = await readTenantFor(signed, tenantId)
-      if ('refused' in current) return current.refused
       // The policy is shown, not edited, here (its own page says first what a change would do).
       values.cxengageIdentityProvider = current.tenant.cxengageIdentityProvider
       const errors: Record<string, string> = {}
@@ -185,31 +188,26 @@ export function tenantRoutes(router: FastifyInstance, pages: ConsolePages): void
         if (!adminUserId)
           errors.administrator = 'is not a user you can see: give the e-mail of a platform user'
       } else errors.administrator = 'is required'
-      if (Object.keys(errors).length)
-        return editTenantPage(signed, current.tenant, values, text(form.version), errors)
-      const { data, error, response } = await signed.api.PUT('/v1/tenants/{tenantId}', {
-        params: { path: { tenantId } },
-        headers: { 'if-match': text(form.version) || '"none"' },
-        body: {
-          name: values.name,
-          description: values.description,
-          timezone: values.timezone,
-          active: values.active,
-          ...(adminUserId ? { adminUserId } : {}),
+      if (Object.keys(errors).length) return editTenantPage(signed, current.tenant, values, version, errors)
+      await called(
+        signed.api.PUT('/v1/tenants/{tenantId}', {
+          params: { path: { tenantId } },
+          headers: { 'if-match': version || '"none"' },
+          body: {
+            name: values.name,
+            description: values.description,
+            timezone: values.timezone,
+            active: values.active,
+            ...(adminUserId ? { adminUserId } : {}),
+          },
+        }),
+        {
+          changed: { what: 'tenant', href: `/console/tenants/${tenantId}/edit` },
+          form: (errors) => editTenantPage(signed, current.tenant, values, version, errors),
+          errorsOf: (refused) => formErrorsOf(refused, { adminUserId: 'administrator' }),
         },
-      })
-      if (data) return { redirect: `/console/tenants/${tenantId}` }
-      const refused = apiErrorOf(error, response.status)
-      if (refused.code === 412)
-        return changedMeanwhilePage(signed, 'tenant', `/console/tenants/${tenantId}/edit`)
-      if (refused.code !== 400 && refused.code !== 409) return refusalPage(signed, refused)
-      return editTenantPage(
-        signed,
-        current.tenant,
-        values,
-        text(form.version),
-        formErrorsOf(refused, { adminUserId: 'administrator' }),
       )
+      return { redirect: `/console/tenants/${tenantId}` }
     }),
   )
 
@@ -223,9 +221,8 @@ export function tenantRoutes(router: FastifyInstance, pages: ConsolePages): void
     const regions = (await signed.api.GET('/v1/regions')).data?.result ?? []
     if (!values.regionId) values.regionId = regions[0]?.id ?? ''
     let parent: { id: string; name: string } | undefined
-    if (UUID.test(parentId)) {
+    if (parentId) {
       const read = await readTenantFor(signed, parentId)
-      if ('refused' in read) return read.refused
       parent = { id: read.tenant.id, name: read.tenant.name }
     }
     const title = parent ? `New sub-tenant of ${parent.name}` : 'New tenant'

@@ -1,17 +1,11 @@
-import type { FastifyInstance } from 'fastify'
+import { Type } from 'typebox'
 import { html } from '../../../html.js'
-import { apiErrorOf } from '../api/client.js'
-import { text } from '../kit/forms.js'
-import {
-  type ConsolePages,
-  changedMeanwhilePage,
-  formErrorsOf,
-  type PageResult,
-  refusalPage,
-  type Signed,
-} from '../kit/pages.js'
+import { Uuid } from '../../../http/schemas.js'
+import type { TypedApp } from '../../../http/typed-app.js'
+import { ChosenId, Cursor, Form, OneOf, Query, Typed } from '../kit/inputs.js'
+import type { ConsolePages, PageResult, Signed } from '../kit/pages.js'
 import { personName } from '../kit/readable.js'
-import { UUID } from '../kit/tenant-scope.js'
+import { called } from '../kit/refusals.js'
 import { importRoutes } from './import.routes.js'
 import { mayManageUsers as mayManage } from './may-manage.js'
 import { platformRoleChoices } from './role-choices.js'
@@ -23,22 +17,27 @@ const crumbs = (last?: [string, string | undefined]): [string, string | undefine
   ...(last ? [last] : []),
 ]
 
+const UserPath = Type.Object({ userId: Uuid() })
+const NewUserForm = Form({ email: Typed(), firstName: Typed(), lastName: Typed(), roleId: ChosenId })
+const NamesForm = Form({ firstName: Typed(), lastName: Typed() })
+
 /**
- * Platform users (API.md §17 "Platform users"): search, create, edit, reset link, disable, erase; the CSV
+ * Platform users (docs/console.md "Users"): search, create, edit, reset link, disable, erase; the CSV
  * import is in import.routes.ts.
  */
-export function userRoutes(router: FastifyInstance, pages: ConsolePages): void {
+export function userRoutes(router: TypedApp, pages: ConsolePages): void {
   importRoutes(router, pages)
 
-  router.get('/console/users', { schema: { hide: true } }, (request, reply) =>
+  const UsersQuery = Query({ q: Typed(), cursor: Cursor })
+  router.get('/console/users', { schema: { hide: true, querystring: UsersQuery } }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
-      const query = request.query as Record<string, unknown>
-      const q = text(query.q).trim()
-      const cursor = text(query.cursor) || undefined
-      const { data, error, response } = await signed.api.GET('/v1/users', {
-        params: { query: { limit: PAGE_SIZE, ...(q ? { q } : {}), ...(cursor ? { cursor } : {}) } },
-      })
-      if (!data) return refusalPage(signed, apiErrorOf(error, response.status))
+      const q = (request.query.q ?? '').trim()
+      const cursor = request.query.cursor || undefined
+      const { data } = await called(
+        signed.api.GET('/v1/users', {
+          params: { query: { limit: PAGE_SIZE, ...(q ? { q } : {}), ...(cursor ? { cursor } : {}) } },
+        }),
+      )
       return [
         200,
         signed.page(
@@ -78,45 +77,38 @@ export function userRoutes(router: FastifyInstance, pages: ConsolePages): void {
     pages.signedIn(request, reply, (signed) => newUserPage(signed, {})),
   )
 
-  router.post('/console/users', { schema: { hide: true } }, (request, reply) =>
+  router.post('/console/users', { schema: { hide: true, body: NewUserForm } }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
-      const form = request.body as Record<string, unknown>
+      const form = request.body
       const values = {
-        email: text(form.email).trim(),
-        firstName: text(form.firstName).trim(),
-        lastName: text(form.lastName).trim(),
-        roleId: text(form.roleId),
+        email: (form.email ?? '').trim(),
+        firstName: (form.firstName ?? '').trim(),
+        lastName: (form.lastName ?? '').trim(),
+        roleId: form.roleId ?? '',
       }
-      const { data, error, response } = await signed.api.POST('/v1/users', {
-        headers: { 'idempotency-key': signed.formId },
-        body: {
-          email: values.email,
-          firstName: values.firstName,
-          lastName: values.lastName,
-          roleId: values.roleId,
-        },
-      })
+      const { data } = await called(
+        signed.api.POST('/v1/users', {
+          headers: { 'idempotency-key': signed.formId },
+          body: {
+            email: values.email,
+            firstName: values.firstName,
+            lastName: values.lastName,
+            roleId: values.roleId,
+          },
+        }),
+        { form: (errors) => newUserPage(signed, values, errors) },
+      )
       // One user in, one record out (the same route takes a bulk array, answered differently).
-      const created = data && 'result' in data && !Array.isArray(data.result) ? data.result : undefined
-      if (created) return { redirect: `/console/users/${created.id}` }
-      const refused = apiErrorOf(error, response.status)
-      if (refused.code !== 400 && refused.code !== 409) return refusalPage(signed, refused)
-      return newUserPage(signed, values, formErrorsOf(refused))
+      const created = 'result' in data && !Array.isArray(data.result) ? data.result : undefined
+      if (!created) throw new Error('POST /v1/users answered one user with something else')
+      return { redirect: `/console/users/${created.id}` }
     }),
   )
 
-  async function readUser(
-    signed: Signed,
-    userId: string,
-  ): Promise<{ refused: PageResult } | { user: User; etag: string }> {
-    if (!UUID.test(userId))
-      return {
-        refused: refusalPage(signed, { code: 404, reason: 'user_not_found', message: 'No such user' }),
-      }
-    const { data, error, response } = await signed.api.GET('/v1/users/{userId}', {
-      params: { path: { userId } },
-    })
-    if (!data) return { refused: refusalPage(signed, apiErrorOf(error, response.status)) }
+  async function readUser(signed: Signed, userId: string): Promise<{ user: User; etag: string }> {
+    const { data, response } = await called(
+      signed.api.GET('/v1/users/{userId}', { params: { path: { userId } } }),
+    )
     return { user: data.result, etag: response.headers.get('etag') ?? '' }
   }
 
@@ -127,7 +119,6 @@ export function userRoutes(router: FastifyInstance, pages: ConsolePages): void {
     values?: Record<string, string>,
   ): Promise<PageResult> {
     const read = await readUser(signed, userId)
-    if ('refused' in read) return read.refused
     const name = personName(read.user)
     return [
       200,
@@ -146,61 +137,61 @@ export function userRoutes(router: FastifyInstance, pages: ConsolePages): void {
     ]
   }
 
-  const param = (request: { params: unknown }) => (request.params as { userId: string }).userId
-
-  router.get('/console/users/:userId', { schema: { hide: true } }, (request, reply) =>
-    pages.signedIn(request, reply, (signed) => userPage(signed, param(request))),
+  router.get('/console/users/:userId', { schema: { hide: true, params: UserPath } }, (request, reply) =>
+    pages.signedIn(request, reply, (signed) => userPage(signed, request.params.userId)),
   )
 
-  router.post('/console/users/:userId/edit', { schema: { hide: true } }, (request, reply) =>
+  const editSchema = { hide: true, params: UserPath, body: NamesForm }
+  router.post('/console/users/:userId/edit', { schema: editSchema }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
-      const userId = param(request)
-      const form = request.body as Record<string, unknown>
-      const values = { firstName: text(form.firstName).trim(), lastName: text(form.lastName).trim() }
-      if (!UUID.test(userId))
-        return refusalPage(signed, { code: 404, reason: 'user_not_found', message: 'No such user' })
-      const { data, error, response } = await signed.api.PUT('/v1/users/{userId}', {
-        params: { path: { userId } },
-        headers: { 'if-match': text(form.version) || '"none"' },
-        body: values,
-      })
-      if (data) return { redirect: `/console/users/${userId}` }
-      const refused = apiErrorOf(error, response.status)
-      if (refused.code === 412) return changedMeanwhilePage(signed, 'user', `/console/users/${userId}`)
-      if (refused.code !== 400) return refusalPage(signed, refused)
-      return userPage(signed, userId, formErrorsOf(refused), values)
+      const { userId } = request.params
+      const values = {
+        firstName: (request.body.firstName ?? '').trim(),
+        lastName: (request.body.lastName ?? '').trim(),
+      }
+      await called(
+        signed.api.PUT('/v1/users/{userId}', {
+          params: { path: { userId } },
+          headers: { 'if-match': request.body.version || '"none"' },
+          body: values,
+        }),
+        {
+          changed: { what: 'user', href: `/console/users/${userId}` },
+          form: (errors) => userPage(signed, userId, errors, values),
+          formCodes: [400],
+        },
+      )
+      return { redirect: `/console/users/${userId}` }
     }),
   )
 
   /** One-field updates: the password-reset link and the status. */
-  for (const [path, bodyOf] of [
-    ['reset', () => ({ resetPassword: true })],
-    [
-      'status',
-      (form: Record<string, unknown>) => ({
-        status: text(form.status) === 'enabled' ? 'enabled' : 'disabled',
-      }),
-    ],
-  ] as const) {
-    router.post(`/console/users/:userId/${path}`, { schema: { hide: true } }, (request, reply) =>
+  const resetSchema = { hide: true, params: UserPath, body: Form({}) }
+  router.post('/console/users/:userId/reset', { schema: resetSchema }, (request, reply) =>
+    pages.signedIn(request, reply, async (signed) => {
+      const { userId } = request.params
+      await called(
+        signed.api.PUT('/v1/users/{userId}', { params: { path: { userId } }, body: { resetPassword: true } }),
+      )
+      return { redirect: `/console/users/${userId}` }
+    }),
+  )
+  const StatusForm = Form({ status: OneOf(['enabled', 'disabled']) })
+  router.post(
+    '/console/users/:userId/status',
+    { schema: { ...resetSchema, body: StatusForm } },
+    (request, reply) =>
       pages.signedIn(request, reply, async (signed) => {
-        const userId = param(request)
-        if (!UUID.test(userId))
-          return refusalPage(signed, { code: 404, reason: 'user_not_found', message: 'No such user' })
-        const { data, error, response } = await signed.api.PUT('/v1/users/{userId}', {
-          params: { path: { userId } },
-          body: bodyOf(request.body as Record<string, unknown>) as never,
-        })
-        if (!data) return refusalPage(signed, apiErrorOf(error, response.status))
+        const { userId } = request.params
+        const status = request.body.status ?? 'disabled'
+        await called(signed.api.PUT('/v1/users/{userId}', { params: { path: { userId } }, body: { status } }))
         return { redirect: `/console/users/${userId}` }
       }),
-    )
-  }
+  )
 
-  router.get('/console/users/:userId/erase', { schema: { hide: true } }, (request, reply) =>
+  router.get('/console/users/:userId/erase', { schema: { hide: true, params: UserPath } }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
-      const read = await readUser(signed, param(request))
-      if ('refused' in read) return read.refused
+      const read = await readUser(signed, request.params.userId)
       return [
         200,
         signed.page(
@@ -211,13 +202,11 @@ export function userRoutes(router: FastifyInstance, pages: ConsolePages): void {
     }),
   )
 
-  router.post('/console/users/:userId/erase', { schema: { hide: true } }, (request, reply) =>
+  const eraseSchema = { hide: true, params: UserPath, body: Form({ confirmation: Typed() }) }
+  router.post('/console/users/:userId/erase', { schema: eraseSchema }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
-      const read = await readUser(signed, param(request))
-      if ('refused' in read) return read.refused
-      const typed = text((request.body as Record<string, unknown>).confirmation)
-        .trim()
-        .toLowerCase()
+      const read = await readUser(signed, request.params.userId)
+      const typed = (request.body.confirmation ?? '').trim().toLowerCase()
       if (typed !== read.user.email) {
         const errors = {
           confirmation: typed ? 'does not match: type the person’s e-mail exactly' : 'is required to confirm',
@@ -230,10 +219,7 @@ export function userRoutes(router: FastifyInstance, pages: ConsolePages): void {
           ),
         ]
       }
-      const { error, response } = await signed.api.DELETE('/v1/users/{userId}', {
-        params: { path: { userId: read.user.id } },
-      })
-      if (response.status >= 400) return refusalPage(signed, apiErrorOf(error, response.status))
+      await called(signed.api.DELETE('/v1/users/{userId}', { params: { path: { userId: read.user.id } } }))
       return [
         200,
         signed.page(

@@ -1,22 +1,16 @@
-import type { FastifyInstance } from 'fastify'
+import { Type } from 'typebox'
 import { html } from '../../../html.js'
-import { apiErrorOf } from '../api/client.js'
-import { text } from '../kit/forms.js'
-import {
-  type ConsolePages,
-  changedMeanwhilePage,
-  formErrorsOf,
-  type PageResult,
-  refusalPage,
-  type Signed,
-} from '../kit/pages.js'
+import { Uuid } from '../../../http/schemas.js'
+import type { TypedApp } from '../../../http/typed-app.js'
+import { Checkbox, Cursor, Done, Form, OneOf, Query, RecordPath, TenantPath, Typed } from '../kit/inputs.js'
+import type { ConsolePages, PageResult, Signed } from '../kit/pages.js'
+import { called } from '../kit/refusals.js'
 import {
   readRecordFor,
   readTenantFor,
   type TenantOf,
   tenantCrumbs,
   tenantListPage,
-  UUID,
 } from '../kit/tenant-scope.js'
 import {
   alreadyShownBody,
@@ -30,39 +24,35 @@ import {
   webhooksBody,
 } from './webhooks.views.js'
 
-type Params = { tenantId: string; webhookId: string; deliveryId?: string }
+const WebhookPath = RecordPath('webhookId')
+const DeliveryPath = Type.Object({ tenantId: Uuid(), webhookId: Uuid(), deliveryId: Uuid() })
+/** The webhook form: the URL, the events (one per line or comma-separated), the sub-tenants box. */
+const WebhookForm = Form({ url: Typed(), events: Typed(), includeSubTenants: Checkbox })
 
 /**
- * A tenant's webhooks (API.md §17 "Webhooks"): list, create and rotate (the secret on its one page),
- * edit, disable / re-enable, the delivery log, a test event and redelivery.
+ * A tenant's webhooks (docs/console-admin.md "Webhooks"): list, create and rotate (the secret on its one
+ * page), edit, disable / re-enable, the delivery log, a test event and redelivery.
  */
-export function webhookRoutes(router: FastifyInstance, pages: ConsolePages): void {
+export function webhookRoutes(router: TypedApp, pages: ConsolePages): void {
   const route = (path: string) => `/console/tenants/:tenantId/webhooks${path}`
   const crumbsOf = (tenant: TenantOf, ...rest: [string, string | undefined][]) =>
     tenantCrumbs(tenant, ['Webhooks', `/console/tenants/${tenant.id}/webhooks`], ...rest)
 
   /** The tenant and the webhook the path names, with its ETag; or the refusal page. */
-  function load(signed: Signed, params: Params) {
-    return readRecordFor(
-      signed,
-      params.tenantId,
-      params.webhookId,
-      { code: 404, reason: 'webhook_not_found', message: 'No such webhook' },
-      (tenantId, webhookId) =>
-        signed.api.GET('/v1/tenants/{tenantId}/webhooks/{webhookId}', {
-          params: { path: { tenantId, webhookId } },
-        }),
+  function load(signed: Signed, params: { tenantId: string; webhookId: string }) {
+    return readRecordFor(signed, params.tenantId, params.webhookId, (tenantId, webhookId) =>
+      signed.api.GET('/v1/tenants/{tenantId}/webhooks/{webhookId}', {
+        params: { path: { tenantId, webhookId } },
+      }),
     )
   }
 
-  router.get(route(''), { schema: { hide: true } }, (request, reply) =>
+  router.get(route(''), { schema: { hide: true, params: TenantPath } }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
-      const read = await readTenantFor(signed, (request.params as Params).tenantId)
-      if ('refused' in read) return read.refused
-      const { data, error, response } = await signed.api.GET('/v1/tenants/{tenantId}/webhooks', {
-        params: { path: { tenantId: read.tenant.id } },
-      })
-      if (!data) return refusalPage(signed, apiErrorOf(error, response.status))
+      const read = await readTenantFor(signed, request.params.tenantId)
+      const { data } = await called(
+        signed.api.GET('/v1/tenants/{tenantId}/webhooks', { params: { path: { tenantId: read.tenant.id } } }),
+      )
       return tenantListPage(
         signed,
         read.tenant,
@@ -102,41 +92,42 @@ export function webhookRoutes(router: FastifyInstance, pages: ConsolePages): voi
     ]
   }
 
-  router.get(route('/new'), { schema: { hide: true } }, (request, reply) =>
+  router.get(route('/new'), { schema: { hide: true, params: TenantPath } }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
-      const read = await readTenantFor(signed, (request.params as Params).tenantId)
-      if ('refused' in read) return read.refused
+      const read = await readTenantFor(signed, request.params.tenantId)
       return formPage(signed, read.tenant, { url: 'https://', events: '*', includeSubTenants: false })
     }),
   )
 
-  router.post(route(''), { schema: { hide: true } }, (request, reply) =>
-    pages.signedIn(request, reply, async (signed) => {
-      const read = await readTenantFor(signed, (request.params as Params).tenantId)
-      if ('refused' in read) return read.refused
-      const values = valuesOf(request.body as Record<string, unknown>)
-      const { data, error, response } = await signed.api.POST('/v1/tenants/{tenantId}/webhooks', {
-        params: { path: { tenantId: read.tenant.id } },
-        headers: { 'idempotency-key': signed.formId },
-        body: {
-          url: values.url,
-          events: eventsOf(values.events),
-          includeSubTenants: values.includeSubTenants,
-        },
-      })
-      if (data) return secretPage(signed, read.tenant, data.result, response, false)
-      const refused = apiErrorOf(error, response.status)
-      if (refused.code !== 400 && refused.code !== 409) return refusalPage(signed, refused)
-      return formPage(signed, read.tenant, values, undefined, formErrorsOf(refused), refused.code)
-    }),
+  router.post(
+    route(''),
+    { schema: { hide: true, params: TenantPath, body: WebhookForm } },
+    (request, reply) =>
+      pages.signedIn(request, reply, async (signed) => {
+        const read = await readTenantFor(signed, request.params.tenantId)
+        const values = valuesOf(request.body)
+        const { data, response } = await called(
+          signed.api.POST('/v1/tenants/{tenantId}/webhooks', {
+            params: { path: { tenantId: read.tenant.id } },
+            headers: { 'idempotency-key': signed.formId },
+            body: {
+              url: values.url,
+              events: eventsOf(values.events),
+              includeSubTenants: values.includeSubTenants,
+            },
+          }),
+          { form: (errors, status) => formPage(signed, read.tenant, values, undefined, errors, status) },
+        )
+        return secretPage(signed, read.tenant, data.result, response, false)
+      }),
   )
 
-  router.get(route('/:webhookId'), { schema: { hide: true } }, (request, reply) =>
+  const pageSchema = { hide: true, params: WebhookPath, querystring: Query({ cursor: Cursor, done: Done }) }
+  router.get(route('/:webhookId'), { schema: pageSchema }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
-      const read = await load(signed, request.params as Params)
-      if ('refused' in read) return read.refused
-      const query = request.query as Record<string, unknown>
-      const cursor = text(query.cursor)
+      const read = await load(signed, request.params)
+      const query = request.query
+      const cursor = query.cursor
       const deliveries = await signed.api.GET('/v1/tenants/{tenantId}/webhooks/{webhookId}/deliveries', {
         params: {
           path: { tenantId: read.tenant.id, webhookId: read.record.id },
@@ -157,127 +148,119 @@ export function webhookRoutes(router: FastifyInstance, pages: ConsolePages): voi
             deliveries: deliveries.data?.result ?? [],
             nextCursor: deliveries.data?.nextCursor,
             form: signed.form,
-            notice: NOTICES[text(query.done)],
+            notice: NOTICES[query.done ?? ''],
           }),
         ),
       ]
     }),
   )
 
-  router.get(route('/:webhookId/edit'), { schema: { hide: true } }, (request, reply) =>
+  router.get(route('/:webhookId/edit'), { schema: { hide: true, params: WebhookPath } }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
-      const read = await load(signed, request.params as Params)
-      if ('refused' in read) return read.refused
+      const read = await load(signed, request.params)
       const h = read.record
       const values = { url: h.url, events: h.events.join('\n'), includeSubTenants: h.includeSubTenants }
       return formPage(signed, read.tenant, values, { id: h.id, version: read.etag })
     }),
   )
 
-  router.post(route('/:webhookId/edit'), { schema: { hide: true } }, (request, reply) =>
-    pages.signedIn(request, reply, async (signed) => {
-      const read = await load(signed, request.params as Params)
-      if ('refused' in read) return read.refused
-      const form = request.body as Record<string, unknown>
-      const values = valuesOf(form)
-      const version = text(form.version)
-      const base = `/console/tenants/${read.tenant.id}/webhooks/${read.record.id}`
-      const { data, error, response } = await signed.api.PUT('/v1/tenants/{tenantId}/webhooks/{webhookId}', {
-        params: { path: { tenantId: read.tenant.id, webhookId: read.record.id } },
-        headers: { 'if-match': version || '"none"' },
-        body: {
-          url: values.url,
-          events: eventsOf(values.events),
-          includeSubTenants: values.includeSubTenants,
-        },
-      })
-      if (data) return { redirect: `${base}?done=saved` }
-      const refused = apiErrorOf(error, response.status)
-      if (refused.code === 412) return changedMeanwhilePage(signed, 'webhook', `${base}/edit`)
-      if (refused.code !== 400) return refusalPage(signed, refused)
-      return formPage(
-        signed,
-        read.tenant,
-        values,
-        { id: read.record.id, version },
-        formErrorsOf(refused),
-        400,
-      )
-    }),
+  router.post(
+    route('/:webhookId/edit'),
+    { schema: { hide: true, params: WebhookPath, body: WebhookForm } },
+    (request, reply) =>
+      pages.signedIn(request, reply, async (signed) => {
+        const read = await load(signed, request.params)
+        const values = valuesOf(request.body)
+        const version = request.body.version ?? ''
+        const base = `/console/tenants/${read.tenant.id}/webhooks/${read.record.id}`
+        const edit = { id: read.record.id, version }
+        await called(
+          signed.api.PUT('/v1/tenants/{tenantId}/webhooks/{webhookId}', {
+            params: { path: { tenantId: read.tenant.id, webhookId: read.record.id } },
+            headers: { 'if-match': version || '"none"' },
+            body: {
+              url: values.url,
+              events: eventsOf(values.events),
+              includeSubTenants: values.includeSubTenants,
+            },
+          }),
+          {
+            changed: { what: 'webhook', href: `${base}/edit` },
+            form: (errors) => formPage(signed, read.tenant, values, edit, errors, 400),
+            formCodes: [400],
+          },
+        )
+        return { redirect: `${base}?done=saved` }
+      }),
   )
 
-  router.post(route('/:webhookId/active'), { schema: { hide: true } }, (request, reply) =>
-    pages.signedIn(request, reply, async (signed) => {
-      const read = await load(signed, request.params as Params)
-      if ('refused' in read) return read.refused
-      const active = text((request.body as Record<string, unknown>).active) === 'true'
-      const { data, error, response } = await signed.api.PUT('/v1/tenants/{tenantId}/webhooks/{webhookId}', {
-        params: { path: { tenantId: read.tenant.id, webhookId: read.record.id } },
-        headers: { 'if-match': read.etag || '"none"' },
-        body: { active },
-      })
-      if (!data) return refusalPage(signed, apiErrorOf(error, response.status))
-      return {
-        redirect: `/console/tenants/${read.tenant.id}/webhooks/${read.record.id}?done=${active ? 'enabled' : 'disabled'}`,
-      }
-    }),
+  const ActiveForm = Form({ active: OneOf(['true', 'false']) })
+  router.post(
+    route('/:webhookId/active'),
+    { schema: { hide: true, params: WebhookPath, body: ActiveForm } },
+    (request, reply) =>
+      pages.signedIn(request, reply, async (signed) => {
+        const read = await load(signed, request.params)
+        const active = request.body.active === 'true'
+        await called(
+          signed.api.PUT('/v1/tenants/{tenantId}/webhooks/{webhookId}', {
+            params: { path: { tenantId: read.tenant.id, webhookId: read.record.id } },
+            headers: { 'if-match': read.etag || '"none"' },
+            body: { active },
+          }),
+        )
+        return {
+          redirect: `/console/tenants/${read.tenant.id}/webhooks/${read.record.id}?done=${active ? 'enabled' : 'disabled'}`,
+        }
+      }),
   )
 
-  router.post(route('/:webhookId/test'), { schema: { hide: true } }, (request, reply) =>
+  router.post(
+    route('/:webhookId/test'),
+    { schema: { hide: true, params: WebhookPath, body: Form({}) } },
+    (request, reply) =>
+      pages.signedIn(request, reply, async (signed) => {
+        const { tenantId, webhookId } = request.params
+        const { data } = await called(
+          signed.api.POST('/v1/tenants/{tenantId}/webhooks/{webhookId}/test', {
+            params: { path: { tenantId, webhookId } },
+          }),
+        )
+        return {
+          redirect: `/console/tenants/${tenantId}/webhooks/${webhookId}?done=test-${data.result.outcome === 'succeeded' ? 'ok' : 'failed'}`,
+        }
+      }),
+  )
+
+  const retrySchema = { hide: true, params: DeliveryPath, body: Form({}) }
+  router.post(route('/:webhookId/deliveries/:deliveryId/retry'), { schema: retrySchema }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
-      const { tenantId, webhookId = '' } = request.params as Params
-      if (!UUID.test(tenantId) || !UUID.test(webhookId))
-        return refusalPage(signed, { code: 404, reason: 'webhook_not_found', message: 'No such webhook' })
-      const { data, error, response } = await signed.api.POST(
-        '/v1/tenants/{tenantId}/webhooks/{webhookId}/test',
-        {
-          params: { path: { tenantId, webhookId } },
-        },
+      const { tenantId, webhookId, deliveryId } = request.params
+      const { data } = await called(
+        signed.api.POST('/v1/tenants/{tenantId}/webhooks/{webhookId}/deliveries/{deliveryId}/retry', {
+          params: { path: { tenantId, webhookId, deliveryId } },
+        }),
       )
-      if (!data) return refusalPage(signed, apiErrorOf(error, response.status))
       return {
-        redirect: `/console/tenants/${tenantId}/webhooks/${webhookId}?done=test-${data.result.outcome === 'succeeded' ? 'ok' : 'failed'}`,
+        redirect: `/console/tenants/${tenantId}/webhooks/${webhookId}?done=redelivered-${data.result.outcome === 'succeeded' ? 'ok' : 'failed'}`,
       }
     }),
   )
 
   router.post(
-    route('/:webhookId/deliveries/:deliveryId/retry'),
-    { schema: { hide: true } },
+    route('/:webhookId/rotate-secret'),
+    { schema: { hide: true, params: WebhookPath, body: Form({}) } },
     (request, reply) =>
       pages.signedIn(request, reply, async (signed) => {
-        const { tenantId, webhookId = '', deliveryId = '' } = request.params as Params
-        if (![tenantId, webhookId, deliveryId].every((id) => UUID.test(id)))
-          return refusalPage(signed, {
-            code: 404,
-            reason: 'webhook_delivery_not_found',
-            message: 'No such delivery',
-          })
-        const { data, error, response } = await signed.api.POST(
-          '/v1/tenants/{tenantId}/webhooks/{webhookId}/deliveries/{deliveryId}/retry',
-          { params: { path: { tenantId, webhookId, deliveryId } } },
+        const read = await load(signed, request.params)
+        const { data, response } = await called(
+          signed.api.POST('/v1/tenants/{tenantId}/webhooks/{webhookId}/rotate-secret', {
+            params: { path: { tenantId: read.tenant.id, webhookId: read.record.id } },
+            headers: { 'idempotency-key': signed.formId },
+          }),
         )
-        if (!data) return refusalPage(signed, apiErrorOf(error, response.status))
-        return {
-          redirect: `/console/tenants/${tenantId}/webhooks/${webhookId}?done=redelivered-${data.result.outcome === 'succeeded' ? 'ok' : 'failed'}`,
-        }
+        return secretPage(signed, read.tenant, data.result, response, true)
       }),
-  )
-
-  router.post(route('/:webhookId/rotate-secret'), { schema: { hide: true } }, (request, reply) =>
-    pages.signedIn(request, reply, async (signed) => {
-      const read = await load(signed, request.params as Params)
-      if ('refused' in read) return read.refused
-      const { data, error, response } = await signed.api.POST(
-        '/v1/tenants/{tenantId}/webhooks/{webhookId}/rotate-secret',
-        {
-          params: { path: { tenantId: read.tenant.id, webhookId: read.record.id } },
-          headers: { 'idempotency-key': signed.formId },
-        },
-      )
-      if (!data) return refusalPage(signed, apiErrorOf(error, response.status))
-      return secretPage(signed, read.tenant, data.result, response, true)
-    }),
   )
 
   function secretPage(

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/schema.js'
 import { invalidField } from '../../errors.js'
-import { isActiveProviderOf } from './identity-providers.repository.js'
+import { isActiveProviderOf } from './tenants.repository.js'
 
 /**
  * A default identity provider (of a tenant, or of a membership) must name an active provider of that
