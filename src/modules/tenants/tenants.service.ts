@@ -80,7 +80,8 @@ export async function createTenant(
 
 /**
  * The parent a new tenant goes under, where the caller holds MANAGE_TENANT: the platform (no parentId, or
- * the platform's id — what a root tenant reports as its parent, API.md §10) needs it in the platform role.
+ * the platform's id — what a root tenant reports as its parent, docs/api.md "Tenants") needs it in the
+ * platform role.
  */
 async function parentFor(
   ctx: ServiceContext,

@@ -11,7 +11,7 @@ import { getUser, listVisibleUsers } from './users.service.js'
 const tags = ['users']
 
 /**
- * Platform users (SPEC §2.2, §4.2, API.md §4.3). Their creation, in its three body forms, is the bulk
+ * Platform users (docs/api.md, "Platform users"). Their creation, in its three body forms, is the bulk
  * module's route (bulk/bulk.routes.ts). `resolveNarrowToken` reads the one-time tokens these routes also
  * take (memberships/narrow-token.ts, handed in by app.ts: see docs/architecture.md).
  */
