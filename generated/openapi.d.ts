@@ -55,7 +55,7 @@ export interface paths {
         put?: never;
         /**
          * Exchange a username and password (or API key id and secret) for a token
-         * @description No credentials: the body is the credential. The token goes in `Authorization: Bearer <token>`. Failed attempts are limited per username and per address (429 with Retry-After).
+         * @description No credentials: the body is the credential. The token goes in `Authorization: Bearer <token>`. A user’s token starts a session (GET /v1/me/sessions) and says how it was won (`amr`: `pwd`), when (`auth_time`) and its session (`sid`); an API key’s token has no session. Failed attempts are limited per username and per address (429 with Retry-After).
          */
         post: operations["createToken"];
         delete?: never;
@@ -1054,6 +1054,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/me/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's live sessions, newest first
+         * @description Any authenticated person. A session is one sign-in (a password at POST /v1/tokens, or a single sign-on) and every token issued for it; `current` marks the one this request’s token belongs to (none with Basic, which carries no token). An API key has no sessions: 403.
+         */
+        get: operations["listMySessions"];
+        put?: never;
+        post?: never;
+        /**
+         * Sign every other session of yours out, keeping this one
+         * @description Any authenticated person. With Basic, which has no session, every session ends. Its tokens are refused (401) at once by this process and within a second by every other; one `session.revoked` event records it.
+         */
+        delete: operations["revokeMyOtherSessions"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/sessions/{sessionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Sign one of your sessions out (the current one too: that is signing out)
+         * @description Any authenticated person, on its own sessions: another person's, an ended one or an unknown id is 404 session_not_found. Its tokens are refused (401) at once by this process and within a second by every other; one `session.revoked` event records it.
+         */
+        delete: operations["revokeMySession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{userId}/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Sign a person out everywhere
+         * @description Needs MANAGE_ALL_USERS over that user (its platform role, or effective in a tenant where it is a member), and every role the user holds within the caller’s platform permissions (403 role_exceeds_caller), as for any change of that user; never oneself (409 self_lockout: DELETE /v1/me/sessions signs one’s other sessions out). Basic credentials are not sessions and keep working. Its tokens are refused (401) at once by this process and within a second by every other; one `session.revoked` event records it.
+         */
+        delete: operations["revokeUserSessions"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1079,7 +1143,7 @@ export interface components {
                  * @description Stable identifier of the failure; the closed list of reasons.
                  * @enum {string}
                  */
-                reason: "validation_failed" | "invalid_json" | "unauthorized" | "reset_token_expired" | "permission_denied" | "role_exceeds_caller" | "sso_required" | "not_found" | "tenant_not_found" | "user_not_found" | "role_not_found" | "region_not_found" | "integration_not_found" | "api_key_not_found" | "invitation_not_found" | "identity_provider_not_found" | "webhook_not_found" | "webhook_delivery_not_found" | "sso_test_not_found" | "method_not_allowed" | "request_timeout" | "tenant_name_taken" | "email_taken" | "already_member" | "integration_exists" | "integration_name_taken" | "role_name_taken" | "role_read_only" | "idempotency_key_reused" | "invalid_state_transition" | "self_lockout" | "last_platform_administrator" | "scim_key_limit" | "invitation_expired" | "precondition_failed" | "payload_too_large" | "too_many_items" | "unsupported_media_type" | "rate_limited" | "headers_too_large" | "internal" | "service_unavailable" | "database_unavailable";
+                reason: "validation_failed" | "invalid_json" | "unauthorized" | "reset_token_expired" | "permission_denied" | "role_exceeds_caller" | "sso_required" | "not_found" | "tenant_not_found" | "user_not_found" | "role_not_found" | "region_not_found" | "integration_not_found" | "api_key_not_found" | "invitation_not_found" | "identity_provider_not_found" | "webhook_not_found" | "webhook_delivery_not_found" | "sso_test_not_found" | "session_not_found" | "method_not_allowed" | "request_timeout" | "tenant_name_taken" | "email_taken" | "already_member" | "integration_exists" | "integration_name_taken" | "role_name_taken" | "role_read_only" | "idempotency_key_reused" | "invalid_state_transition" | "self_lockout" | "last_platform_administrator" | "scim_key_limit" | "invitation_expired" | "precondition_failed" | "payload_too_large" | "too_many_items" | "unsupported_media_type" | "rate_limited" | "headers_too_large" | "internal" | "service_unavailable" | "database_unavailable";
                 message: string;
                 attribute?: {
                     [key: string]: string;
@@ -1644,6 +1708,8 @@ export interface operations {
                             platformRoleId: string;
                             platformRoleName: string;
                             platformPermissions: ("MANAGE_TENANT" | "VIEW_ALL_USERS" | "MANAGE_ALL_USERS" | "MANAGE_TENANT_ENROLLMENT" | "VIEW_ALL_PROVIDERS" | "MANAGE_ALL_PROVIDERS" | "VIEW_ALL_ROLES" | "MANAGE_ALL_ROLES" | "MANAGE_ALL_APP_CREDENTIALS" | "VIEW_AUDIT_LOG" | "IDENTITY_PROVIDERS_READ" | "IDENTITY_PROVIDERS_UPDATE" | "MANAGE_WEBHOOKS")[];
+                            /** @description How the credential used was won: the token’s `amr`; `["pwd"]` for Basic with a password */
+                            authMethods: ("pwd" | "otp" | "hwk" | "swk" | "sso" | "rec")[];
                             tenants: {
                                 /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
                                 tenantId: string;
@@ -7436,7 +7502,7 @@ export interface operations {
                                  * @description Stable identifier of the failure; the closed list of reasons.
                                  * @enum {string}
                                  */
-                                reason: "validation_failed" | "invalid_json" | "unauthorized" | "reset_token_expired" | "permission_denied" | "role_exceeds_caller" | "sso_required" | "not_found" | "tenant_not_found" | "user_not_found" | "role_not_found" | "region_not_found" | "integration_not_found" | "api_key_not_found" | "invitation_not_found" | "identity_provider_not_found" | "webhook_not_found" | "webhook_delivery_not_found" | "sso_test_not_found" | "method_not_allowed" | "request_timeout" | "tenant_name_taken" | "email_taken" | "already_member" | "integration_exists" | "integration_name_taken" | "role_name_taken" | "role_read_only" | "idempotency_key_reused" | "invalid_state_transition" | "self_lockout" | "last_platform_administrator" | "scim_key_limit" | "invitation_expired" | "precondition_failed" | "payload_too_large" | "too_many_items" | "unsupported_media_type" | "rate_limited" | "headers_too_large" | "internal" | "service_unavailable" | "database_unavailable";
+                                reason: "validation_failed" | "invalid_json" | "unauthorized" | "reset_token_expired" | "permission_denied" | "role_exceeds_caller" | "sso_required" | "not_found" | "tenant_not_found" | "user_not_found" | "role_not_found" | "region_not_found" | "integration_not_found" | "api_key_not_found" | "invitation_not_found" | "identity_provider_not_found" | "webhook_not_found" | "webhook_delivery_not_found" | "sso_test_not_found" | "session_not_found" | "method_not_allowed" | "request_timeout" | "tenant_name_taken" | "email_taken" | "already_member" | "integration_exists" | "integration_name_taken" | "role_name_taken" | "role_read_only" | "idempotency_key_reused" | "invalid_state_transition" | "self_lockout" | "last_platform_administrator" | "scim_key_limit" | "invitation_expired" | "precondition_failed" | "payload_too_large" | "too_many_items" | "unsupported_media_type" | "rate_limited" | "headers_too_large" | "internal" | "service_unavailable" | "database_unavailable";
                                 message: string;
                                 attribute?: {
                                     [key: string]: string;
@@ -7502,7 +7568,7 @@ export interface operations {
                              * @description Stable identifier of the failure; the closed list of reasons.
                              * @enum {string}
                              */
-                            reason: "validation_failed" | "invalid_json" | "unauthorized" | "reset_token_expired" | "permission_denied" | "role_exceeds_caller" | "sso_required" | "not_found" | "tenant_not_found" | "user_not_found" | "role_not_found" | "region_not_found" | "integration_not_found" | "api_key_not_found" | "invitation_not_found" | "identity_provider_not_found" | "webhook_not_found" | "webhook_delivery_not_found" | "sso_test_not_found" | "method_not_allowed" | "request_timeout" | "tenant_name_taken" | "email_taken" | "already_member" | "integration_exists" | "integration_name_taken" | "role_name_taken" | "role_read_only" | "idempotency_key_reused" | "invalid_state_transition" | "self_lockout" | "last_platform_administrator" | "scim_key_limit" | "invitation_expired" | "precondition_failed" | "payload_too_large" | "too_many_items" | "unsupported_media_type" | "rate_limited" | "headers_too_large" | "internal" | "service_unavailable" | "database_unavailable";
+                            reason: "validation_failed" | "invalid_json" | "unauthorized" | "reset_token_expired" | "permission_denied" | "role_exceeds_caller" | "sso_required" | "not_found" | "tenant_not_found" | "user_not_found" | "role_not_found" | "region_not_found" | "integration_not_found" | "api_key_not_found" | "invitation_not_found" | "identity_provider_not_found" | "webhook_not_found" | "webhook_delivery_not_found" | "sso_test_not_found" | "session_not_found" | "method_not_allowed" | "request_timeout" | "tenant_name_taken" | "email_taken" | "already_member" | "integration_exists" | "integration_name_taken" | "role_name_taken" | "role_read_only" | "idempotency_key_reused" | "invalid_state_transition" | "self_lockout" | "last_platform_administrator" | "scim_key_limit" | "invitation_expired" | "precondition_failed" | "payload_too_large" | "too_many_items" | "unsupported_media_type" | "rate_limited" | "headers_too_large" | "internal" | "service_unavailable" | "database_unavailable";
                             message: string;
                             attribute?: {
                                 [key: string]: string;
@@ -7523,7 +7589,7 @@ export interface operations {
                              * @description Stable identifier of the failure; the closed list of reasons.
                              * @enum {string}
                              */
-                            reason: "validation_failed" | "invalid_json" | "unauthorized" | "reset_token_expired" | "permission_denied" | "role_exceeds_caller" | "sso_required" | "not_found" | "tenant_not_found" | "user_not_found" | "role_not_found" | "region_not_found" | "integration_not_found" | "api_key_not_found" | "invitation_not_found" | "identity_provider_not_found" | "webhook_not_found" | "webhook_delivery_not_found" | "sso_test_not_found" | "method_not_allowed" | "request_timeout" | "tenant_name_taken" | "email_taken" | "already_member" | "integration_exists" | "integration_name_taken" | "role_name_taken" | "role_read_only" | "idempotency_key_reused" | "invalid_state_transition" | "self_lockout" | "last_platform_administrator" | "scim_key_limit" | "invitation_expired" | "precondition_failed" | "payload_too_large" | "too_many_items" | "unsupported_media_type" | "rate_limited" | "headers_too_large" | "internal" | "service_unavailable" | "database_unavailable";
+                            reason: "validation_failed" | "invalid_json" | "unauthorized" | "reset_token_expired" | "permission_denied" | "role_exceeds_caller" | "sso_required" | "not_found" | "tenant_not_found" | "user_not_found" | "role_not_found" | "region_not_found" | "integration_not_found" | "api_key_not_found" | "invitation_not_found" | "identity_provider_not_found" | "webhook_not_found" | "webhook_delivery_not_found" | "sso_test_not_found" | "session_not_found" | "method_not_allowed" | "request_timeout" | "tenant_name_taken" | "email_taken" | "already_member" | "integration_exists" | "integration_name_taken" | "role_name_taken" | "role_read_only" | "idempotency_key_reused" | "invalid_state_transition" | "self_lockout" | "last_platform_administrator" | "scim_key_limit" | "invitation_expired" | "precondition_failed" | "payload_too_large" | "too_many_items" | "unsupported_media_type" | "rate_limited" | "headers_too_large" | "internal" | "service_unavailable" | "database_unavailable";
                             message: string;
                             requestId?: string;
                         };
@@ -26622,6 +26688,1129 @@ export interface operations {
                              * @enum {string}
                              */
                             reason: "unsupported_media_type";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests (see Retry-After): `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 429,
+                     *         "reason": "rate_limited",
+                     *         "message": "Too many failed attempts; try again later",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 429
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "rate_limited";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Internal error (the log has the cause, under the request id): `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 500,
+                     *         "reason": "internal",
+                     *         "message": "An internal error occurred; quote the request id when reporting it",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 500
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "internal";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Unavailable: `database_unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 503,
+                     *         "reason": "database_unavailable",
+                     *         "message": "Database unavailable",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 503
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "database_unavailable";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure, in the same envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listMySessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /**
+                             * @description The session, as the `sid` of its tokens
+                             * @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f
+                             */
+                            id: string;
+                            /**
+                             * Format: date-time
+                             * @description When the person signed in
+                             * @example 2026-11-22T10:15:00Z
+                             */
+                            created: string;
+                            /**
+                             * Format: date-time
+                             * @description When a token of the session was last used, to the minute
+                             * @example 2026-11-22T10:15:00Z
+                             */
+                            lastSeen: string;
+                            ip: string | null;
+                            userAgent: string | null;
+                            /** @description How the sign-in was won (`amr`) */
+                            authMethods: ("pwd" | "otp" | "hwk" | "swk" | "sso" | "rec")[];
+                            /** @description The session of the token this request carries */
+                            current: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description No or invalid credentials: `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 401,
+                     *         "reason": "unauthorized",
+                     *         "message": "Credentials are required",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 401
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "unauthorized";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: `permission_denied` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 403,
+                     *         "reason": "permission_denied",
+                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 403
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "permission_denied";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests (see Retry-After): `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 429,
+                     *         "reason": "rate_limited",
+                     *         "message": "Too many failed attempts; try again later",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 429
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "rate_limited";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Internal error (the log has the cause, under the request id): `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 500,
+                     *         "reason": "internal",
+                     *         "message": "An internal error occurred; quote the request id when reporting it",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 500
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "internal";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Unavailable: `database_unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 503,
+                     *         "reason": "database_unavailable",
+                     *         "message": "Database unavailable",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 503
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "database_unavailable";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure, in the same envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    revokeMyOtherSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or invalid credentials: `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 401,
+                     *         "reason": "unauthorized",
+                     *         "message": "Credentials are required",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 401
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "unauthorized";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: `permission_denied` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 403,
+                     *         "reason": "permission_denied",
+                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 403
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "permission_denied";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests (see Retry-After): `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 429,
+                     *         "reason": "rate_limited",
+                     *         "message": "Too many failed attempts; try again later",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 429
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "rate_limited";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Internal error (the log has the cause, under the request id): `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 500,
+                     *         "reason": "internal",
+                     *         "message": "An internal error occurred; quote the request id when reporting it",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 500
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "internal";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Unavailable: `database_unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 503,
+                     *         "reason": "database_unavailable",
+                     *         "message": "Database unavailable",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 503
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "database_unavailable";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure, in the same envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    revokeMySession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: `validation_failed` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 400,
+                     *         "reason": "validation_failed",
+                     *         "message": "Invalid name (is required)",
+                     *         "attribute": {
+                     *           "name": "is required"
+                     *         },
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 400
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "validation_failed";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No or invalid credentials: `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 401,
+                     *         "reason": "unauthorized",
+                     *         "message": "Credentials are required",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 401
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "unauthorized";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: `permission_denied` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 403,
+                     *         "reason": "permission_denied",
+                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 403
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "permission_denied";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: `session_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 404,
+                     *         "reason": "session_not_found",
+                     *         "message": "Session not found",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 404
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "session_not_found";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests (see Retry-After): `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 429,
+                     *         "reason": "rate_limited",
+                     *         "message": "Too many failed attempts; try again later",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 429
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "rate_limited";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Internal error (the log has the cause, under the request id): `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 500,
+                     *         "reason": "internal",
+                     *         "message": "An internal error occurred; quote the request id when reporting it",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 500
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "internal";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Unavailable: `database_unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 503,
+                     *         "reason": "database_unavailable",
+                     *         "message": "Database unavailable",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 503
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "database_unavailable";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure, in the same envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    revokeUserSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out everywhere */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: `validation_failed` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 400,
+                     *         "reason": "validation_failed",
+                     *         "message": "Invalid name (is required)",
+                     *         "attribute": {
+                     *           "name": "is required"
+                     *         },
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 400
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "validation_failed";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No or invalid credentials: `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 401,
+                     *         "reason": "unauthorized",
+                     *         "message": "Credentials are required",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 401
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "unauthorized";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: `permission_denied`, `role_exceeds_caller` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 403,
+                     *         "reason": "permission_denied",
+                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 403
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "permission_denied" | "role_exceeds_caller";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: `user_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 404,
+                     *         "reason": "user_not_found",
+                     *         "message": "User not found",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 404
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "user_not_found";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Conflict: `self_lockout` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 409,
+                     *         "reason": "self_lockout",
+                     *         "message": "Self lockout",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 409
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "self_lockout";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */

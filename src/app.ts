@@ -55,6 +55,7 @@ import { createRoleCatalogCache } from './modules/roles/roles.service.js'
 import { scimRoutes } from './modules/scim/scim.routes.js'
 import { createScimDefaultRoleCache } from './modules/scim/scim-context.js'
 import { scimSettingsRoutes } from './modules/scim/scim-settings.routes.js'
+import { sessionRoutes } from './modules/sessions/sessions.routes.js'
 import { identityProviderRoutes } from './modules/sso/identity-providers.routes.js'
 import { ssoRoutes } from './modules/sso/sso.routes.js'
 import { tenantRoutes } from './modules/tenants/tenants.routes.js'
@@ -104,6 +105,7 @@ const ROUTE_MODULES: RouteModule[] = [
   identityProviderRoutes,
   ssoRoutes,
   scimSettingsRoutes,
+  sessionRoutes,
 ]
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
@@ -148,6 +150,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     new TokenSigner(deps.keys.tokenSecret),
     access,
     counters,
+    deps.logger,
   )
 
   app.setValidatorCompiler(validatorCompiler)

@@ -2,6 +2,7 @@ import type { Config } from './config.js'
 import type { ServiceContext } from './context.js'
 import { sweepCounters } from './http/counter-store.js'
 import { sweepIdempotencyKeys } from './http/idempotency.js'
+import { deleteEndedSessions } from './modules/auth/session-store.repository.js'
 import { deleteExpiredSsoRequests } from './modules/sso/sso.repository.js'
 import { forgetExpiredPreviousSecrets } from './modules/webhooks/webhooks.repository.js'
 import { OutboxWorker } from './outbox/outbox-worker.js'
@@ -48,8 +49,9 @@ export function startBackgroundWork(
 
 /**
  * Drops what has outlived its use: idempotency records past their 24-hour window, ended rate-limit
- * windows, single sign-on login requests, replay-cache entries and test sign-ins past their expiry, and
- * webhook secrets replaced by a rotation more than 24 hours ago. Each sweep on
+ * windows, single sign-on login requests, replay-cache entries and test sign-ins past their expiry,
+ * webhook secrets replaced by a rotation more than 24 hours ago, and sessions whose tokens have all expired
+ * (docs/security.md). Each sweep on
  * its own: one failing does not stop the others.
  */
 export async function sweepExpired(ctx: Pick<ServiceContext, 'db' | 'clock' | 'logger'>): Promise<void> {
@@ -59,6 +61,7 @@ export async function sweepExpired(ctx: Pick<ServiceContext, 'db' | 'clock' | 'l
     ['rate-limit counter', () => sweepCounters(ctx.db, now)],
     ['single sign-on request', () => deleteExpiredSsoRequests(ctx.db, now)],
     ['replaced webhook secret', () => forgetExpiredPreviousSecrets(ctx.db, now)],
+    ['ended session', () => deleteEndedSessions(ctx.db, now)],
   ]
   for (const [name, sweep] of sweeps) {
     await sweep().catch((error: unknown) => ctx.logger.warn({ err: error }, `${name} sweep failed`))

@@ -22,6 +22,7 @@ export const ERROR_REASONS = {
   webhook_not_found: 404,
   webhook_delivery_not_found: 404,
   sso_test_not_found: 404,
+  session_not_found: 404,
   method_not_allowed: 405,
   request_timeout: 408,
   tenant_name_taken: 409,

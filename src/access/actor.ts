@@ -1,4 +1,5 @@
 import type { SsoOrigin } from '../crypto/tokens.js'
+import type { AuthMethod } from '../db/schema.js'
 import type { Permission } from './permissions.js'
 
 /** Who is calling: resolved once per request from the Authorization header (http/auth.ts). */
@@ -23,6 +24,13 @@ export interface UserActor {
    * a token from a tenant's single sign-on. Decides where the password rule lets it act (access/effective.ts).
    */
   sso?: SsoOrigin
+  /**
+   * How the person proved who they are (a token's `amr`; `pwd` for Basic). Set on every actor the
+   * authenticator makes; absent on one made to name a change's author (a one-time link acting as its user).
+   */
+  authMethods?: readonly AuthMethod[]
+  /** The session of the token used (docs/security.md); absent for Basic, which carries no token. */
+  sessionId?: string
 }
 
 export interface ApiKeyActor {

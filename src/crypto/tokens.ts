@@ -1,5 +1,6 @@
 import { hash, timingSafeEqual } from 'node:crypto'
 import { errors, jwtVerify, SignJWT } from 'jose'
+import { AUTH_METHODS, type AuthMethod } from '../db/schema.js'
 import { secureRandomBytes } from './random.js'
 
 /**
@@ -9,15 +10,30 @@ import { secureRandomBytes } from './random.js'
  */
 export type TokenSubject = 'user' | 'api_key'
 
-export interface TokenClaims {
+/**
+ * A user's token: the session it belongs to (`sid`), how and when that sign-in was won (`amr`,
+ * `auth_time`), and — for a tenant's single sign-on, whose `amr` holds `sso` — which tenant's provider
+ * (docs/security.md, "Sessions"; docs/api.md, "Authentication").
+ */
+export interface UserTokenClaims {
+  typ: 'user'
   sub: string
-  typ: TokenSubject
-  /** Issue time in milliseconds: a password change in the same second still invalidates the token. */
-  iatMs: number
   exp: number
-  /** Set on a token born of a tenant's single sign-on: which tenant's SSO, through which provider. */
+  sessionId: string
+  authMethods: readonly AuthMethod[]
+  /** When the person proved who they are, in seconds since the epoch (`auth_time`). */
+  authTime: number
   sso?: SsoOrigin
 }
+
+/** An API key's token: the key and the expiry; no session (a key is not a person). */
+export interface ApiKeyTokenClaims {
+  typ: 'api_key'
+  sub: string
+  exp: number
+}
+
+export type TokenClaims = UserTokenClaims | ApiKeyTokenClaims
 
 /** The tenant whose identity provider proved the user's identity (API.md §12). */
 export interface SsoOrigin {
@@ -25,52 +41,78 @@ export interface SsoOrigin {
   providerId: string
 }
 
+/** What a user token says of its session: signed into it, read back from it. */
+export interface SessionGrant {
+  sessionId: string
+  authMethods: readonly AuthMethod[]
+  authTime: Date
+  sso?: SsoOrigin
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+const isAuthMethod = (value: unknown): value is AuthMethod =>
+  (AUTH_METHODS as readonly unknown[]).includes(value)
+
 export class TokenSigner {
   readonly #key: Uint8Array
   constructor(secret: Uint8Array) {
     this.#key = secret
   }
 
-  async sign(
-    subject: string,
-    typ: TokenSubject,
-    issuedAt: Date,
-    ttlSeconds: number,
-    sso?: SsoOrigin,
-  ): Promise<string> {
-    const iat = Math.floor(issuedAt.getTime() / 1000)
-    const claims = sso
-      ? { typ, iatMs: issuedAt.getTime(), sso: sso.tenantId, idp: sso.providerId }
-      : { typ, iatMs: issuedAt.getTime() }
+  /** A user's token for one session; it expires at `expiresAt` (never after the session does). */
+  async signUser(userId: string, grant: SessionGrant, issuedAt: Date, expiresAt: Date): Promise<string> {
+    const claims = {
+      typ: 'user',
+      sid: grant.sessionId,
+      amr: grant.authMethods,
+      auth_time: Math.floor(grant.authTime.getTime() / 1000),
+      ...(grant.sso ? { sso: grant.sso.tenantId, idp: grant.sso.providerId } : {}),
+    }
+    return this.#sign(userId, claims, issuedAt, Math.floor(expiresAt.getTime() / 1000))
+  }
+
+  /** An API key's token (POST /v1/tokens with a key id and secret). */
+  async signApiKey(keyId: string, issuedAt: Date, ttlSeconds: number): Promise<string> {
+    return this.#sign(keyId, { typ: 'api_key' }, issuedAt, Math.floor(issuedAt.getTime() / 1000) + ttlSeconds)
+  }
+
+  async #sign(subject: string, claims: Record<string, unknown>, issuedAt: Date, exp: number) {
     return new SignJWT(claims)
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(subject)
-      .setIssuedAt(iat)
-      .setExpirationTime(iat + ttlSeconds)
+      .setIssuedAt(Math.floor(issuedAt.getTime() / 1000))
+      .setExpirationTime(exp)
       .sign(this.#key)
   }
 
-  /** The claims of a valid token, or undefined for a forged, malformed or expired one. */
+  /**
+   * The claims of a valid token, or undefined for a forged, malformed or expired one — and for a user
+   * token without a session, issued before sessions existed: every user token belongs to one now.
+   */
   async verify(token: string, now: Date): Promise<TokenClaims | undefined> {
     try {
-      const { payload } = await jwtVerify(token, this.#key, {
-        algorithms: ['HS256'],
-        currentDate: now,
-      })
-      const { sub, typ, iatMs, exp, sso, idp } = payload as Partial<Omit<TokenClaims, 'sso'>> & {
-        sso?: unknown
-        idp?: unknown
-      }
-      if (typeof sub !== 'string' || (typ !== 'user' && typ !== 'api_key')) return undefined
-      if (typeof iatMs !== 'number' || typeof exp !== 'number') return undefined
-      if (sso === undefined && idp === undefined) return { sub, typ, iatMs, exp }
-      if (typeof sso !== 'string' || typeof idp !== 'string') return undefined
-      return { sub, typ, iatMs, exp, sso: { tenantId: sso, providerId: idp } }
+      const { payload } = await jwtVerify(token, this.#key, { algorithms: ['HS256'], currentDate: now })
+      const { sub, typ, exp } = payload
+      if (typeof sub !== 'string' || typeof exp !== 'number') return undefined
+      if (typ === 'api_key') return { typ, sub, exp }
+      return typ === 'user' ? userClaims(sub, exp, payload) : undefined
     } catch (error) {
       if (error instanceof errors.JOSEError || error instanceof TypeError) return undefined
       throw error
     }
   }
+}
+
+/** A user token's session claims, checked: `sso` in `amr` exactly when the token names the tenant. */
+function userClaims(sub: string, exp: number, payload: Record<string, unknown>): UserTokenClaims | undefined {
+  const { sid, amr, auth_time: authTime, sso, idp } = payload
+  if (typeof sid !== 'string' || !UUID.test(sid) || typeof authTime !== 'number') return undefined
+  if (!Array.isArray(amr) || amr.length === 0 || !amr.every(isAuthMethod)) return undefined
+  const claims: UserTokenClaims = { typ: 'user', sub, exp, sessionId: sid, authMethods: amr, authTime }
+  if (sso === undefined && idp === undefined) return amr.includes('sso') ? undefined : claims
+  if (typeof sso !== 'string' || typeof idp !== 'string' || !amr.includes('sso')) return undefined
+  return { ...claims, sso: { tenantId: sso, providerId: idp } }
 }
 
 export function looksLikeJwt(value: string): boolean {

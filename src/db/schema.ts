@@ -25,6 +25,12 @@ export const SSO_TEST_STATUSES = ['pending', 'started', 'succeeded', 'failed'] a
 export type SsoTestStatus = (typeof SSO_TEST_STATUSES)[number]
 /** Who made an audit event's change. */
 export const AUDIT_ACTOR_TYPES = ['user', 'apiKey', 'system'] as const
+/**
+ * How a sign-in was won, as a token's `amr` says it (docs/security.md): a password, a one-time code, a
+ * hardware or software key (passkeys), a tenant's single sign-on, a recovery code.
+ */
+export const AUTH_METHODS = ['pwd', 'otp', 'hwk', 'swk', 'sso', 'rec'] as const
+export type AuthMethod = (typeof AUTH_METHODS)[number]
 
 export interface PlatformTable {
   id: string
@@ -332,6 +338,20 @@ export interface ConsoleSessionsTable {
   expires: Timestamp
 }
 
+/** A sign-in and the tokens issued for it (migration 0017). */
+export interface UserSessionsTable {
+  id: string
+  user_id: string
+  created: Timestamp
+  last_seen: Timestamp
+  ip: string | null
+  user_agent: string | null
+  auth_methods: AuthMethod[]
+  /** Null while the session is live; set only to the database's clock, `statement_timestamp()` (0017). */
+  revoked_at: ColumnType<Date | null, never, Date>
+  expires_at: Timestamp
+}
+
 export interface Database {
   platform: PlatformTable
   regions: RegionsTable
@@ -356,6 +376,7 @@ export interface Database {
   scim_group_members: ScimGroupMembersTable
   console_sessions: ConsoleSessionsTable
   sso_tests: SsoTestsTable
+  user_sessions: UserSessionsTable
 }
 
 /** The scim module's own tables (API.md §16, migration 0013). */

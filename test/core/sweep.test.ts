@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto'
+import { decodeJwt } from 'jose'
 import { describe, expect, it } from 'vitest'
 import { sweepExpired } from '../../src/background.js'
+import { insertUser } from '../helpers/fixtures.js'
 import { useTestApp } from '../helpers/test-app.js'
 
 const t = useTestApp()
@@ -38,5 +40,23 @@ describe('the hourly sweep', () => {
       .where('key', 'like', `%${provider}`)
       .execute()
     expect(counters.map((c) => c.key)).toEqual([`running-${provider}`])
+  })
+
+  it('drops sessions whose tokens have all expired, and keeps the live ones', async () => {
+    const person = await insertUser(t.ctx.db)
+    const issue = (ttl: number) =>
+      t.request('POST', '/v1/tokens', { body: { username: person.email, password: person.password, ttl } })
+    await issue(60)
+    const live = (await issue(3600)).body.token
+    t.clock.advance(61_000)
+
+    await sweepExpired(t.ctx)
+
+    const sessions = await t.ctx.db
+      .selectFrom('user_sessions')
+      .select('id')
+      .where('user_id', '=', person.id)
+      .execute()
+    expect(sessions.map((s) => s.id)).toEqual([decodeJwt(live).sid])
   })
 })

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   API_KEY_STATUSES,
   AUDIT_ACTOR_TYPES,
+  AUTH_METHODS,
   MEMBERSHIP_STATUSES,
   OUTBOX_STATUSES,
   USER_STATUSES,
@@ -55,6 +56,7 @@ describe('closed lists in the schema', () => {
     // 'erased' is written by erasure only, never set by a client (db/schema.ts UserStatus).
     ['user_status', [...USER_STATUSES, 'erased']],
     ['actor_type', AUDIT_ACTOR_TYPES],
+    ['auth_method', AUTH_METHODS],
   ] as const)('%s holds exactly the values the service writes', async (domain, values) => {
     const { rows } = await sql<{ definition: string }>`
       select pg_get_constraintdef(c.oid) as definition from pg_constraint c

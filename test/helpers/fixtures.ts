@@ -35,8 +35,8 @@ export async function insertUser(
   const email = (options.email ?? uniqueEmail()).toLowerCase()
   const password = options.password ?? 'correct horse battery staple'
   const now = new Date(Date.now() - 1000)
-  // Long before any test clock: tokens are refused when issued before the last password change, and a
-  // test app's ManualClock stands still while the wall clock moves on.
+  // Long before any test clock: a password verified for Basic is remembered only if verified after the
+  // last change, and a test app's ManualClock stands still while the wall clock moves on.
   const passwordChangedAt = new Date('2000-01-01T00:00:00Z')
   const id = uuidv7()
   await db

@@ -17,6 +17,8 @@ export const authRoutes: RouteModule = async (app, ctx) => {
         summary: 'Exchange a username and password (or API key id and secret) for a token',
         description:
           'No credentials: the body is the credential. The token goes in `Authorization: Bearer <token>`. ' +
+          'A user’s token starts a session (GET /v1/me/sessions) and says how it was won (`amr`: `pwd`), when ' +
+          '(`auth_time`) and its session (`sid`); an API key’s token has no session. ' +
           'Failed attempts are limited per username and per address (429 with Retry-After).',
         errors: ['unauthorized', 'rate_limited'],
         security: [],
@@ -26,8 +28,8 @@ export const authRoutes: RouteModule = async (app, ctx) => {
     },
     async (request) => {
       const { username, password, ttl = TOKEN_TTL.default } = request.body
-      const actor = await app.authenticator.login(username, password, request.ip)
-      return { token: await app.authenticator.issueToken(actor, ttl), ttl }
+      const client = { ip: request.ip, userAgent: request.headers['user-agent'] ?? null }
+      return { token: await app.authenticator.createToken(username, password, client, ttl), ttl }
     },
   )
 

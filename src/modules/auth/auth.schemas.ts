@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox'
 import { PERMISSIONS } from '../../access/permissions.js'
+import { AUTH_METHODS } from '../../db/schema.js'
 import { Body, Uuid } from '../../http/schemas.js'
 
 export const TOKEN_TTL = { default: 86_400, max: 7 * 86_400, min: 60 } as const
@@ -31,6 +32,14 @@ export const TokenResponse = Type.Object(
 
 const PermissionName = Type.Enum(PERMISSIONS, { type: 'string' })
 
+/** How a sign-in was won, as a token's `amr` claim (docs/api.md, "Authentication"). */
+export const AuthMethodName = Type.Enum(AUTH_METHODS, {
+  type: 'string',
+  description:
+    'pwd: a password; sso: a tenant’s single sign-on; otp, hwk, swk, rec: a one-time code, a hardware or ' +
+    'software key, a recovery code',
+})
+
 export const LoginSchema = Type.Object({
   userId: Uuid(),
   username: Type.String(),
@@ -39,6 +48,9 @@ export const LoginSchema = Type.Object({
   platformRoleId: Uuid(),
   platformRoleName: Type.String(),
   platformPermissions: Type.Array(PermissionName),
+  authMethods: Type.Array(AuthMethodName, {
+    description: 'How the credential used was won: the token’s `amr`; `["pwd"]` for Basic with a password',
+  }),
   tenants: Type.Array(
     Type.Object({
       tenantId: Uuid(),

@@ -38,6 +38,7 @@ export async function describeLogin(ctx: ServiceContext, actor: Actor): Promise<
     platformRoleId: user.role_id,
     platformRoleName: user.role_name,
     platformPermissions: ordered(new Set(user.permissions.filter(isPermission))),
+    authMethods: [...(actor.authMethods ?? [])],
     tenants,
   }
 }

@@ -1,16 +1,10 @@
 import type { Kysely } from 'kysely'
+import type { Logger } from 'pino'
 import { type Actor, type ApiKeyActor, userDisplayName } from '../../access/actor.js'
 import { TtlCache } from '../../access/cache.js'
 import type { AccessControl } from '../../access/effective.js'
 import type { Clock } from '../../clock.js'
-import {
-  looksLikeJwt,
-  type SsoOrigin,
-  safeEqual,
-  sha256,
-  type TokenClaims,
-  type TokenSigner,
-} from '../../crypto/tokens.js'
+import { looksLikeJwt, safeEqual, sha256, type TokenClaims, type TokenSigner } from '../../crypto/tokens.js'
 import type { Database } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
 import { loginFailures } from '../../http/metrics.js'
@@ -25,6 +19,7 @@ import {
   type UserPrincipal,
 } from './principals.js'
 import { findApiKeyCredentials, findUserCredentials } from './principals.repository.js'
+import { SessionTokens, type SignInClient } from './session-tokens.js'
 
 export const WWW_AUTHENTICATE = 'Bearer realm="tenantry", Basic realm="tenantry", charset="UTF-8"'
 
@@ -40,10 +35,15 @@ export function unauthorized(message = 'Missing or invalid credentials'): AppErr
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
+/** Credentials that checked out: an API key, or a user with the password hash that was verified. */
+type Proved = { actor: Actor; passwordHash?: string }
+
 /**
- * Authorization header → Actor (API.md §2). Tokens are verified by signature alone; the caller's standing
- * (disabled? password changed since the token was issued? key disabled?) comes from a short-lived cache
- * that in-process writes clear, so a request usually costs no database round trip for authentication.
+ * Authorization header → Actor (API.md §2). Tokens are verified by signature alone; a user token is live
+ * while its session is (docs/security.md: revoked, or ended by a password change or the person's disabling
+ * or erasure — known to every process within a second, without a round trip per request), and a key's
+ * standing (disabled? expired?) and a Basic user's (disabled?) come from a short-lived cache that
+ * in-process writes clear, so a request usually costs no database round trip for authentication.
  * Successful Basic password checks are cached by a hash of the credentials for the same reason: argon2
  * is slow by design. A token whose signature checked out is remembered too (its claims never change;
  * expiry is still checked on every use): the HMAC costs a large share of a request's CPU
@@ -52,11 +52,15 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 export class Authenticator {
   readonly #users = new TtlCache<string, UserPrincipal | null>(5_000)
   readonly #keys = new TtlCache<string, ApiKeyPrincipal | null>(5_000)
-  readonly #verifiedPasswords = new TtlCache<string, { userId: string; at: number }>(60_000)
+  readonly #verifiedPasswords = new TtlCache<string, { userId: string; at: number; passwordHash: string }>(
+    60_000,
+  )
   readonly #verifiedTokens = new TtlCache<string, TokenClaims>(60_000)
   readonly #passwordChecks = new PasswordChecks()
   readonly #failuresByName: FailureLimiter
   readonly #failuresByAddress: FailureLimiter
+  /** The sessions behind user tokens: issuing them, and whether one is still live. */
+  readonly sessions: SessionTokens
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -64,14 +68,20 @@ export class Authenticator {
     private readonly signer: TokenSigner,
     access: AccessControl,
     counters: CounterStore = new MemoryCounterStore(),
+    logger?: Pick<Logger, 'warn'>,
   ) {
     const now = () => clock.now().getTime()
+    this.sessions = new SessionTokens(db, clock, signer, (error) =>
+      logger?.warn({ err: error }, 'sessions: a background read or write failed'),
+    )
     this.#failuresByName = new FailureLimiter(10, 60_000, now, counters, 'login-username')
     this.#failuresByAddress = new FailureLimiter(100, 60_000, now, counters, 'login-address')
     access.onInvalidate(() => {
       this.#users.clear()
       this.#keys.clear()
       this.#verifiedPasswords.clear()
+      // A password or a status changed here may have ended sessions (migration 0017's trigger).
+      this.sessions.revocations.markStale()
     })
   }
 
@@ -119,15 +129,32 @@ export class Authenticator {
     )
   }
 
-  /** Username (e-mail or API key id) and password/secret → actor; failures are rate limited. */
+  /** Username (e-mail or API key id) and password/secret → actor (Basic); failures are rate limited. */
   async login(username: string, password: string, address: string): Promise<Actor> {
+    return (await this.#prove(username, password, address)).actor
+  }
+
+  /**
+   * `POST /v1/tokens`: a key's token, or a new session of the user and its first token (amr `pwd`). A
+   * session is written only while the password checked is still the user's and the user may sign in.
+   */
+  async createToken(username: string, password: string, client: SignInClient, ttlSeconds: number) {
+    const { actor, passwordHash } = await this.#prove(username, password, client.ip ?? '')
+    if (actor.kind === 'api_key') return this.signer.signApiKey(actor.keyId, this.clock.now(), ttlSeconds)
+    const signIn = { userId: actor.userId, authMethods: ['pwd'] as const, passwordHash, client }
+    const started = await this.sessions.start(signIn, ttlSeconds)
+    if (!started) throw unauthorized('Invalid username or password')
+    return started.token
+  }
+
+  async #prove(username: string, password: string, address: string): Promise<Proved> {
     const name = username.trim().toLowerCase()
     await this.#failuresByName.check(name)
     await this.#failuresByAddress.check(address)
-    const actor = UUID.test(name)
+    const proved = UUID.test(name)
       ? await this.#apiKeyLogin(name, password)
       : await this.#passwordLogin(name, password)
-    if (!actor) {
+    if (!proved) {
       loginFailures.inc({ kind: UUID.test(name) ? 'api_key' : 'password' })
       const [lockedOut] = await Promise.all([
         this.#failuresByName.fail(name),
@@ -136,25 +163,14 @@ export class Authenticator {
       if (lockedOut) await this.#recordLockout(name)
       throw unauthorized('Invalid username or password')
     }
-    return actor
-  }
-
-  /** A token that carries how its actor was proved: an SSO-born actor gets an SSO-born token. */
-  async issueToken(actor: Actor, ttlSeconds: number): Promise<string> {
-    return actor.kind === 'user'
-      ? this.signer.sign(actor.userId, 'user', this.clock.now(), ttlSeconds, actor.sso)
-      : this.signer.sign(actor.keyId, 'api_key', this.clock.now(), ttlSeconds)
-  }
-
-  /** A token for a user whom a tenant's identity provider has just vouched for (modules/sso). */
-  async issueSsoToken(userId: string, sso: SsoOrigin, ttlSeconds: number): Promise<string> {
-    return this.signer.sign(userId, 'user', this.clock.now(), ttlSeconds, sso)
+    return proved
   }
 
   /**
-   * The claims of a valid, unexpired token, which say how it was won: `sso` is set only on a token the
-   * single sign-on hand-over issued (POST /v1/tokens takes a password or a key secret). The console's SSO
-   * landing page takes no other (docs/console.md). Says nothing of the person's standing: /v1/login does.
+   * The claims of a valid, unexpired token, which say how it was won: `amr` holds `sso` only on a token
+   * the single sign-on hand-over issued (POST /v1/tokens takes a password or a key secret). The console's
+   * SSO landing page takes no other (docs/console.md). Says nothing of its session or the person's
+   * standing: /v1/login does.
    */
   async tokenClaims(token: string): Promise<TokenClaims | undefined> {
     return looksLikeJwt(token) ? this.#verifiedClaims(token) : undefined
@@ -168,12 +184,13 @@ export class Authenticator {
       if (!this.#usable(key, 'api')) throw unauthorized('This API key is disabled or gone')
       return toApiKeyActor(key)
     }
+    // One mechanism for a user token: its session. Disabling, erasing and a password change end the
+    // person's sessions in their own transaction (migration 0017), and a session is born only while the
+    // person may sign in (session-store.repository.ts insertSession).
+    if (!(await this.sessions.live(claims))) throw unauthorized('This session has ended: sign in again')
     const user = await this.#user(claims.sub)
-    if (!user || user.status === 'disabled' || user.status === 'erased')
-      throw unauthorized('This user is disabled or gone')
-    if (claims.iatMs < user.passwordChangedAtMs)
-      throw unauthorized('Token issued before the last password change')
-    return toUserActor(user, claims.sso)
+    if (!user) throw unauthorized('This user is gone')
+    return toUserActor(user, claims)
   }
 
   /** The claims of a token with a valid signature that has not expired (keyed by the whole token). */
@@ -186,7 +203,7 @@ export class Authenticator {
     return claims
   }
 
-  async #passwordLogin(email: string, password: string): Promise<Actor | undefined> {
+  async #passwordLogin(email: string, password: string): Promise<Proved | undefined> {
     const cacheKey = sha256(`${email}\u0000${password}`)
     const verified = this.#verifiedPasswords.get(cacheKey)
     if (verified) {
@@ -197,23 +214,25 @@ export class Authenticator {
         user.status !== 'erased' &&
         user.passwordChangedAtMs <= verified.at
       )
-        return toUserActor(user)
+        return { actor: toUserActor(user), passwordHash: verified.passwordHash }
       this.#verifiedPasswords.delete(cacheKey)
     }
     const row = await findUserCredentials(this.db, { email })
     // Without a user or a password the check runs against a decoy: the answer takes as long.
-    if (!(await this.#passwordChecks.verify(row?.password_hash, password)) || !row) return undefined
+    if (!(await this.#passwordChecks.verify(row?.password_hash, password)) || !row?.password_hash)
+      return undefined
     const user = await this.#user(row.id)
     if (!user || user.status === 'disabled' || user.status === 'erased') return undefined
-    this.#verifiedPasswords.set(cacheKey, { userId: row.id, at: this.clock.now().getTime() })
-    return toUserActor(user)
+    const passwordHash = row.password_hash
+    this.#verifiedPasswords.set(cacheKey, { userId: row.id, at: this.clock.now().getTime(), passwordHash })
+    return { actor: toUserActor(user), passwordHash }
   }
 
-  async #apiKeyLogin(keyId: string, secret: string): Promise<Actor | undefined> {
+  async #apiKeyLogin(keyId: string, secret: string): Promise<Proved | undefined> {
     const row = await findApiKeyCredentials(this.db, keyId)
     if (row?.status !== 'enabled' || !safeEqual(row.secret_hash, sha256(secret))) return undefined
     const key = await this.#apiKey(keyId)
-    return this.#usable(key, 'api') ? toApiKeyActor(key) : undefined
+    return this.#usable(key, 'api') ? { actor: toApiKeyActor(key) } : undefined
   }
 
   /** Enabled, unexpired, and of the scope asked for: an `api` key on /v1, a `scim` key on /scim/v2. */

@@ -1,6 +1,6 @@
 import type { ApiKeyActor, UserActor } from '../../access/actor.js'
 import { isPermission, type Permission } from '../../access/permissions.js'
-import type { SsoOrigin } from '../../crypto/tokens.js'
+import type { UserTokenClaims } from '../../crypto/tokens.js'
 
 /** What the authenticator caches per user and per API key, and the actors it makes of them. */
 
@@ -23,8 +23,17 @@ export function permissionSet(names: string[]): ReadonlySet<Permission> {
 
 const NO_PERMISSIONS: ReadonlySet<Permission> = new Set()
 
-/** The actor of a principal; `sso` when a tenant's identity provider proved it (no platform power then). */
-export function toUserActor(p: UserPrincipal, sso?: SsoOrigin): UserActor {
+const PASSWORD: UserActor['authMethods'] = ['pwd']
+
+/**
+ * The actor of a principal: with the session grant of its token, or — for Basic, which has no session —
+ * a password's. `sso` when a tenant's identity provider proved it (no platform power then).
+ */
+export function toUserActor(
+  p: UserPrincipal,
+  grant?: Pick<UserTokenClaims, 'sessionId' | 'authMethods' | 'sso'>,
+): UserActor {
+  const sso = grant?.sso
   const actor: UserActor = {
     kind: 'user',
     principalId: p.principalId,
@@ -33,7 +42,9 @@ export function toUserActor(p: UserPrincipal, sso?: SsoOrigin): UserActor {
     displayName: p.displayName,
     platformRoleId: p.platformRoleId,
     platformPermissions: sso ? NO_PERMISSIONS : p.platformPermissions,
+    authMethods: grant?.authMethods ?? PASSWORD,
   }
+  if (grant) actor.sessionId = grant.sessionId
   if (sso) actor.sso = sso
   return actor
 }

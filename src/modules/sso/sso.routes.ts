@@ -1,5 +1,6 @@
 import type { FastifyReply } from 'fastify'
 import { Type } from 'typebox'
+import { AppError } from '../../errors.js'
 import { Result, Uuid } from '../../http/schemas.js'
 import type { RouteModule, TypedApp } from '../../http/typed-app.js'
 import { TOKEN_TTL } from '../auth/auth.schemas.js'
@@ -40,14 +41,27 @@ function readCookie(header: string | undefined, name: string): string | undefine
 export const ssoRoutes: RouteModule = async (app, ctx) => {
   const secure = ctx.config.publicUrl.startsWith('https:') ? '; Secure' : ''
 
-  /** The hand-over: the front end gets the token in the URL fragment, which never reaches a server or a log. */
+  /**
+   * The hand-over: a session of the person, won through the tenant's provider (amr `sso`), whose token the
+   * front end gets in the URL fragment, which never reaches a server or a log. A person disabled since the
+   * provider answered gets no session: 401, as any refused sign-in.
+   */
   async function handOver(reply: FastifyReply, signIn: SsoSignIn) {
-    const token = await app.authenticator.issueSsoToken(
-      signIn.userId,
-      { tenantId: signIn.tenantId, providerId: signIn.providerId },
+    const started = await app.authenticator.sessions.start(
+      {
+        userId: signIn.userId,
+        authMethods: ['sso'],
+        sso: { tenantId: signIn.tenantId, providerId: signIn.providerId },
+        client: { ip: reply.request.ip, userAgent: reply.request.headers['user-agent'] ?? null },
+      },
       TOKEN_TTL.default,
     )
-    const fragment = new URLSearchParams({ token, tenantId: signIn.tenantId, ttl: String(TOKEN_TTL.default) })
+    if (!started) throw new AppError('unauthorized', 'Single sign-on refused: this person may not sign in')
+    const fragment = new URLSearchParams({
+      token: started.token,
+      tenantId: signIn.tenantId,
+      ttl: String(TOKEN_TTL.default),
+    })
     return reply.header('cache-control', 'no-store').redirect(`${signIn.returnTo}#${fragment}`, 303)
   }
 

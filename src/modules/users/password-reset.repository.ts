@@ -34,9 +34,9 @@ export async function findUserByResetTokenHash(
 
 /**
  * Sets the password chosen through the link and spends the link, only while the link is still the live
- * one: a token works once, even under two concurrent uses. Stamping `password_changed_at` ends every
- * access token issued before it. Through `PUT /v1/users/{id}`, its If-Match is checked in the same
- * statement ('stale').
+ * one: a token works once, even under two concurrent uses. The new password ends every session of the
+ * user (migration 0017's trigger, docs/security.md). Through `PUT /v1/users/{id}`, its If-Match is
+ * checked in the same statement ('stale').
  */
 export async function setPasswordWithResetToken(
   db: Executor,

@@ -17,8 +17,8 @@ import { userNotFound } from './users.service.js'
 /**
  * `DELETE /v1/users/{id}` (API.md §14): erases a person. Needs MANAGE_ALL_USERS in the caller's platform
  * role, never on oneself, and the role ceiling (nobody erases a user holding permissions it lacks). In one
- * transaction: memberships removed, API keys the user created deleted, tokens killed (password_changed_at)
- * and reset links cleared, e-mail, names, telephone, external id and password removed, the record kept as
+ * transaction: memberships removed, API keys the user created deleted, sessions ended (the status move
+ * does it, migration 0017) and reset links cleared, e-mail, names, telephone, external id and password removed, the record kept as
  * status "erased", the person's data removed from the outbox, stored responses and audit events, and a
  * `user.erased` event (plus `membership.removed` / `api_key.deleted`) written.
  */

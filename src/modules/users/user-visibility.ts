@@ -1,6 +1,10 @@
 import type { Actor } from '../../access/actor.js'
+import { withinCeiling } from '../../access/ceiling.js'
 import type { Permission } from '../../access/permissions.js'
 import type { ServiceContext } from '../../context.js'
+import type { UserRow } from '../../db/schema.js'
+import { AppError } from '../../errors.js'
+import { loadRoleCatalog } from '../roles/roles.service.js'
 import { type UserScope, userInScope } from './users.repository.js'
 
 /**
@@ -62,6 +66,32 @@ export async function canReadUser(ctx: ServiceContext, actor: Actor, userId: str
 
 export async function canManageUser(ctx: ServiceContext, actor: Actor, userId: string): Promise<boolean> {
   return userInScope(ctx.db, userId, await userScope(ctx, actor, MANAGE_USERS, false))
+}
+
+/**
+ * The check of an action on another user that changes no field (signing the person out everywhere,
+ * docs/security.md): MANAGE_ALL_USERS over the user, and every role it holds within the caller's
+ * platform-role permissions — nobody acts on a user more powerful than themselves. 403 otherwise.
+ */
+export async function checkMayActOnUser(
+  ctx: ServiceContext,
+  actor: Actor,
+  target: Pick<UserRow, 'id' | 'role_id' | 'additional_role_ids'>,
+): Promise<void> {
+  if (!(await canManageUser(ctx, actor, target.id))) {
+    throw new AppError('permission_denied', 'MANAGE_ALL_USERS over this user is required')
+  }
+  const roles = await loadRoleCatalog(ctx)
+  const ceiling = platformPermissionsOf(actor)
+  for (const roleId of [target.role_id, ...target.additional_role_ids]) {
+    const role = roles.get(roleId)
+    if (role && !withinCeiling(role.permissions, ceiling)) {
+      throw new AppError(
+        'role_exceeds_caller',
+        `This user holds the role "${role.name}", which carries permissions the caller does not hold`,
+      )
+    }
+  }
 }
 
 export async function canLookUpByEmail(ctx: ServiceContext, actor: Actor): Promise<boolean> {

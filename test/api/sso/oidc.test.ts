@@ -83,6 +83,10 @@ describe('OIDC sign-in', () => {
     const login = await t.request('POST', '/v1/login', { token })
     expect(login.body.result.username).toBe(member.email)
     expect(login.body.result.tenants[0]).toMatchObject({ tenantId: tenant.id, ssoRequired: false })
+    // The hand-over is a session of its own, and its token says it was won through single sign-on.
+    expect(login.body.result.authMethods).toEqual(['sso'])
+    const sessions = await t.request('GET', '/v1/me/sessions', { token })
+    expect(sessions.body.result).toEqual([expect.objectContaining({ authMethods: ['sso'], current: true })])
   })
 
   it('refuses a callback whose state is not the one this browser started (login CSRF), and a reused one', async () => {

@@ -25,7 +25,14 @@ function basic(email: string, password: string) {
 
 async function ssoToken(userId: string, tenantId: string) {
   // The token the SSO flows hand over (sso-oidc/sso-saml tests drive the real flows end to end).
-  return t.app.authenticator.issueSsoToken(userId, { tenantId, providerId: tenantId }, 3600)
+  const sso = { tenantId, providerId: tenantId }
+  const client = { ip: null, userAgent: null }
+  const started = await t.app.authenticator.sessions.start(
+    { userId, authMethods: ['sso'], sso, client },
+    3600,
+  )
+  if (!started) throw new Error('the SSO session was refused')
+  return started.token
 }
 
 describe('a member with noPassword: true', () => {

@@ -51,7 +51,7 @@ describe('users: who may create, change and read whom', () => {
       expect(await countUsers()).toBe(before)
     }
   })
-  it('refuses to authenticate a user once disabled, and again after re-enabling', async () => {
+  it('refuses a user once disabled; re-enabling lets it sign in again but ends nothing less', async () => {
     const person = await insertUser(t.database.handle.db)
     const personToken = await t.tokenFor(person.email, person.password)
     const basic = `Basic ${Buffer.from(`${person.email}:${person.password}`).toString('base64')}`
@@ -67,7 +67,11 @@ describe('users: who may create, change and read whom', () => {
     expect(login.status).toBe(401)
 
     await t.request('PUT', `/v1/users/${person.id}`, { token, body: { status: 'enabled' } })
-    expect((await t.request('POST', '/v1/login', { token: personToken })).status).toBe(200)
+    // Disabling ended the person's sessions (docs/security.md): the old token stays dead, a new sign-in works.
+    expect((await t.request('POST', '/v1/login', { token: personToken })).status).toBe(401)
+    expect((await t.request('POST', '/v1/login', { authorization: basic })).status).toBe(200)
+    const again = await t.tokenFor(person.email, person.password)
+    expect((await t.request('POST', '/v1/login', { token: again })).status).toBe(200)
   })
   it('lets a tenant Supervisor manage members of its tenant only, never someone above it', async () => {
     const { supervisor, member, stranger: outsider, boss } = await supervisorAndOthers(t)

@@ -80,7 +80,8 @@ export function ssoSignInRoutes(router: FastifyInstance, pages: ConsolePages): v
     }
     const token = text(form.token)
     const claims = await pages.app.authenticator.tokenClaims(token)
-    if (claims?.typ !== 'user' || !claims.sso) {
+    // How a token was won is its `amr` (docs/api.md, "Authentication"): `sso` only from the hand-over.
+    if (claims?.typ !== 'user' || !claims.authMethods.includes('sso')) {
       const reason = 'Only a sign-in through your organisation’s identity provider is finished here.'
       return reply.code(403).send(ssoRefusedPage(nonce, reason))
     }
