@@ -101,14 +101,14 @@ export function checkbox(options: {
   label: string
   checked: boolean
   hint?: string
+  errors?: Errors | undefined
 }): SafeHtml {
-  return html`<div class="field"><div class="check">
-<input type="checkbox" id="${options.name}" name="${options.name}" value="on"${options.checked ? html` checked` : ''}${
-    options.hint ? html` aria-describedby="${options.name}-hint"` : ''
-  }>
-<label for="${options.name}">${options.label}</label></div>${
-    options.hint ? html`<p class="hint" id="${options.name}-hint">${options.hint}</p>` : ''
-  }</div>`
+  const { name, label } = options
+  const error = options.errors?.[name]
+  const p = parts(name, label, options.hint, error)
+  return html`<div class="field${error ? ' invalid' : ''}">${p.error}<div class="check">
+<input type="checkbox" id="${name}" name="${name}" value="on"${options.checked ? html` checked` : ''}${p.invalid}${p.described}>
+<label for="${name}">${label}</label></div>${p.hint}</div>`
 }
 
 /** How the error summary opens: the frame (frame.ts) finds it in a page to put "Error: " in the title. */

@@ -90,16 +90,13 @@ ${activeField(v.active, o.errors)}
 
 /** "Active", with the refusal beside it naming what an active integration still lacks. */
 function activeField(active: boolean, errors: Errors | undefined) {
-  const error = errors?.active
-  const box = checkbox({
+  return checkbox({
     name: 'active',
     label: 'Active',
     checked: active,
     hint: 'An active integration needs every setting marked "Needed to activate".',
+    errors,
   })
-  return error
-    ? html`<div class="field invalid"><p class="error-message" id="active-error" role="alert"><span class="skip">Error:</span> Active ${error}</p>${box}</div>`
-    : box
 }
 
 export function integrationBody(o: {
