@@ -69,6 +69,11 @@ export interface UnitTransaction {
    * which gets it once the transaction committed.
    */
   mail(row: NewOutboxRow): Promise<void>
+  /**
+   * Queues a bulk load's batch of mail in one insert, none leased: the worker's scan of due rows finds
+   * them, woken once the transaction committed (a batch would swamp its hand-over).
+   */
+  mailAll(rows: readonly NewOutboxRow[]): Promise<void>
 }
 
 export interface WriteUnit {
@@ -128,6 +133,7 @@ function batcherOf(ctx: WriteContext, kind: string): StatementBatcher<BatchedWri
 
 async function transaction<T>(ctx: WriteContext, work: (tx: UnitTransaction) => Promise<T>): Promise<T> {
   const queued: NewOutboxRow[] = []
+  let unleased = false
   const result = await (ctx.db as Kysely<Database>).transaction().execute((db) =>
     work({
       db,
@@ -136,9 +142,13 @@ async function transaction<T>(ctx: WriteContext, work: (tx: UnitTransaction) => 
         await insertOutboxRows(db, [leased])
         queued.push(leased)
       },
+      mailAll: async (rows) => {
+        await insertOutboxRows(db, rows)
+        unleased ||= rows.length > 0
+      },
     }),
   )
-  if (queued.length > 0) ctx.outboxSignal.handOver(queued)
+  if (queued.length > 0 || unleased) ctx.outboxSignal.handOver(queued)
   return result
 }
 

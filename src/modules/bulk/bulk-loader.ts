@@ -263,12 +263,11 @@ export class BulkUserLoader {
     // database has one connection, which the transaction holds).
     const inviter = rows.some((r) => r.membership?.status === 'invited') ? await this.#inviter() : ''
     const { stored, invitees } = await insertUsersWithMemberships(this.ctx, this.actor, inviter, rows, events)
-    // New members change what the permission caches know; queued mail wakes the worker.
+    // New members change what the permission caches know (the write unit woke the worker for the mail).
     this.ctx.access.invalidate()
     if (invitees.length > 0) {
       const limits = invitationLimits(this.ctx)
       await Promise.all(invitees.map((email) => limits.recordMail(email)))
-      this.ctx.outboxSignal.handOver()
     }
     return stored
   }

@@ -1,10 +1,10 @@
-import type { Transaction } from 'kysely'
 import type { Actor } from '../../access/actor.js'
 import type { ServiceContext } from '../../context.js'
-import type { Database, NewUserRow } from '../../db/schema.js'
+import type { NewUserRow } from '../../db/schema.js'
 import { AppError, invalidField } from '../../errors.js'
 import { invitationMailRow } from '../../outbox/mail/invitation-mail.js'
-import { insertOutboxRows, type NewOutboxRow } from '../../outbox/outbox.repository.js'
+import type { NewOutboxRow } from '../../outbox/outbox.repository.js'
+import { type UnitTransaction, writeUnit } from '../../outbox/write-unit.js'
 import { recordAudit } from '../audit/audit.repository.js'
 import { issueInvitation } from '../memberships/invitation-token.js'
 import { membershipCreatedRecord } from '../memberships/membership-audit.js'
@@ -101,7 +101,7 @@ export interface NewMembership {
  * e-mails, whose mail counts toward the per-invitee limit once the transaction has committed.
  */
 export async function writeMemberships(
-  tx: Transaction<Database>,
+  tx: UnitTransaction,
   ctx: ServiceContext,
   actor: Actor,
   inviterName: string,
@@ -147,10 +147,10 @@ export async function writeMemberships(
       },
     })
   }
-  await insertMemberships(tx, rows)
+  await insertMemberships(tx.db, rows)
   // A user created in this very transaction has no queued mail to replace: the batch's mails are inserted
   // as they are, in one statement.
-  await insertOutboxRows(tx, mails)
+  await tx.mailAll(mails)
   return invitees
 }
 
@@ -170,9 +170,9 @@ export async function insertUsersWithMemberships(
   rows: readonly { row: NewUserRow; membership: PlannedMembership | undefined }[],
   events: UserCreatedEvents,
 ): Promise<{ stored: StoredUser[]; invitees: string[] }> {
-  return ctx.db.transaction().execute(async (tx) => {
+  return writeUnit(ctx).transaction(async (tx) => {
     const stored = await insertUsersSkippingTakenEmails(
-      tx,
+      tx.db,
       rows.map((r) => r.row),
       events,
     )
@@ -182,7 +182,7 @@ export async function insertUsersWithMemberships(
     )
     const invitees = await writeMemberships(tx, ctx, actor, inviter, memberships)
     await recordAudit(
-      tx,
+      tx.db,
       ctx.clock,
       actor,
       memberships.map(({ user, membership: { tenantId, roleId, status } }) =>
