@@ -68,6 +68,7 @@ import { acceptancePageRoutes } from './web/accept-routes.js'
 import { consoleRoutes } from './web/console/console-plugin.js'
 import { passwordResetPageRoutes } from './web/reset-routes.js'
 import { ssoPageRoutes } from './web/sso-complete.js'
+import { ssoTestPage } from './web/sso-test-page.js'
 
 export interface AppDeps {
   db: Kysely<Database>
@@ -103,7 +104,7 @@ const ROUTE_MODULES: RouteModule[] = [
   webhookRoutes,
   auditRoutes,
   identityProviderRoutes,
-  ssoRoutes,
+  ssoRoutes(ssoTestPage),
   scimSettingsRoutes,
   sessionRoutes,
 ]

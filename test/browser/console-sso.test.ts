@@ -10,6 +10,7 @@ import { createTenantAsAdmin, insertMembership, insertUser } from '../helpers/fi
 import { startInteractiveOp } from '../helpers/oidc-op-pages.js'
 import { createTestIdp, type TestIdp } from '../helpers/saml-idp.js'
 import { startSamlIdpPages } from '../helpers/saml-idp-pages.js'
+import { TEST_ADMIN } from '../helpers/test-env.js'
 
 /**
  * The identity-provider pages in a real Chromium (docs/console-admin.md "Identity providers"), against real
@@ -100,6 +101,21 @@ describe('identity-provider pages', () => {
       expect(await page.getByRole('status').textContent()).toContain('a real sign-in would work')
       expect(await page.locator('dl.summary').first().textContent()).toContain(`E-mail${members[0]!.email}`)
       await checkPage(page, 'idp-test-result', errors)
+
+      // A test started through the API alone (no returnTo) ends on the service's own result page, in the
+      // page kit's frame (docs/pages.md): it passes the same checks.
+      const admin = await c.t.tokenFor(TEST_ADMIN.email, TEST_ADMIN.password)
+      const started = await c.t.request('POST', `/v1/tenants/${tenant.id}/identity-providers/${id}/test`, {
+        token: admin,
+      })
+      await page.goto(started.body.result.url)
+      await samlAtProvider(page, members[0]!.email)
+      await page.getByRole('heading', { name: 'Test sign-in result' }).waitFor()
+      expect(page.url()).toBe(`${baseUrl}/v1/sso/${id}/acs`)
+      expect(await page.title()).toBe('Test sign-in result · Tenantry')
+      expect(await page.getByRole('status').textContent()).toContain('a real sign-in would work')
+      errors.length = 0 // the provider's pages on the way are not the service's
+      await checkPage(page, 'sso-test-result', errors)
 
       // The same provider's metadata as a file, uploaded.
       const file = join(folder, 'idp-metadata.xml')

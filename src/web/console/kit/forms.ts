@@ -3,19 +3,11 @@ import type { FormToken } from './form-token.js'
 
 /**
  * The console's own form parts: the hidden fields of its CSRF form tokens, one-button action forms, and
- * reading a posted field. The fields, the error summary and the error types are the page kit's
- * (web/kit/forms.ts, docs/pages.md), named here too for the files that import them
- * from this one.
+ * reading a posted field. The fields, the error summary and their types are the page kit's
+ * (web/kit/forms.ts, docs/pages.md); the three below are named here too for the console files that
+ * import them from this one.
  */
-export {
-  type Choice,
-  checkbox,
-  type Errors,
-  errorSummary,
-  selectField,
-  textArea,
-  textField,
-} from '../../kit/forms.js'
+export { type Choice, type Errors, selectField } from '../../kit/forms.js'
 
 /** The hidden fields every state-changing form carries: its id (the Idempotency-Key) and token (CSRF). */
 export function formTokenFields(token: FormToken, version?: string): SafeHtml {

@@ -1,6 +1,7 @@
 import { html, SafeHtml } from '../../../html.js'
+import { type Errors, errorSummary, textField } from '../../kit/forms.js'
 import type { FormToken } from '../kit/form-token.js'
-import { type Errors, errorSummary, formTokenFields, textField } from '../kit/forms.js'
+import { formTokenFields } from '../kit/forms.js'
 import { consolePage } from '../kit/layout.js'
 
 export interface Provider {
@@ -15,7 +16,7 @@ export function emailStep(
   o: { token: FormToken; next: string; email?: string; errors?: Errors; notice?: string },
 ) {
   return consolePage(
-    { title: o.errors ? 'Error: Sign in' : 'Sign in', nonce },
+    { title: 'Sign in', nonce },
     html`${errorSummary(o.errors, LABELS)}
 ${o.notice ? html`<div class="notice success" role="status"><p>${o.notice}</p></div>` : ''}
 <h1>Sign in</h1>
@@ -47,7 +48,7 @@ export function secondStep(
       html`<li><a class="button secondary" href="/console/sso/start/${p.id}?${start}">Sign in with ${p.name}</a></li>`,
   )
   return consolePage(
-    { title: o.errors ? 'Error: Sign in' : 'Sign in', nonce },
+    { title: 'Sign in', nonce },
     html`${errorSummary(o.errors, LABELS)}
 <h1>Sign in</h1>
 <p>Signing in as <strong>${o.email}</strong>. <a href="/console/sign-in?next=${encodeURIComponent(o.next)}">Use another e-mail</a></p>

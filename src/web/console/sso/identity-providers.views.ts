@@ -1,15 +1,9 @@
 import type { paths } from '../../../../generated/openapi.js'
 import { html, type SafeHtml } from '../../../html.js'
+import { checkbox, type Errors, errorSummary, textArea, textField } from '../../kit/forms.js'
+import { table } from '../../kit/tables.js'
 import type { FormToken } from '../kit/form-token.js'
-import {
-  actionButton,
-  checkbox,
-  type Errors,
-  errorSummary,
-  formTokenFields,
-  textArea,
-  textField,
-} from '../kit/forms.js'
+import { actionButton, formTokenFields } from '../kit/forms.js'
 
 type Path = '/v1/tenants/{tenantId}/identity-providers/{id}'
 export type IdentityProvider = paths[Path]['get']['responses'][200]['content']['application/json']['result']
@@ -52,14 +46,11 @@ export function providersBody(o: { tenant: Tenant; providers: IdentityProvider[]
 ${
   o.providers.length === 0
     ? html`<p>${t.name} has no identity providers: its members sign in with their password.</p>`
-    : html`<div class="table-wrap"><table class="stack"><caption class="skip">Identity providers</caption>
-<thead><tr><th scope="col">Name</th><th scope="col">Protocol</th><th scope="col">State</th></tr></thead>
-<tbody>${o.providers.map(
-        (p) => html`<tr><td data-label="Name"><a href="${base}/${p.id}">${p.name}</a></td>
-<td data-label="Protocol">${PROTOCOL_NAMES[p.identityProvider]}</td><td data-label="State">${
-          p.active ? html`<span class="tag enabled">active</span>` : html`<span class="tag">inactive</span>`
-        }</td></tr>`,
-      )}</tbody></table></div>`
+    : table('Identity providers', ['Name', 'Protocol', 'State'], o.providers, (p) => [
+        html`<a href="${base}/${p.id}">${p.name}</a>`,
+        PROTOCOL_NAMES[p.identityProvider],
+        p.active ? html`<span class="tag enabled">active</span>` : html`<span class="tag">inactive</span>`,
+      ])
 }`
 }
 
