@@ -5,6 +5,8 @@ import { writeLastSeen } from './session-store.repository.js'
 
 /** A session's `last_seen` is written at most this often by one process (docs/security.md). */
 export const LAST_SEEN_EVERY_MS = 60_000
+/** How many notes `started` lets pile up, at least, before it drops the stale ones. */
+const NOTED_PRUNE_AT = 10_000
 
 /**
  * When each session was last used, written off the request's path: a token's use notes its session here
@@ -16,6 +18,8 @@ export class SessionActivity {
   /** Session id → when this process last queued its `last_seen` (app clock, ms). */
   readonly #noted = new Map<string, number>()
   #pending = new Map<string, Date>()
+  /** The size at which `started` prunes next: doubles with what a prune keeps, so bursts stay linear. */
+  #pruneAt = NOTED_PRUNE_AT
   #writing: Promise<void> | undefined
 
   constructor(
@@ -26,6 +30,8 @@ export class SessionActivity {
 
   /** A session this process has just written: its `last_seen` is already now. */
   started(sessionId: string, at: Date): void {
+    // Sign-ins whose tokens are never used write nothing, and so would never reach #write's pruning.
+    if (this.#noted.size >= this.#pruneAt) this.#forgetOld(at.getTime())
     this.#noted.set(sessionId, at.getTime())
   }
 
@@ -50,12 +56,18 @@ export class SessionActivity {
         this.#pending = new Map()
         await writeLastSeen(this.db, batch).catch(this.onError)
       }
-      // Notes older than the interval would not hold a write back: dropping them bounds the map by the
-      // sessions used in the last minute.
-      const now = this.clock.now().getTime()
-      for (const [id, at] of this.#noted) if (now - at >= LAST_SEEN_EVERY_MS) this.#noted.delete(id)
+      this.#forgetOld(this.clock.now().getTime())
     } finally {
       this.#writing = undefined
     }
+  }
+
+  /**
+   * Notes older than the interval would not hold a write back: dropping them bounds the map by the
+   * sessions used or started in the last minute.
+   */
+  #forgetOld(now: number): void {
+    for (const [id, at] of this.#noted) if (now - at >= LAST_SEEN_EVERY_MS) this.#noted.delete(id)
+    this.#pruneAt = Math.max(NOTED_PRUNE_AT, this.#noted.size * 2)
   }
 }
