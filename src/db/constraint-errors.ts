@@ -50,8 +50,41 @@ const CONSTRAINT_ERRORS: Record<string, (ctx: ConstraintContext) => AppError> = 
     new AppError('validation_failed', 'adminUserId does not name a platform user', {
       adminUserId: 'does not exist',
     }),
+  // SCIM's own keys (migration 0013; docs/scim.md): answered in SCIM's terms as 409 `uniqueness`, or
+  // 400 `invalidValue` for a group member that is no longer a member of the tenant.
+  scim_users_user_name_key: (ctx) =>
+    new AppError(
+      'scim_user_name_taken',
+      ctx.userName
+        ? `A user with userName "${ctx.userName}" already exists`
+        : 'A user with this userName already exists',
+      { userName: 'already exists' },
+    ),
+  scim_users_email_key: (ctx) => scimEmailTaken(ctx),
+  // The person was given a SCIM row meanwhile: the tenant's SCIM user with that e-mail exists.
+  scim_users_pkey: (ctx) => scimEmailTaken(ctx),
+  scim_groups_display_name_key: (ctx) =>
+    new AppError(
+      'scim_group_name_taken',
+      ctx.name
+        ? `A group named "${ctx.name}" already exists`
+        : 'A group with this displayName already exists',
+      { displayName: 'already exists' },
+    ),
+  scim_group_members_membership_fkey: () =>
+    new AppError('validation_failed', 'members: a member is not a user of this tenant', {
+      members: 'not a user of this tenant',
+    }),
   api_keys_id_key: () =>
     new AppError('validation_failed', 'API key id collision; retry', { id: 'already exists' }),
+}
+
+function scimEmailTaken(ctx: ConstraintContext): AppError {
+  return new AppError(
+    'scim_email_taken',
+    ctx.email ? `A user with e-mail "${ctx.email}" already exists` : 'A user with this e-mail already exists',
+    { email: 'already exists' },
+  )
 }
 
 interface PgError {

@@ -4,7 +4,7 @@
  * create"). The write unit places these CTEs in its statement (unit-statement.ts). Every text here is a
  * Piece (db/statement-pieces.ts), so its parameters come from the same template as its SQL.
  */
-import { joinPieces, NOTHING, type Piece, param, piece, raw, value } from '../db/statement-pieces.js'
+import { joinPieces, NOTHING, type Piece, param, piece, raw } from '../db/statement-pieces.js'
 import { type AuditEvent, EVENT_COLUMN_LIST, EVENT_COLUMNS } from './audit-event.js'
 import { type AuditForm, webhookFanOut } from './webhook-fan-out.js'
 
@@ -50,53 +50,4 @@ export function auditEventCtes(event: AuditEvent, source: EventSource, form: Aud
   const events = piece`(select ${auditEvent}.*, ${ancestors} as ancestor_ids from ${auditEvent})`
   return piece`${insertEvent},
     ${raw(`webhook_delivery${suffix}`)} as (${webhookFanOut(events)})`
-}
-
-/*
- * SCIM's create statement (modules/scim/scim-user-statement.ts) still assembles its CTEs from the two
- * builders below; once it writes through the write unit (docs/performance.md, "The write unit") they go.
- */
-
-/** The tables whose creates write their event in the insert's own statement. */
-export type AuditedTable = 'tenants' | 'users' | 'integrations'
-
-/** One new row of an audited insert, and its event. */
-export interface AuditedRow {
-  row: Readonly<Record<string, unknown>>
-  event: AuditEvent
-  source?: Omit<EventSource, 'relation'>
-}
-
-/**
- * Which text a row needs: rows of one shape can share a statement (db/statement-batcher.ts). The text
- * depends on the columns that have a value and on the event's optional parts, never on the values.
- */
-export function auditedRowShape({ row, source = {} }: AuditedRow): string {
-  return [source.targetIdColumn ?? '', source.ancestorIds ? 'a' : '', ...valuedColumns(row)].join('\u0000')
-}
-
-/** The row's columns that have a value: a column whose value is undefined takes its default. */
-function valuedColumns(row: AuditedRow['row']): string[] {
-  return Object.keys(row).filter((column) => row[column] !== undefined)
-}
-
-/**
- * The CTEs of one new row and its event: `relation` inserts the row (answering `returning`), and the
- * event's CTEs (auditEventCtes, named with `suffix`) follow it. For a statement that writes other rows
- * with it; the row's shape (auditedRowShape) decides the text.
- */
-export function auditedInsertCtes(
-  table: AuditedTable,
-  returning: string,
-  { row, event, source = {} }: AuditedRow,
-  relation: string,
-  form: AuditForm,
-  suffix: string,
-): Piece {
-  const columns = valuedColumns(row)
-  const columnList = raw(columns.map((column) => `"${column}"`).join(', '))
-  const values = joinPieces(columns.map((column) => value(row[column])))
-  return piece`${raw(relation)} as (
-    insert into ${raw(`"${table}"`)} (${columnList}) values (${values}) returning ${raw(returning)}),
-    ${auditEventCtes(event, { ...source, relation }, form, suffix)}`
 }

@@ -10,8 +10,8 @@ import type { ExtensionRecord } from './memberships.schemas.js'
 /**
  * One membership row (table tenant_users) from one list of columns — its values, its INSERT, the record
  * it stores — for every statement that writes memberships: a new membership's through the write unit
- * (membership-write.ts), a SCIM provisioning's (scim-user-statement.ts) and a bulk load's multi-row insert
- * (below).
+ * (membership-write.ts, which SCIM's create extends with its SCIM row: scim/scim-user-writes.ts) and a
+ * bulk load's multi-row insert (below).
  */
 
 type Executor = Kysely<Database> | Transaction<Database>
@@ -152,16 +152,6 @@ export function membershipValues(m: NewMembershipRow, userId: Piece): Piece {
       type === 'derived' ? derived[column] : param(c[column], type),
     ),
   )
-}
-
-/**
- * The insert of one membership of the user `userId` (an expression), answering the columns the database
- * decides: for a statement that writes the user's other rows with it (SCIM's create,
- * scim/scim-user-statement.ts). `membershipShape` is what its text depends on.
- */
-export function membershipInsert(m: NewMembershipRow, userId: Piece): Piece {
-  return piece`insert into tenant_users (${MEMBERSHIP_COLUMN_LIST}) values (${membershipValues(m, userId)})
-    returning ${raw(DECIDED_COLUMNS.join(', '))}`
 }
 
 /**

@@ -59,6 +59,20 @@ export async function findMembership(
     .executeTakeFirst()
 }
 
+/** The role of each of `userIds` who is a member of the tenant, in one read (`user_id = any(…)`). */
+export async function findMemberRoles(
+  db: Executor,
+  tenantId: string,
+  userIds: readonly string[],
+): Promise<Pick<MembershipRow, 'user_id' | 'role_id'>[]> {
+  return db
+    .selectFrom('tenant_users')
+    .select(['user_id', 'role_id'])
+    .where('tenant_id', '=', tenantId)
+    .where(sql<boolean>`user_id = any(${[...userIds]}::uuid[])`)
+    .execute()
+}
+
 export async function listMembershipRows(
   db: Executor,
   tenantId: string,

@@ -212,25 +212,7 @@ function apply(next: Patchable, lists: OpenLists, op: Op, target: Target, value:
   }
 
   if (target.sub !== undefined) {
-    const subDef = findAttribute(def.subAttributes, target.sub) as AttributeDef
-    if (def.multiValued) {
-      const list = (holder[name] as Stored[] | undefined) ?? []
-      if (op === 'remove') for (const el of list) delete el[subDef.name]
-      else {
-        const coerced = coerceSingle(subDef, value, `${name}.${subDef.name}`)
-        if (list.length === 0 && coerced !== undefined) holder[name] = [{ [subDef.name]: coerced }]
-        else for (const el of list) if (coerced !== undefined) el[subDef.name] = coerced
-      }
-      return
-    }
-    const object = (holder[name] as Stored | undefined) ?? {}
-    if (op === 'remove' || value === null) delete object[subDef.name]
-    else {
-      const coerced = coerceSingle(subDef, value, `${name}.${subDef.name}`)
-      if (coerced !== undefined) object[subDef.name] = coerced
-    }
-    if (Object.keys(object).length > 0) holder[name] = object
-    else delete holder[name]
+    applyToSub(holder, def, target.sub, op, value)
     return
   }
 
@@ -252,6 +234,30 @@ function apply(next: Patchable, lists: OpenLists, op: Op, target: Target, value:
   } else {
     holder[name] = coerced
   }
+}
+
+/** An operation on a sub-attribute of every value (multi-valued) or of the one object: `name.sub`. */
+function applyToSub(holder: Stored, def: AttributeDef, sub: string, op: Op, value: unknown): void {
+  const name = def.name
+  const subDef = findAttribute(def.subAttributes, sub) as AttributeDef
+  if (def.multiValued) {
+    const list = (holder[name] as Stored[] | undefined) ?? []
+    if (op === 'remove') for (const el of list) delete el[subDef.name]
+    else {
+      const coerced = coerceSingle(subDef, value, `${name}.${subDef.name}`)
+      if (list.length === 0 && coerced !== undefined) holder[name] = [{ [subDef.name]: coerced }]
+      else for (const el of list) if (coerced !== undefined) el[subDef.name] = coerced
+    }
+    return
+  }
+  const object = (holder[name] as Stored | undefined) ?? {}
+  if (op === 'remove' || value === null) delete object[subDef.name]
+  else {
+    const coerced = coerceSingle(subDef, value, `${name}.${subDef.name}`)
+    if (coerced !== undefined) object[subDef.name] = coerced
+  }
+  if (Object.keys(object).length > 0) holder[name] = object
+  else delete holder[name]
 }
 
 /**

@@ -1,7 +1,8 @@
 import type { TenantAccess } from '../../access/effective.js'
+import type { CatalogRole } from '../../access/role-catalog.js'
 import type { ServiceContext } from '../../context.js'
 import { updateMembership } from '../memberships/membership-update.js'
-import { getMembershipRecord } from '../memberships/memberships.service.js'
+import { memberRoleIds } from '../memberships/memberships.service.js'
 import { findTenantRoleFor } from '../roles/roles.service.js'
 import { checkRoleCeiling } from '../tenants/tenant-access.js'
 import { groupsOfUsers, listGroups } from './scim.repository.js'
@@ -50,6 +51,9 @@ export async function planRoles(
       userId,
       list.map((g) => g.id),
     )
+  // The members' roles in one read a thousand, and each role assigned checked once.
+  const held = await memberRoleIds(ctx, tenantId, userIds)
+  const checked = new Map<string, CatalogRole>()
   const changes: RoleChange[] = []
   for (const userId of userIds) {
     let ids = current.get(userId) ?? []
@@ -62,15 +66,14 @@ export async function planRoles(
       .filter((m): m is { roleId: string; priority: number; order: number } => !!m && m.roleId !== null)
       .sort((a, b) => a.priority - b.priority || a.order - b.order)
     const roleId = mapped[0]?.roleId ?? fallback
-    let membership: Awaited<ReturnType<typeof getMembershipRecord>>
-    try {
-      membership = await getMembershipRecord(ctx, tenantId, userId)
-    } catch {
-      continue
+    const holds = held.get(userId)
+    if (holds === undefined || holds === roleId) continue
+    let role = checked.get(roleId)
+    if (!role) {
+      role = await findTenantRoleFor(ctx, access.tenant, roleId)
+      checkRoleCeiling(role, access.permissions)
+      checked.set(roleId, role)
     }
-    if (membership.roleId === roleId) continue
-    const role = await findTenantRoleFor(ctx, access.tenant, roleId)
-    checkRoleCeiling(role, access.permissions)
     changes.push({ userId, roleId: role.id })
   }
   return changes

@@ -10,7 +10,7 @@ import { ScimError, uniqueness } from './scim-error.js'
 import type { Patchable } from './scim-patch.js'
 import { type Resource, toScimUser } from './scim-resources.js'
 import { statusFor, storeScimUser } from './scim-user-store.js'
-import { scimConstraintError, writeLinkedUser, writeProvisionedUser } from './scim-user-writes.js'
+import { writeLinkedUser, writeProvisionedUser } from './scim-user-writes.js'
 import { checkUnique, emailOf, loadView, namesOf, userNameOf } from './scim-users.service.js'
 
 /**
@@ -125,17 +125,13 @@ async function linkExistingPerson(
   }
   // An adopted member's SCIM row comes with the status `active` asks for, in one transaction.
   const status = statusFor(membership.status, input.active)
-  try {
-    await storeScimUser(
-      call,
-      membership,
-      status,
-      (tx) => insertScimUser(tx, { ...row, user_id: membership.userId, attributes }),
-      { before: {}, after: input.stored },
-    )
-  } catch (error) {
-    throw scimConstraintError(error, userName, email) ?? error
-  }
+  await storeScimUser(
+    call,
+    membership,
+    status,
+    (tx) => insertScimUser(tx, { ...row, user_id: membership.userId, attributes }),
+    { before: {}, after: input.stored },
+  )
   return toScimUser(await loadView(call, membership.userId), call.baseUrl)
 }
 

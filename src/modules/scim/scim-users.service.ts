@@ -136,33 +136,30 @@ export async function writeScimUser(call: ScimCall, current: UserView, next: Pat
       ? statusFor(current.membership.status, next.active)
       : undefined
   let identityChanged = false
-  try {
-    await storeScimUser(
-      call,
-      current.membership,
-      status,
-      async (tx) => {
-        // The names and e-mail of a person this SCIM made follow the directory, in the same transaction.
-        if (current.scim?.provisioned) {
-          const identity = { email, ...namesOf(next.stored) }
-          identityChanged = await updateProvisionedIdentity(tx, ctx.clock, call.actor, userId, identity)
-        }
-        if (current.scim) await updateScimUser(tx, tenantId, userId, row)
-        else
-          await insertScimUser(tx, {
-            ...row,
-            tenant_id: tenantId,
-            user_id: userId,
-            provisioned: false,
-            created: now,
-          })
-      },
-      { before: (current.scim?.attributes as Stored | undefined) ?? {}, after: next.stored },
-    )
-  } catch (error) {
-    if (error instanceof AppError && error.reason === 'email_taken') throw uniqueness(error.message)
-    throw error
-  }
+  // A taken key — the e-mail of another platform user, a userName or e-mail another SCIM user took
+  // meanwhile — is its 409, answered as `uniqueness` (db/constraint-errors.ts, docs/scim.md).
+  await storeScimUser(
+    call,
+    current.membership,
+    status,
+    async (tx) => {
+      // The names and e-mail of a person this SCIM made follow the directory, in the same transaction.
+      if (current.scim?.provisioned) {
+        const identity = { email, ...namesOf(next.stored) }
+        identityChanged = await updateProvisionedIdentity(tx, ctx.clock, call.actor, userId, identity)
+      }
+      if (current.scim) await updateScimUser(tx, tenantId, userId, row)
+      else
+        await insertScimUser(tx, {
+          ...row,
+          tenant_id: tenantId,
+          user_id: userId,
+          provisioned: false,
+          created: now,
+        })
+    },
+    { before: (current.scim?.attributes as Stored | undefined) ?? {}, after: next.stored },
+  )
   if (identityChanged) ctx.access.invalidate()
   return toScimUser(await loadView(call, userId), call.baseUrl)
 }

@@ -1,7 +1,12 @@
 import { type Insertable, type Kysely, type Selectable, sql, type Transaction } from 'kysely'
+import { withConstraintErrors } from '../../db/constraint-errors.js'
 import type { Database, ScimGroupsTable, ScimSettingsTable, ScimUsersTable } from '../../db/schema.js'
 
-/** SQL for the scim module's own tables (migration 0013). Every row is addressed by its tenant. */
+/**
+ * SQL for the scim module's own tables (migration 0013). Every row is addressed by its tenant. A write
+ * that meets one of their keys fails with its domain error (db/constraint-errors.ts), which SCIM answers
+ * as 409 `uniqueness` (docs/scim.md).
+ */
 
 type Executor = Kysely<Database> | Transaction<Database>
 export type ScimUserRow = Selectable<ScimUsersTable>
@@ -60,7 +65,12 @@ export async function listScimUsers(
 }
 
 export async function insertScimUser(db: Executor, row: Insertable<ScimUsersTable>): Promise<void> {
-  await db.insertInto('scim_users').values(row).execute()
+  await withConstraintErrors(() => db.insertInto('scim_users').values(row).execute(), scimKeys(row))
+}
+
+/** What a SCIM row's key errors name. */
+function scimKeys(row: { user_name: string; email_key?: string | null | undefined }) {
+  return { userName: row.user_name, email: row.email_key ?? undefined }
 }
 
 export async function updateScimUser(
@@ -74,12 +84,12 @@ export async function updateScimUser(
     attributes: string
   },
 ): Promise<void> {
-  await db
+  const update = db
     .updateTable('scim_users')
     .set({ ...changes, version: sql`version + 1` })
     .where('tenant_id', '=', tenantId)
     .where('user_id', '=', userId)
-    .execute()
+  await withConstraintErrors(() => update.execute(), scimKeys(changes))
 }
 
 export async function bumpScimUserVersion(db: Executor, tenantId: string, userIds: string[]): Promise<void> {
@@ -93,7 +103,9 @@ export async function bumpScimUserVersion(db: Executor, tenantId: string, userId
 }
 
 export async function insertGroup(db: Executor, row: Insertable<ScimGroupsTable>): Promise<void> {
-  await db.insertInto('scim_groups').values(row).execute()
+  await withConstraintErrors(() => db.insertInto('scim_groups').values(row).execute(), {
+    name: row.display_name,
+  })
 }
 
 export async function findGroup(
@@ -148,12 +160,12 @@ export async function updateGroup(
     updated: Date
   },
 ): Promise<void> {
-  await db
+  const update = db
     .updateTable('scim_groups')
     .set({ ...changes, version: sql`version + 1` })
     .where('tenant_id', '=', tenantId)
     .where('id', '=', id)
-    .execute()
+  await withConstraintErrors(() => update.execute(), { name: changes.display_name })
 }
 
 export async function deleteGroup(db: Executor, tenantId: string, id: string): Promise<boolean> {
@@ -228,11 +240,12 @@ export async function setGroupMembers(
       .execute()
   }
   if (add.length > 0) {
-    await db
+    const insert = db
       .insertInto('scim_group_members')
       .values(add.map((user_id) => ({ tenant_id: tenantId, group_id: groupId, user_id })))
       .onConflict((oc) => oc.doNothing())
-      .execute()
+    // A member removed from the tenant meanwhile fails the membership's foreign key: 400.
+    await withConstraintErrors(() => insert.execute())
   }
 }
 

@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../../../src/access/permissions.js'
 import { memberWithToken, uniqueEmail } from '../../helpers/fixtures.js'
@@ -118,6 +119,37 @@ describe('Groups', () => {
     expect((await s.scim('DELETE', `/Groups/${group.body.id}`)).status).toBe(204)
     expect((await s.scim('GET', `/Groups/${group.body.id}`)).status).toBe(404)
     expect((await s.scim('GET', `/Users/${mine}`)).status).toBe(200)
+  })
+
+  it('answers a displayName taken meanwhile (a lost race, met by the unique key) with 409 uniqueness', async () => {
+    const s = await scimTenant(t)
+    // The insert fails as the loser of a race fails it, after the name's check passed.
+    await sql
+      .raw(
+        `create or replace function test_lost_group_race() returns trigger language plpgsql as $$
+         begin raise exception using errcode = 'unique_violation', constraint = 'scim_groups_display_name_key',
+           message = 'duplicate key value violates unique constraint "scim_groups_display_name_key"'; end $$`,
+      )
+      .execute(t.ctx.db)
+    await sql
+      .raw(
+        `create trigger test_lost_group_race before insert on scim_groups for each row
+         when (new.tenant_id = '${s.tenantId}') execute function test_lost_group_race()`,
+      )
+      .execute(t.ctx.db)
+    try {
+      const lost = await s.scim('POST', '/Groups', { displayName: 'Night shift' })
+      expect(lost.body).toEqual({
+        schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'],
+        status: '409',
+        scimType: 'uniqueness',
+        detail: 'A group named "Night shift" already exists',
+      })
+    } finally {
+      await sql.raw('drop trigger test_lost_group_race on scim_groups').execute(t.ctx.db)
+    }
+    expect((await s.scim('GET', '/Groups')).body.totalResults).toBe(0)
+    expect((await s.scim('POST', '/Groups', { displayName: 'Night shift' })).status).toBe(201)
   })
 })
 
