@@ -15,6 +15,7 @@ import {
   findTakenEmails,
   insertUsers,
   insertUsersSkippingTakenEmails,
+  type LongTexts,
   type StoredUser,
 } from './bulk.repository.js'
 import { type BulkSummary, type BulkUserInput, BulkUserItem } from './bulk.schemas.js'
@@ -51,8 +52,8 @@ const validateItem = compileBodyValidator(BulkUserItem)
 export class BulkUserLoader {
   readonly #counts = { total: 0, created: 0, failed: 0 }
   /** The /metrics counters of rows by outcome (tenantry_bulk_rows_total). */
-  readonly #createdRows: { inc(): void }
-  readonly #failedRows: { inc(): void }
+  readonly #createdRows: { inc(count?: number): void }
+  readonly #failedRows: { inc(count?: number): void }
   /**
    * E-mails of earlier rows of this request that the database may not show yet: those of batches still
    * being written (several can be in flight). A later row with one of them is a 409 naming the earlier
@@ -76,6 +77,7 @@ export class BulkUserLoader {
     private readonly baseEnv: Omit<NewUserEnv, 'now'>,
     private readonly memberships: BulkMemberships,
     readonly dryRun: boolean,
+    private readonly longTexts: LongTexts,
   ) {
     this.#env = { ...baseEnv, now: new BatchInstant(ctx.clock.now()) }
     this.#seen = dryRun ? new SeenEmails() : undefined
@@ -97,7 +99,11 @@ export class BulkUserLoader {
       callerPlatformPermissions: platformPermissionsOf(actor),
       actorPrincipalId: actor.principalId,
     }
-    return new BulkUserLoader(ctx, actor, env, new BulkMemberships(ctx, actor), options.dryRun)
+    // A server database (as app.ts tells them apart) is sent the statement's long texts as strings, the
+    // embedded one as bytes (bulk.repository.ts, LongTexts).
+    const serverDatabase = /^postgres(ql)?:\/\//.test(ctx.config.databaseUrl ?? '')
+    const longTexts = serverDatabase ? 'strings' : 'bytes'
+    return new BulkUserLoader(ctx, actor, env, new BulkMemberships(ctx, actor), options.dryRun, longTexts)
   }
 
   /**
@@ -182,19 +188,21 @@ export class BulkUserLoader {
       // Written (or failed): from now on the database itself knows these e-mails.
       for (const { prepared } of toStore) this.#claimed.delete(prepared.row.email)
     }
+    let created = 0
     for (const { position, prepared } of toStore) {
       const { row } = prepared
       const outcome = stored.get(row.id)
       if (outcome instanceof AppError) outcomes[position] = this.#fail(prepared.index, outcome)
       else if (outcome) {
-        this.#counts.created += 1
-        this.#createdRows.inc()
+        created += 1
         // The row as stored is the row sent plus the alias the database issued.
-        const storedRow = Object.assign(row, { alias_platform_user_id: outcome.alias_platform_user_id })
-        const user = toUser(storedRow as UserRow)
-        outcomes[position] = { index: prepared.index, status: 201, result: user }
+        const storedRow = row as UserRow
+        storedRow.alias_platform_user_id = outcome.alias_platform_user_id
+        outcomes[position] = { index: prepared.index, status: 201, result: toUser(storedRow) }
       } else outcomes[position] = this.#fail(prepared.index, emailTaken(row.email))
     }
+    this.#counts.created += created
+    this.#createdRows.inc(created)
     return outcomes
   }
 
@@ -256,8 +264,8 @@ export class BulkUserLoader {
     const events = userCreatedEvents(rows.length, this.ctx.clock.now(), this.actor)
     if (!rows.some((r) => r.membership)) {
       return skipTaken
-        ? insertUsersSkippingTakenEmails(this.ctx.db, users, events)
-        : insertUsers(this.ctx.db, users, events)
+        ? insertUsersSkippingTakenEmails(this.ctx.db, users, events, this.longTexts)
+        : insertUsers(this.ctx.db, users, events, this.longTexts)
     }
     // Read before the transaction: nothing but the batch's own statements runs inside it (the embedded
     // database has one connection, which the transaction holds).

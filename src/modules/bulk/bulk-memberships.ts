@@ -171,10 +171,12 @@ export async function insertUsersWithMemberships(
   events: UserCreatedEvents,
 ): Promise<{ stored: StoredUser[]; invitees: string[] }> {
   return writeUnit(ctx).transaction(async (tx) => {
+    // Rows naming tenants are few: their texts go as strings, whichever the database.
     const stored = await insertUsersSkippingTakenEmails(
       tx.db,
       rows.map((r) => r.row),
       events,
+      'strings',
     )
     const created = new Set(stored.map((r) => r.id))
     const memberships = rows.flatMap((r) =>

@@ -1,6 +1,7 @@
-import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely'
+import { CompiledQuery, type Kysely, sql, type Transaction } from 'kysely'
 import { withConstraintErrors } from '../../db/constraint-errors.js'
 import type { AuditActorType, Database, NewUserRow } from '../../db/schema.js'
+import { userCreatedChangesLiteral } from './user-created-changes.js'
 
 type Executor = Kysely<Database> | Transaction<Database>
 
@@ -47,20 +48,21 @@ const same = (a: unknown, b: unknown) =>
 
 /**
  * Many user rows in one statement: each column that differs between rows travels as one array
- * parameter and `unnest` zips them back into rows (STACK.md: the measured ceiling); a column with one
+ * parameter and `unnest` zips them back into rows (docs/performance.md, "Bulk load"); a column with one
  * value for the whole batch (the creation time, the creator, the nulls of a new user) travels once.
  * An e-mail that is already taken — by an earlier batch, an earlier run or a concurrent writer — is
  * skipped by ON CONFLICT and simply not returned, so it becomes that row's 409 instead of failing the
  * batch. Only what the database adds comes back. The same statement writes the `user.created` audit
- * event of every row it inserts (built from the row as stored): one insert for the batch's events, and
- * an event exists exactly when its user does, with no transaction and no second round trip.
+ * event of every row it inserts: one insert for the batch's events, and an event exists exactly when its
+ * user does, with no transaction and no second round trip.
  */
 export function insertUsersSkippingTakenEmails(
   db: Executor,
   rows: NewUserRow[],
   events: UserCreatedEvents,
+  longTexts: LongTexts,
 ): Promise<StoredUser[]> {
-  return insertUserBatch(db, rows, events, true)
+  return insertUserBatch(db, rows, events, { skipTaken: true, longTexts })
 }
 
 /**
@@ -74,8 +76,9 @@ export function insertUsers(
   db: Executor,
   rows: NewUserRow[],
   events: UserCreatedEvents,
+  longTexts: LongTexts,
 ): Promise<StoredUser[]> {
-  return insertUserBatch(db, rows, events, false)
+  return insertUserBatch(db, rows, events, { skipTaken: false, longTexts })
 }
 
 /**
@@ -91,83 +94,105 @@ export interface UserCreatedEvents {
   ip: string | null
 }
 
-/**
- * The changes of a `user.created` event, built from the row as stored: the SQL form of user-audit.ts
- * `userCreatedRecord` (every profile field, status and roles as [null, value]; a null value is kept, as
- * there). Bulk rows never carry a password, so there is no masked password field. test/audit-bulk.test.ts
- * checks that a bulk row's event equals a single create's.
- */
-const USER_CREATED_CHANGES = sql`jsonb_build_object(
-  'email', jsonb_build_array(null, inserted.email),
-  'firstName', jsonb_build_array(null, inserted.first_name),
-  'lastName', jsonb_build_array(null, inserted.last_name),
-  'externalId', jsonb_build_array(null, inserted.external_id),
-  'personalTelephone', jsonb_build_array(null, inserted.personal_telephone),
-  'defaultTenant', jsonb_build_array(null, inserted.default_tenant),
-  'status', jsonb_build_array(null, inserted.status),
-  'roleId', jsonb_build_array(null, inserted.role_id),
-  'additionalRoleIds', jsonb_build_array(null, inserted.additional_role_ids)
-)`
+const INSERTED_COLUMNS = COLUMNS.map((c) => c.name).join(', ')
 
+/**
+ * How the statement's long texts (the arrays of a batch's values) are sent: as strings, or as their
+ * UTF-8 bytes — which both drivers send as they are, as a parameter in binary format, which for text is
+ * exactly its UTF-8 bytes. PGlite measures each string parameter's UTF-8 length a character at a time in
+ * JavaScript, a twentieth of an embedded bulk load's time; `pg` does it natively, and bytes would only
+ * cost it a copy (docs/performance.md, "Bulk load").
+ */
+export type LongTexts = 'strings' | 'bytes'
+
+/**
+ * The statement is plain text built here, one text per shape (which columns travel as arrays, and
+ * whether taken e-mails are skipped): building it costs less than Kysely's compiling of it, and on a
+ * server database the same text is the same prepared statement (db/prepared-pool.ts), planned once per
+ * connection. Every value is a parameter. What comes back is one text, `id alias,id alias,…`: a value a
+ * row would cost each driver a row object and two strings to read (docs/performance.md, "Bulk load").
+ */
 async function insertUserBatch(
   db: Executor,
   rows: NewUserRow[],
   events: UserCreatedEvents,
-  skipTaken: boolean,
+  options: { skipTaken: boolean; longTexts: LongTexts },
 ): Promise<StoredUser[]> {
   const first = rows[0]
   if (!first) return []
-  const arrays: RawBuilder<unknown>[] = []
+  const parameters: unknown[] = []
+  const parameter = (value: unknown, type: string) => `$${parameters.push(value)}::${type}`
+  const long = options.longTexts === 'bytes' ? utf8 : (text: string) => text
+  const arrays: string[] = []
   const arrayNames: string[] = []
-  const selected: RawBuilder<unknown>[] = []
+  const selected: string[] = []
   for (const column of COLUMNS) {
-    const firstValue = column.value(first)
+    const values = rows.map(column.value)
     // id always varies, and unnest needs at least one array even for a single row.
-    const uniform = column.name !== 'id' && rows.every((row) => same(column.value(row), firstValue))
+    const uniform = column.name !== 'id' && values.every((value) => same(value, values[0]))
     const cast = column.name === 'additional_role_ids' ? '::uuid[]' : ''
     if (uniform) {
-      selected.push(sql`${firstValue}::${sql.raw(column.type)}${sql.raw(cast)}`)
+      selected.push(`${parameter(values[0], column.type)}${cast}`)
     } else {
-      arrays.push(sql`${arrayLiteral(rows.map(column.value))}::text::${sql.raw(column.type)}[]`)
+      arrays.push(`${parameter(long(arrayLiteral(values)), 'text')}::${column.type}[]`)
       arrayNames.push(column.name)
-      selected.push(sql`incoming.${sql.ref(column.name)}${sql.raw(cast)}`)
+      selected.push(`incoming.${column.name}${cast}`)
     }
   }
-  // The event ids travel beside the rows; only the rows actually inserted get their event.
-  arrays.push(sql`${arrayLiteral(events.ids)}::text::uuid[]`)
+  // The event ids and changes travel beside the rows; only the rows actually inserted get their event.
+  arrays.push(`${parameter(long(arrayLiteral(events.ids)), 'text')}::uuid[]`)
   arrayNames.push('event_id')
-  // A taken e-mail (users_email_key) is email_taken, naming the e-mail when the statement has one row.
-  const email = rows.length === 1 ? first.email : undefined
-  const statement = sql<StoredUser>`
-    with incoming as (
-      select * from unnest(${sql.join(arrays)}) as incoming(${sql.join(arrayNames.map((n) => sql.ref(n)))})
+  arrays.push(`${parameter(long(userCreatedChangesLiteral(rows)), 'text')}::text[]`)
+  arrayNames.push('changes')
+  const text = `with incoming as (
+      select * from unnest(${arrays.join(', ')}) as incoming(${arrayNames.join(', ')})
     ), inserted as (
-      insert into users (${sql.join(COLUMNS.map((c) => sql.ref(c.name)))})
-      select ${sql.join(selected)}
+      insert into users (${INSERTED_COLUMNS})
+      select ${selected.join(', ')}
       from incoming
-      ${skipTaken ? sql`on conflict (email) do nothing` : sql``}
-      returning id, alias_platform_user_id, email, first_name, last_name, external_id, personal_telephone,
-                default_tenant, status, role_id, additional_role_ids
+      ${options.skipTaken ? 'on conflict (email) do nothing' : ''}
+      returning id, alias_platform_user_id
     ), events as (
       insert into audit_events
         (id, occurred, actor_type, actor_id, action, tenant_id, target_type, target_id, changes, request_id, ip)
-      select incoming.event_id, ${events.occurred.toISOString()}::timestamptz, ${events.actor.type}::text,
-             ${events.actor.id}::uuid, 'user.created', null, 'user', inserted.id, ${USER_CREATED_CHANGES},
-             ${events.requestId}::text, ${events.ip}::text
+      select incoming.event_id, ${parameter(events.occurred.toISOString(), 'timestamptz')},
+             ${parameter(events.actor.type, 'text')}, ${parameter(events.actor.id, 'uuid')}, 'user.created', null,
+             'user', inserted.id, incoming.changes::jsonb, ${parameter(events.requestId, 'text')},
+             ${parameter(events.ip, 'text')}
       from inserted join incoming on incoming.id = inserted.id
     )
-    select id, alias_platform_user_id from inserted
-  `
-  const result = await withConstraintErrors(() => statement.execute(db), { email })
-  return result.rows
+    select string_agg(id::text || ' ' || alias_platform_user_id::text, ',') as stored from inserted`
+  // A taken e-mail (users_email_key) is email_taken, naming the e-mail when the statement has one row.
+  const email = rows.length === 1 ? first.email : undefined
+  const result = await withConstraintErrors(
+    () => db.executeQuery<{ stored: string | null }>(CompiledQuery.raw(text, parameters)),
+    { email },
+  )
+  return storedUsers(result.rows[0]?.stored ?? null)
+}
+
+function utf8(text: string): Buffer {
+  return Buffer.from(text, 'utf8')
+}
+
+/** `id alias,id alias,…` as the rows it names. */
+function storedUsers(stored: string | null): StoredUser[] {
+  if (stored === null) return []
+  return stored.split(',').map((pair) => {
+    const space = pair.indexOf(' ')
+    return { id: pair.slice(0, space), alias_platform_user_id: pair.slice(space + 1) }
+  })
 }
 
 /**
  * A column's values as one PostgreSQL array literal, `{"a","b",NULL}`, built with a single join: the
  * drivers' own array encoding grows the text piece by piece, which at hundreds of thousands of values
  * is most of the garbage a load makes. Sent as text and cast, so both drivers pass it through untouched.
+ * Most columns are strings none of which holds a quote or a backslash: those are checked and joined
+ * whole, without a look at each value.
  */
-function arrayLiteral(values: unknown[]): string {
+function arrayLiteral(values: readonly unknown[]): string {
+  if (values.every(isString) && !NEEDS_ESCAPE.test(values.join(''))) return `{"${values.join('","')}"}`
   const elements = new Array<string>(values.length)
   for (let i = 0; i < values.length; i++) {
     const value = values[i]
@@ -181,6 +206,7 @@ function arrayLiteral(values: unknown[]): string {
   return `{${elements.join(',')}}`
 }
 
+const isString = (value: unknown): value is string => typeof value === 'string'
 const NEEDS_ESCAPE = /["\\]/
 const ESCAPED = /["\\]/g
 

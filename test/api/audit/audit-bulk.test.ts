@@ -226,6 +226,38 @@ describe('bulk loads write the audit events of every row they write', () => {
     for (const email of rejected.emails) expect(text).not.toContain(email)
   })
 
+  it('names with quotes, backslashes and characters beyond ASCII: the event holds them as the user row and a single create do', async () => {
+    const shape = {
+      roleId: ROLE_IDS.platformUser,
+      firstName: 'Zoë "Zee"',
+      lastName: 'O\\Brien 日本 😀',
+      externalId: 'crm\\"7"',
+    }
+    const reference = await singleCreateChanges({ email: uniqueEmail('ref-text'), ...shape })
+    const emails = [uniqueEmail('text'), uniqueEmail('text')]
+    // A lone surrogate cannot travel as UTF-8: the user row holds U+FFFD, and so must its event.
+    const lone = uniqueEmail('lone')
+    const lines = [
+      ...emails.map((email) => JSON.stringify({ email, ...shape })),
+      JSON.stringify({ email: lone, roleId: ROLE_IDS.platformUser, firstName: 'A\ud800B' }),
+    ]
+    const { requestId, result, summary } = await postNdjson(lines)
+    expect(summary).toEqual({ total: 3, created: 3, failed: 0 })
+
+    const events = await eventsOfRequest(requestId)
+    expect(events).toHaveLength(3)
+    for (const [i, email] of emails.entries()) {
+      expect(events[i]!.changes).toEqual({ ...reference, email: [null, email] })
+    }
+    const stored = await t.ctx.db
+      .selectFrom('users')
+      .select('first_name')
+      .where('id', '=', result[2].result.id)
+      .executeTakeFirstOrThrow()
+    expect(stored.first_name).toBe('A\ufffdB')
+    expect(events[2]!.changes.firstName).toEqual([null, 'A\ufffdB'])
+  })
+
   it('rows naming a tenant: user.created then membership.created or membership.invited, as an invitation writes them (JSON and NDJSON)', async () => {
     // The reference: an invitation of an existing user.
     const invitee = await insertUser(t.ctx.db)
