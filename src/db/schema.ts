@@ -336,6 +336,9 @@ export interface ConsoleSessionsTable {
   token: Json<Record<string, unknown>>
   created: Timestamp
   expires: Timestamp
+  /** The person as `POST /v1/login` last answered for this session, and when (migration 0018). */
+  login: ColumnType<Record<string, unknown> | null, string | null, string | null>
+  login_read: ColumnType<Date | null, Date | null, Date | null>
 }
 
 /** A sign-in and the tokens issued for it (migration 0017). */

@@ -76,7 +76,7 @@ export async function consoleRoutes(router: FastifyInstance, root: FastifyInstan
   )
 
   // Signing in and out: pages for a person without a session, with checks of their own.
-  signInRoutes(router, pages)
+  signInRoutes(router.withTypeProvider<TypeBoxTypeProvider>(), pages)
   // Every other page is a signed-in person's: one hook admits them (session, CSRF) before the route's
   // schema checks its inputs, so a refused input is drawn in their frame and no handler sees it.
   await router.register(async (area) => {

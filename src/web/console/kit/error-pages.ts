@@ -9,7 +9,7 @@ import type { ConsolePages, PageResult } from './pages.js'
 import { Refusal, refusalPage, refusalResult } from './refusals.js'
 
 /**
- * The console's one error handler (docs/console.md "Refusals"): whatever a console request fails with
+ * The console's one error handler (docs/console.md "Inputs and refusals"): whatever a console request fails with
  * becomes a page in the console's frame, never the API's JSON —
  * - a path id the route's schema refuses: "Not found" (404), no API call made;
  * - a form or query string the schema refuses: the 400 page naming each field and what is wrong;
@@ -30,13 +30,17 @@ export function consoleErrorHandler(pages: ConsolePages) {
       signed ? signed.page({ title }, body) : consolePage({ title, nonce }, body),
     ]
     if (error instanceof Refusal && signed) {
+      let result: PageResult
       try {
-        return pages.send(reply, await refusalResult(signed, error))
+        result = await refusalResult(signed, error)
       } catch (again) {
+        if (again instanceof TokenRefused) return pages.signInAgain(request, reply)
         // Drawing the form again needed the API too, and it refused (the record went meanwhile).
-        if (again instanceof Refusal) return pages.send(reply, refusalPage(signed, again.refused))
-        throw again
+        if (!(again instanceof Refusal)) throw again
+        result = refusalPage(signed, again.refused)
       }
+      await pages.settle(request)
+      return pages.send(reply, result)
     }
     const fields = error instanceof AppError ? Object.entries(error.attribute ?? {}) : []
     switch (error.validationContext) {

@@ -2,7 +2,7 @@ import { type TProperties, Type } from 'typebox'
 import { Uuid } from '../../../http/schemas.js'
 
 /**
- * What the console's routes accept (docs/console.md "Inputs"): TypeBox schemas like the API's, hidden
+ * What the console's routes accept (docs/console.md "Inputs and refusals"): TypeBox schemas like the API's, hidden
  * from the OpenAPI document and checked by the same validator before any handler runs. A path names
  * records by UUID (a malformed one is the "Not found" page, no API call made). A form posts strings: a
  * checkbox is absent or 'on', a choice is one of the values the form offers, and what a person types is

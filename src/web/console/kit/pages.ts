@@ -1,16 +1,14 @@
 import { createHmac, randomBytes } from 'node:crypto'
 import type { Readable } from 'node:stream'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { paths } from '../../../../generated/openapi.js'
 import type { ServiceContext } from '../../../context.js'
 import { html, type SafeHtml } from '../../../html.js'
-import { type ApiClient, type ApiStream, apiClient, apiStream, TokenRefused } from '../api/client.js'
+import { type ApiClient, type ApiStream, apiClient, apiStream } from '../api/client.js'
 import type { ConsoleSession, SessionStore } from '../session/session-store.js'
 import { type FormToken, FormTokens, sameOrigin } from './form-token.js'
+import { type Login, RequestIdentity } from './identity.js'
 import { consolePage, type PageOptions, type Viewer } from './layout.js'
 import { personFullName } from './readable.js'
-
-export type Login = paths['/v1/login']['post']['responses'][200]['content']['application/json']['result']
 
 /** What every console page handler gets: the API as the signed-in person, and page helpers. */
 export interface Signed {
@@ -42,6 +40,7 @@ export const SESSION_COOKIE = 'tenantry_console'
 interface Admitted {
   nonce: string
   session?: ConsoleSession
+  identity?: RequestIdentity
   signed?: Signed
 }
 
@@ -113,15 +112,12 @@ export class ConsolePages {
       if (!verified) return reply.code(403).send(this.refusedForm(nonce))
       formId = verified
     }
-    // A token the API refuses (expired, the person disabled, their password changed) ends the session
-    // on whichever call meets it: the error handler deletes the row and shows the sign-in page.
-    const watch = (_method: string, status: number) => {
-      if (status === 401) throw new TokenRefused()
-    }
-    const api = apiClient(this.app, session.token, request.ip, watch)
-    const { data, response } = await api.POST('/v1/login')
-    if (!data) throw new Error(`POST /v1/login answered ${response.status}`)
-    const login = data.result
+    // The person as the session keeps them, asked of the API only when it can have changed; a token the
+    // API refuses on any call ends the session there (kit/identity.ts, the error handler).
+    const identity = new RequestIdentity(this.sessions, session, this.ctx.clock.now())
+    admitted.identity = identity
+    const api = apiClient(this.app, session.token, request.ip, identity.watch)
+    const login = await identity.read(api)
     const form = () => this.tokens.issue(session.idHash)
     const viewer: Viewer = {
       name: personFullName({ ...login, email: login.username }) ?? login.username,
@@ -137,7 +133,7 @@ export class ConsolePages {
       form,
       formId,
       page: (options, body) => consolePage({ ...options, nonce, viewer }, body),
-      stream: (url) => apiStream(this.app, session.token, request.ip, url, watch),
+      stream: (url) => apiStream(this.app, session.token, request.ip, url, identity.watch),
     }
     return undefined
   }
@@ -171,7 +167,14 @@ export class ConsolePages {
   ): Promise<FastifyReply> {
     const signed = this.signedOf(request)
     if (!signed) throw new Error(`${request.url} is a signed-in page outside the signed-in area`)
-    return this.send(reply, await handler(signed))
+    const result = await handler(signed)
+    await this.settle(request)
+    return this.send(reply, result)
+  }
+
+  /** Before a signed-in page's answer goes out: an identity that can have changed is read again next time. */
+  async settle(request: FastifyRequest): Promise<void> {
+    await this.#admitted.get(request)?.identity?.settle()
   }
 
   send(reply: FastifyReply, result: PageResult): FastifyReply {

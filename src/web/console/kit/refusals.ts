@@ -4,7 +4,7 @@ import type { Errors } from './forms.js'
 import type { PageResult, Signed } from './pages.js'
 
 /**
- * How a page meets a refusal (docs/console.md "Refusals"): it throws one, and the console's one error
+ * How a page meets a refusal (docs/console.md "Inputs and refusals"): it throws one, and the console's one error
  * handler (kit/error-pages.ts) draws it — a stale edit as "changed meanwhile", a refused form again with
  * the API's field errors beside its fields, anything else as the refusal's own page (not found,
  * forbidden, …) with its status. A page says only what its form and its record are.

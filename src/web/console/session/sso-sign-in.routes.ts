@@ -1,9 +1,10 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
-import type { FastifyInstance } from 'fastify'
+import { Type } from 'typebox'
+import { Uuid } from '../../../http/schemas.js'
+import type { TypedApp } from '../../../http/typed-app.js'
 import { sameOrigin } from '../kit/form-token.js'
-import { text } from '../kit/forms.js'
+import { Form, Query, Typed } from '../kit/inputs.js'
 import { type ConsolePages, readCookie } from '../kit/pages.js'
-import { UUID } from '../kit/tenant-scope.js'
 import { browserBinding, presentedBrowserBinding } from './browser-binding.js'
 import { DEFAULT_NEXT } from './next-page.js'
 import { ssoLandingPage, ssoRefusedPage } from './sign-in.views.js'
@@ -25,6 +26,13 @@ const NONCE_COOKIE = 'tenantry_console_sso'
 const NONCE_TTL_SECONDS = 600
 const ATTEMPT = /^[A-Za-z0-9_-]{43}$/
 
+/** "Sign in with …": the provider, and this browser's form token in the link's query. */
+const StartPath = Type.Object({ providerId: Uuid() })
+const StartQuery = Query({ formId: Typed(64), formToken: Typed(128) })
+/** The landing page's query and form: the attempt it names, and the token from the URL fragment. */
+const LandingQuery = Query({ attempt: Typed(64) })
+const LandingForm = Form({ attempt: Typed(64), token: Typed() })
+
 function attemptOf(nonce: string): string {
   return createHash('sha256').update(nonce).digest('base64url')
 }
@@ -35,19 +43,19 @@ function sameAttempt(expected: string, given: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b)
 }
 
-export function ssoSignInRoutes(router: FastifyInstance, pages: ConsolePages): void {
+export function ssoSignInRoutes(router: TypedApp, pages: ConsolePages): void {
   const { ctx } = pages
   const nonceCookie = (value: string, maxAge: number) =>
     `${NONCE_COOKIE}=${value}; Path=/console/sso; HttpOnly; SameSite=Lax; Max-Age=${maxAge}${
       pages.secure ? '; Secure' : ''
     }`
 
-  router.get('/console/sso/start/:providerId', { schema: { hide: true } }, async (request, reply) => {
+  const startSchema = { hide: true, params: StartPath, querystring: StartQuery }
+  router.get('/console/sso/start/:providerId', { schema: startSchema }, async (request, reply) => {
     const nonce = pages.nonce(reply)
-    const { providerId } = request.params as { providerId: string }
+    const { providerId } = request.params
     const binding = presentedBrowserBinding(request)
-    const query = request.query as Record<string, unknown>
-    if (!UUID.test(providerId) || !binding || !pages.tokens.verify(binding, query))
+    if (!binding || !pages.tokens.verify(binding, request.query))
       return reply.code(403).send(pages.refusedForm(nonce))
     const started = randomBytes(32).toString('base64url')
     const returnTo = `${ctx.config.publicUrl}/console/sso?attempt=${attemptOf(started)}`
@@ -56,16 +64,20 @@ export function ssoSignInRoutes(router: FastifyInstance, pages: ConsolePages): v
       .redirect(`/v1/sso/${providerId}/login?returnTo=${encodeURIComponent(returnTo)}`, 303)
   })
 
-  router.get('/console/sso', { schema: { hide: true } }, async (request, reply) => {
-    const nonce = pages.nonce(reply)
-    const attempt = text((request.query as Record<string, unknown>).attempt)
-    const token = pages.tokens.issue(browserBinding(request, reply, pages.secure))
-    return reply.send(ssoLandingPage(nonce, token, ATTEMPT.test(attempt) ? attempt : ''))
-  })
+  router.get(
+    '/console/sso',
+    { schema: { hide: true, querystring: LandingQuery } },
+    async (request, reply) => {
+      const nonce = pages.nonce(reply)
+      const attempt = request.query.attempt ?? ''
+      const token = pages.tokens.issue(browserBinding(request, reply, pages.secure))
+      return reply.send(ssoLandingPage(nonce, token, ATTEMPT.test(attempt) ? attempt : ''))
+    },
+  )
 
-  router.post('/console/sso', { schema: { hide: true } }, async (request, reply) => {
+  router.post('/console/sso', { schema: { hide: true, body: LandingForm } }, async (request, reply) => {
     const nonce = pages.nonce(reply)
-    const form = (request.body ?? {}) as Record<string, unknown>
+    const form = request.body
     const binding = presentedBrowserBinding(request)
     if (!sameOrigin(request, ctx.config.publicUrl) || !binding || !pages.tokens.verify(binding, form)) {
       return reply.code(403).send(pages.refusedForm(nonce))
@@ -73,12 +85,12 @@ export function ssoSignInRoutes(router: FastifyInstance, pages: ConsolePages): v
     // Used once: whatever this post comes to, the sign-in it names cannot be finished again.
     const started = readCookie(request.headers.cookie, NONCE_COOKIE)
     reply.header('set-cookie', nonceCookie('', 0))
-    if (!started || !sameAttempt(attemptOf(started), text(form.attempt))) {
+    if (!started || !sameAttempt(attemptOf(started), form.attempt ?? '')) {
       const reason =
         'It was not started from this browser, took longer than 10 minutes, or was already finished.'
       return reply.code(403).send(ssoRefusedPage(nonce, reason))
     }
-    const token = text(form.token)
+    const token = form.token ?? ''
     const claims = await pages.app.authenticator.tokenClaims(token)
     // How a token was won is its `amr` (docs/api.md, "Authentication"): `sso` only from the hand-over.
     if (claims?.typ !== 'user' || !claims.authMethods.includes('sso')) {

@@ -5,7 +5,10 @@ import type { ConsolePages } from '../kit/pages.js'
 /** How long a console session (and the platform token behind it) lives at most: one working day. */
 export const SESSION_TTL_SECONDS = 12 * 3600
 
-/** A token the API accepts becomes a session: the row holds the token, the browser the cookie. */
+/**
+ * A token the API accepts becomes a session: the row holds the token and the identity just read (the
+ * first page draws it without asking again), the browser the cookie.
+ */
 export async function startSession(
   pages: ConsolePages,
   request: FastifyRequest,
@@ -18,7 +21,7 @@ export async function startSession(
   if (!login.data) return reply.redirect('/console/sign-in', 303)
   const now = pages.ctx.clock.now()
   const id = await pages.sessions.create(
-    login.data.result.userId,
+    login.data.result,
     token,
     now,
     new Date(now.getTime() + ttlSeconds * 1000),
