@@ -187,7 +187,9 @@ export class Authenticator {
     // One mechanism for a user token: its session. Disabling, erasing and a password change end the
     // person's sessions in their own transaction (migration 0017), and a session is born only while the
     // person may sign in (session-store.repository.ts insertSession).
-    if (!(await this.sessions.live(claims))) throw unauthorized('This session has ended: sign in again')
+    const live = this.sessions.live(claims)
+    if (!(typeof live === 'boolean' ? live : await live))
+      throw unauthorized('This session has ended: sign in again')
     const user = await this.#user(claims.sub)
     if (!user) throw unauthorized('This user is gone')
     return toUserActor(user, claims)

@@ -35,8 +35,8 @@ export class SessionActivity {
     this.#noted.set(sessionId, at.getTime())
   }
 
-  seen(sessionId: string): void {
-    const now = this.clock.now().getTime()
+  /** A token of the session was used at `now` (app clock, ms). */
+  seen(sessionId: string, now: number): void {
     const last = this.#noted.get(sessionId)
     if (last !== undefined && now - last < LAST_SEEN_EVERY_MS) return
     this.#noted.set(sessionId, now)

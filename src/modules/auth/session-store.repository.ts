@@ -23,6 +23,8 @@ export interface NewSession {
  * password change or disabling either waits for this insert — and then its trigger ends the new session —
  * or went first, and this finds no row. Without it, a sign-in checked against the old password could
  * commit a live session just after the change ended every other (docs/security.md). Whether it was written.
+ * The methods travel as text[]: the embedded database's driver serializes a parameter by the types it
+ * knew when it opened, and a database migrated by this process learnt of auth_method[] only later.
  */
 export async function insertSession(
   db: Kysely<Database>,
@@ -33,7 +35,7 @@ export async function insertSession(
   const inserted = await sql<{ id: string }>`
     insert into user_sessions (id, user_id, created, last_seen, ip, user_agent, auth_methods, expires_at)
     select ${session.id}::uuid, u.id, ${session.created}::timestamptz, ${session.created}::timestamptz,
-           ${session.ip}::text, ${session.userAgent}::text, ${[...session.authMethods]}::auth_method[],
+           ${session.ip}::text, ${session.userAgent}::text, ${[...session.authMethods]}::text[]::auth_method[],
            ${session.expiresAt}::timestamptz
     from users u
     where u.id = ${session.userId}::uuid and u.status not in ('disabled', 'erased') ${samePassword}

@@ -74,11 +74,23 @@ export class SessionTokens {
     return this.signer.signUser(userId, grant, this.clock.now(), expiresAt)
   }
 
-  /** Whether a token's session is still live, from this process's revocations; a use of the session. */
-  async live(claims: UserTokenClaims): Promise<boolean> {
-    if (await this.revocations.isRevoked(claims.sessionId)) return false
-    this.activity.seen(claims.sessionId)
-    return true
+  /**
+   * Whether a token's session is still live, from this process's revocations; a use of the session.
+   * A promise only when the revocations must be read first (at most once a second): the usual check is
+   * synchronous, a few map look-ups on the request's path.
+   */
+  live(claims: UserTokenClaims): boolean | Promise<boolean> {
+    const now = this.clock.now().getTime()
+    const revoked = this.revocations.revokedNow(claims.sessionId, now)
+    if (revoked === undefined) {
+      return this.revocations.isRevoked(claims.sessionId).then((late) => this.#used(claims, !late, now))
+    }
+    return this.#used(claims, !revoked, now)
+  }
+
+  #used(claims: UserTokenClaims, live: boolean, now: number): boolean {
+    if (live) this.activity.seen(claims.sessionId, now)
+    return live
   }
 
   /** Sessions this process has just revoked: refused here at once, elsewhere within a second. */
