@@ -226,6 +226,27 @@ describe('the console in Chromium', { timeout: 120_000 }, () => {
     await context.close()
   })
 
+  it('signing out ends the API session too, not only the console's row, so the token it held is revoked', async () => {
+    const person = await insertUser(t.database.handle.db, { roleId: ROLE_IDS.platformAdministrator })
+    const liveSessions = async () =>
+      (
+        await t.database.handle.db
+          .selectFrom('user_sessions')
+          .select('id')
+          .where('user_id', '=', person.id)
+          .where('revoked_at', 'is', null)
+          .execute()
+      ).length
+    const context = await browser.newContext()
+    const { page } = await openPage(context)
+    await signIn(page, baseUrl, person.email, person.password)
+    expect(await liveSessions()).toBe(1)
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    expect(await page.getByText('You are signed out.').count()).toBe(1)
+    expect(await liveSessions()).toBe(0)
+    await context.close()
+  })
+
   it('the session ends at once when the person is disabled', async () => {
     const person = await insertUser(t.database.handle.db, { roleId: ROLE_IDS.platformAdministrator })
     const context = await browser.newContext()

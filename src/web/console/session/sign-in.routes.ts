@@ -94,6 +94,14 @@ export function signInRoutes(router: TypedApp, pages: ConsolePages): void {
     const session = cookie ? await pages.sessions.find(cookie, ctx.clock.now()) : undefined
     const form = request.body
     if (session && sameOrigin(request, ctx.config.publicUrl) && pages.tokens.verify(session.idHash, form)) {
+      // The API's session ends too (docs/security.md): deleting only the console's row would leave the
+      // token it held valid until it expires, and the person's list of sessions would still show it.
+      const claims = await pages.app.authenticator.tokenClaims(session.token)
+      if (claims?.typ === 'user') {
+        await apiClient(pages.app, session.token, request.ip).DELETE('/v1/me/sessions/{sessionId}', {
+          params: { path: { sessionId: claims.sessionId } },
+        })
+      }
       await pages.sessions.delete(session.idHash)
     } else if (session) {
       return reply.code(403).send(pages.refusedForm(pages.nonce(reply)))
