@@ -226,7 +226,7 @@ describe('the console in Chromium', { timeout: 120_000 }, () => {
     await context.close()
   })
 
-  it('signing out ends the API session too, not only the console's row, so the token it held is revoked', async () => {
+  it('signing out ends the API session too, not only the console row, so the token it held is revoked', async () => {
     const person = await insertUser(t.database.handle.db, { roleId: ROLE_IDS.platformAdministrator })
     const liveSessions = async () =>
       (
