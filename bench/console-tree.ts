@@ -1,5 +1,5 @@
 /**
- * The console's tenant tree with 10,000 tenants (API.md §17): the server time of `GET /console/tenants`
+ * The console's tenant tree with 10,000 tenants (docs/console.md): the server time of `GET /console/tenants`
  * (the first level drawn, 100 roots a page) and of the tree with one node open, measured through
  * app.inject on the embedded in-memory database. Target: under 300 ms. Run: `npx tsx bench/console-tree.ts`.
  */

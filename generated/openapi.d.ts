@@ -216,7 +216,7 @@ export interface paths {
         post: operations["createIntegrationWithId"];
         /**
          * Delete an integration and destroy its secrets
-         * @description Needs MANAGE_ALL_PROVIDERS effective in the tenant (API.md §14). The row and its encrypted secrets are deleted; an `integration.deleted` audit event records who did it. 204, no body.
+         * @description Needs MANAGE_ALL_PROVIDERS effective in the tenant (docs/product.md#offboarding-and-erasure). The row and its encrypted secrets are deleted; an `integration.deleted` audit event records who did it. 204, no body.
          */
         delete: operations["deleteIntegration"];
         options?: never;
@@ -283,7 +283,7 @@ export interface paths {
         };
         /**
          * Get a platform user
-         * @description Anyone may read itself; other users need VIEW_ALL_USERS or MANAGE_ALL_USERS over them. Also accepts `Authorization: Token <invitation token>` or `Token <password-reset token>` for the token’s own user (API.md §10).
+         * @description Anyone may read itself; other users need VIEW_ALL_USERS or MANAGE_ALL_USERS over them. Also accepts `Authorization: Token <invitation token>` or `Token <password-reset token>` for the token’s own user (docs/api.md#passwords-and-the-existing-clients-flows).
          */
         get: operations["getUser"];
         /**
@@ -294,7 +294,7 @@ export interface paths {
         post?: never;
         /**
          * Erase a person (memberships, keys, tokens and personal data removed; the id stays)
-         * @description Needs MANAGE_ALL_USERS in the caller’s platform role; the role ceiling applies, nobody erases themselves (409 self_lockout) and the last Platform Administrator stays (API.md §14). The e-mail becomes free; the record stays as status "erased" so that references and audit events still resolve; personal data inside audit events and queued mail is removed.
+         * @description Needs MANAGE_ALL_USERS in the caller’s platform role; the role ceiling applies, nobody erases themselves (409 self_lockout) and the last Platform Administrator stays (docs/product.md#offboarding-and-erasure). The e-mail becomes free; the record stays as status "erased" so that references and audit events still resolve; personal data inside audit events and queued mail is removed.
          */
         delete: operations["eraseUser"];
         options?: never;
@@ -546,7 +546,7 @@ export interface paths {
         post?: never;
         /**
          * Remove a user from a tenant (offboarding)
-         * @description Needs MANAGE_TENANT_ENROLLMENT in the tenant, and the member’s current role must be within the caller’s permissions there, as for a role change (API.md §14). The user keeps its platform account and other memberships; a pending invitation link dies. 204, no body.
+         * @description Needs MANAGE_TENANT_ENROLLMENT in the tenant, and the member’s current role must be within the caller’s permissions there, as for a role change (docs/product.md#offboarding-and-erasure). The user keeps its platform account and other memberships; a pending invitation link dies. 204, no body.
          */
         delete: operations["removeMembership"];
         options?: never;
@@ -859,7 +859,7 @@ export interface paths {
         };
         /**
          * How many members would lose (or gain) password sign-in under another password policy
-         * @description Needs MANAGE_TENANT in the tenant. Read only: nothing changes. `cxengageIdentityProvider` is the policy being considered (PUT /v1/tenants/{id} sets it); the counts are of the tenant’s accepted members, under the rule of API.md §12 (denied → never; a membership’s noPassword; else the policy).
+         * @description Needs MANAGE_TENANT in the tenant. Read only: nothing changes. `cxengageIdentityProvider` is the policy being considered (PUT /v1/tenants/{id} sets it); the counts are of the tenant’s accepted members, under the rule of docs/sso.md (denied → never; a membership’s noPassword; else the policy).
          */
         get: operations["getPasswordPolicyImpact"];
         put?: never;
@@ -999,12 +999,12 @@ export interface paths {
         };
         /**
          * The tenant’s SCIM settings and endpoint
-         * @description Needs MANAGE_TENANT_ENROLLMENT effective in the tenant (API.md §16).
+         * @description Needs MANAGE_TENANT_ENROLLMENT effective in the tenant (docs/scim.md).
          */
         get: operations["getScimSettings"];
         /**
          * Set the role of SCIM-made members that no mapped group decides
-         * @description Needs MANAGE_TENANT_ENROLLMENT effective in the tenant (API.md §16).
+         * @description Needs MANAGE_TENANT_ENROLLMENT effective in the tenant (docs/scim.md).
          */
         put: operations["updateScimSettings"];
         post?: never;
@@ -1023,7 +1023,7 @@ export interface paths {
         };
         /**
          * The tenant’s SCIM groups and their role mapping
-         * @description Needs MANAGE_TENANT_ENROLLMENT effective in the tenant (API.md §16).
+         * @description Needs MANAGE_TENANT_ENROLLMENT effective in the tenant (docs/scim.md).
          */
         get: operations["listScimGroups"];
         put?: never;
@@ -1044,7 +1044,7 @@ export interface paths {
         get?: never;
         /**
          * Map a SCIM group to a tenant role (or unmap it) and set its priority
-         * @description Needs MANAGE_TENANT_ENROLLMENT effective in the tenant (API.md §16). Members’ roles follow at once; every role assigned obeys the ceiling.
+         * @description Needs MANAGE_TENANT_ENROLLMENT effective in the tenant (docs/scim.md). Members’ roles follow at once; every role assigned obeys the ceiling.
          */
         put: operations["updateScimGroup"];
         post?: never;
@@ -12909,7 +12909,7 @@ export interface operations {
                     roleId: string;
                     description?: string;
                     /**
-                     * @description `api` (default): used on /v1 as `Basic keyId:secret` or through POST /v1/tokens. `scim`: a SCIM bearer token for this tenant’s /scim/v2 endpoint only (API.md §16); at most two live per tenant.
+                     * @description `api` (default): used on /v1 as `Basic keyId:secret` or through POST /v1/tokens. `scim`: a SCIM bearer token for this tenant’s /scim/v2 endpoint only (docs/scim.md); at most two live per tenant.
                      * @enum {string}
                      */
                     scope?: "api" | "scim";
@@ -17676,7 +17676,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: uri
-                     * @description https only (http where TENANTRY_OUTBOUND_ALLOW_HTTP is set); never a host that is or resolves to a loopback, private, link-local or metadata address (API.md §13 outbound rule, checked when saved and on every delivery)
+                     * @description https only (http where TENANTRY_OUTBOUND_ALLOW_HTTP is set); never a host that is or resolves to a loopback, private, link-local or metadata address (docs/webhooks.md#the-outbound-rule, checked when saved and on every delivery)
                      */
                     url: string;
                     events: string[];
@@ -18491,7 +18491,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: uri
-                     * @description https only (http where TENANTRY_OUTBOUND_ALLOW_HTTP is set); never a host that is or resolves to a loopback, private, link-local or metadata address (API.md §13 outbound rule, checked when saved and on every delivery)
+                     * @description https only (http where TENANTRY_OUTBOUND_ALLOW_HTTP is set); never a host that is or resolves to a loopback, private, link-local or metadata address (docs/webhooks.md#the-outbound-rule, checked when saved and on every delivery)
                      */
                     url?: string;
                     events?: string[];

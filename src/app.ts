@@ -244,7 +244,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     },
     { prefix: '/v1' },
   )
-  // SCIM 2.0 (API.md §16): its own media type, error shape and bearer credential, outside /v1.
+  // SCIM 2.0 (docs/scim.md): its own media type, error shape and bearer credential, outside /v1.
   await app.register(scimRoutes(ctx, authenticator), { prefix: '/scim/v2' })
   return { app: app as unknown as FastifyInstance, ctx }
 }

@@ -17,7 +17,7 @@ export interface BootstrapOutcome {
 const BOOTSTRAP_LOCK = 7_347_001
 
 /**
- * Seeds an empty database (API.md §2): the platform, the regions, the built-in roles and one Platform
+ * Seeds an empty database (docs/api.md#authentication): the platform, the regions, the built-in roles and one Platform
  * Administrator. Idempotent: on a later start it only reads the platform back. Built-in roles and regions
  * that a newer version adds are inserted, never changed.
  */

@@ -1,4 +1,4 @@
-/** Typed, frozen configuration read once from the environment (API.md §9). */
+/** Typed, frozen configuration read once from the environment (docs/operations.md#configuration). */
 export interface Config {
   port: number
   host: string
@@ -14,10 +14,10 @@ export interface Config {
   adminEmail: string
   adminPassword: string | undefined
   invitationTtlSeconds: number
-  /** How long a password-reset link works (API.md §10). */
+  /** How long a password-reset link works (docs/api.md#passwords-and-the-existing-clients-flows). */
   passwordResetTtlSeconds: number
   /**
-   * Link templates of the e-mails (API.md §10); placeholders `{token}`, `{userId}` (and `{tenantId}` for
+   * Link templates of the e-mails (docs/api.md#passwords-and-the-existing-clients-flows); placeholders `{token}`, `{userId}` (and `{tenantId}` for
    * invitations), URL-encoded. Undefined: the service's own pages under `publicUrl`.
    */
   invitationUrl: string | undefined
@@ -39,7 +39,7 @@ export interface Config {
   corsOrigins: string[]
   /** OTEL_EXPORTER_OTLP_ENDPOINT: where spans go; tracing is off when unset. */
   otlpEndpoint: string | undefined
-  /** Outbound rule (API.md §13, src/http/outbound.ts): also allow plain http:// addresses. */
+  /** Outbound rule (docs/webhooks.md#the-outbound-rule, src/http/outbound.ts): also allow plain http:// addresses. */
   outboundAllowHttp: boolean
   /** Outbound rule: also allow loopback, private, link-local, CGNAT and metadata addresses. */
   outboundAllowPrivate: boolean
@@ -47,7 +47,7 @@ export interface Config {
   auditRetentionDays: number
   /** Where a single sign-on hands the platform token over (`#token=…`); default: the service's own page. */
   ssoReturnUrl: string
-  /** TENANTRY_CONSOLE: serve the console at /console (on by default; API.md §17). */
+  /** TENANTRY_CONSOLE: serve the console at /console (on by default; docs/console.md). */
   console: boolean
 }
 

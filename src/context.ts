@@ -19,7 +19,7 @@ export interface Platform {
 }
 
 /**
- * Everything a service function needs, passed in (DESIGN.md: dependencies are passed in). Services never
+ * Everything a service function needs, passed in (docs/architecture.md#one-source-one-path: dependencies are passed in). Services never
  * read process.env or the wall clock themselves.
  */
 export interface ServiceContext {

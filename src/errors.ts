@@ -1,5 +1,5 @@
 /**
- * The closed list of error reasons (API.md §1). Every failure the service answers names one of these;
+ * The closed list of error reasons (docs/api.md#conventions). Every failure the service answers names one of these;
  * the OpenAPI document publishes the list. Add a reason here, nowhere else.
  */
 export const ERROR_REASONS = {

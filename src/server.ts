@@ -79,7 +79,7 @@ export async function start(
     logger.info({ url, database: where }, `Tenantry listening on ${url}`)
     if (config.console) logger.info(`The console: ${url}/console (sign in with the administrator below)`)
     if (admin?.generated) {
-      // The generated password goes to the terminal only: a log shipper must never store it (API.md §15).
+      // The generated password goes to the terminal only: a log shipper must never store it (docs/operations.md#logs).
       logger.info(
         { email: admin.email },
         'First start: the generated administrator password is on standard error',

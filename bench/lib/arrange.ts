@@ -76,7 +76,7 @@ export async function arrange(input: ArrangeInput): Promise<Arrangement> {
   ).result
 
   // A custom tenant role with every permission, so that effective permissions are computed through a
-  // tenant's own role (API.md §11) as production callers' are, not a built-in one.
+  // tenant's own role (docs/api.md#tenant-roles) as production callers' are, not a built-in one.
   const role = expectStatus(
     await call(serverUrl, 'POST', `/v1/tenants/${tenant.id}/roles`, {
       token: adminToken,
@@ -115,7 +115,7 @@ export async function arrange(input: ArrangeInput): Promise<Arrangement> {
     'insert the row the select ceiling reads',
   ).result
 
-  // SCIM (API.md §16): a scim key of the bench tenant with the custom role, and one user it provisioned,
+  // SCIM (docs/scim.md): a scim key of the bench tenant with the custom role, and one user it provisioned,
   // whom the find scenario looks up by userName as Entra ID does on every cycle.
   const scimToken = expectStatus(
     await call(serverUrl, 'POST', `/v1/tenants/${tenant.id}/api-keys`, {

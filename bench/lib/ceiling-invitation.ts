@@ -1,10 +1,10 @@
 /**
  * The invitation ceiling: what an invitation's required work costs with none of Tenantry's code — bare
  * Fastify, the same logger, `pg`, hand-written SQL against Tenantry's own tables (the bench database is
- * migrated). The work is what API.md asks of an `invited` membership, no more:
+ * migrated). The work is what an `invited` membership requires (docs/product.md#invitations), no more:
  * - one statement (named, prepared once per connection) that counts the invitee's e-mail in the shared
- *   counters (§15), inserts the membership of the user with the e-mail, its outbox row (the token only as
- *   an AES-256-GCM envelope, §6) and its audit event (§13, same statement);
+ *   counters (docs/operations.md#rate-limit-counters-across-processes), inserts the membership of the user with the e-mail, its outbox row (the token only as
+ *   an AES-256-GCM envelope, docs/api.md#the-invitation-e-mail) and its audit event (docs/webhooks.md, same statement);
  * - the mail sent within the window: rendered, written to the log (the bench's server has no SMTP server,
  *   so its mail goes to the log too) and marked sent, its envelope dropped, 100 rows to an update.
  * Nothing else: no authentication, permission or role check, validation, idempotency, webhook guard,

@@ -13,10 +13,10 @@ export interface TenantPlacement {
 export interface AcceptedMembership {
   tenantId: string
   roleId: string
-  /** The role's permission names; none when the role is disabled (API.md §11). */
+  /** The role's permission names; none when the role is disabled (docs/api.md#tenant-roles). */
   permissions: string[]
   /**
-   * Whether the user may use its platform password in this tenant (API.md §12): never when the tenant
+   * Whether the user may use its platform password in this tenant (docs/product.md#password-rule): never when the tenant
    * denies the platform's identity provider; otherwise the membership's `noPassword`, and when that is
    * null the tenant's default (yes when `enabled`, no when `disabled`).
    */
@@ -36,7 +36,7 @@ export async function findTenantPlacement(
 }
 
 /**
- * Whether a membership lets its user use the platform password (API.md §12), over a query that names the
+ * Whether a membership lets its user use the platform password (docs/product.md#password-rule), over a query that names the
  * membership `tu` and its tenant `t`. The one place the rule is spelt. `policy`: the tenant's
  * cxengageIdentityProvider — its column, or a value it might be given (the password-policy impact).
  */

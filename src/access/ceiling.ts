@@ -1,7 +1,7 @@
 import type { Permission } from './permissions.js'
 
 /**
- * The role ceiling (SPEC §5 rule 1, API.md §3): nobody hands out more power than they hold. A role may be
+ * The role ceiling (docs/product.md#role-ceiling): nobody hands out more power than they hold. A role may be
  * assigned only when each of its permissions is one the caller holds in the same scope. Returns the
  * permissions the caller lacks — empty means allowed. Pure: every path that assigns a role calls it.
  */

@@ -14,7 +14,7 @@ export interface TenantAccess {
   member: boolean
   /**
    * The caller would have access here, but not with this credential: a password where the user must
-   * sign in through the tenant's identity provider, or another tenant's SSO (API.md §12). Grants nothing.
+   * sign in through the tenant's identity provider, or another tenant's SSO (docs/product.md#password-rule). Grants nothing.
    */
   ssoRequired: boolean
 }
@@ -26,12 +26,12 @@ export interface GrantingMembership {
   tenantId: string
   roleId: string
   permissions: ReadonlySet<Permission>
-  /** Whether the user may use its platform password there (API.md §12). */
+  /** Whether the user may use its platform password there (docs/product.md#password-rule). */
   passwordAllowed: boolean
 }
 
 /**
- * Effective permissions (API.md §3): a user's platform-role permissions ∪ the permissions of its tenant
+ * Effective permissions (docs/product.md#permissions): a user's platform-role permissions ∪ the permissions of its tenant
  * role in T or any ancestor of T, counting accepted memberships in active tenants. An API key holds its
  * role's permissions in its tenant and that tenant's descendants, and nothing else.
  *
@@ -87,7 +87,7 @@ export class AccessControl {
   }
 
   /**
-   * The memberships that grant something to this credential (API.md §12, the password rule): with a
+   * The memberships that grant something to this credential (docs/product.md#password-rule): with a
    * password, those where the user may use it and that sit below no membership that forbids it; with a
    * tenant's SSO, those in that tenant and its sub-tenants.
    */
@@ -165,7 +165,7 @@ export function canSee(access: TenantAccess | undefined): access is TenantAccess
 }
 
 /**
- * 403 sso_required: the caller is known here, but its credential does not count in this tenant (API.md §12).
+ * 403 sso_required: the caller is known here, but its credential does not count in this tenant (docs/product.md#password-rule).
  * Said by every check that asks whether a caller can see a tenant (canSee), so it holds on every route.
  */
 export function ssoRequired(tenantName: string): AppError {

@@ -1,5 +1,5 @@
 /**
- * The permission catalogue, the built-in roles and the seeded regions (API.md §3, §4.1). Their ids are
+ * The permission catalogue, the built-in roles and the seeded regions (docs/product.md#permissions, docs/product.md#regions-and-time-zones). Their ids are
  * fixed constants, the same in every installation, so clients and scripts may hard-code them.
  */
 export const PERMISSIONS = [
@@ -41,7 +41,7 @@ export function isPermission(value: string): value is Permission {
 }
 
 /**
- * Every permission's fixed id (API.md §10), the same in every installation: role records list these, and
+ * Every permission's fixed id (docs/api.md#permissions-and-roles), the same in every installation: role records list these, and
  * requests may name a permission by id or by name. Never change one; a new permission gets a new id.
  */
 export const PERMISSION_IDS: Readonly<Record<Permission, string>> = {

@@ -56,7 +56,7 @@ export async function authorizationFor(baseUrl: string, credentials: Credentials
   return `Bearer ${token}`
 }
 
-/** What the server answers per line (API.md §7). */
+/** What the server answers per line (docs/api.md#bulk-load-of-platform-users). */
 export interface ResultLine {
   index: number
   line: number

@@ -1,7 +1,7 @@
 import { hash, verify } from '@node-rs/argon2'
 
 /**
- * Passwords are hashed with argon2id (the library's default algorithm; STACK.md: its `Algorithm` enum is
+ * Passwords are hashed with argon2id (the library's default algorithm; docs/architecture.md#library-pitfalls: its `Algorithm` enum is
  * a const enum that vanishes under tsx, so it is not named). A hash is slow on purpose: always call these
  * outside a database transaction.
  */

@@ -35,7 +35,7 @@ export interface ApiKeyTokenClaims {
 
 export type TokenClaims = UserTokenClaims | ApiKeyTokenClaims
 
-/** The tenant whose identity provider proved the user's identity (API.md §12). */
+/** The tenant whose identity provider proved the user's identity (docs/sso.md). */
 export interface SsoOrigin {
   tenantId: string
   providerId: string

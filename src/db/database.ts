@@ -25,7 +25,7 @@ export interface OpenDatabaseOptions {
   /** `undefined` → embedded in dataDir; `memory://` → throw-away embedded; `postgres://…` → server. */
   url: string | undefined
   dataDir: string
-  /** Server pool size. On 2 cores a bigger pool does not help (STACK.md). */
+  /** Server pool size. On 2 cores a bigger pool does not help (docs/performance.md#figures-behind-the-code). */
   poolSize?: number
   /** What the server's connections are called in pg_stat_activity (which pool of which process). */
   applicationName?: string

@@ -18,7 +18,7 @@ import {
  * PGlite is a single PostgreSQL backend: interleaving two callers' statements would mix their
  * transactions (a rollback of one would undo the other's writes). So the one connection is handed out
  * behind a promise mutex, taken in acquireConnection and released in releaseConnection — the community
- * dialect we measured does not do this (see STACK.md).
+ * dialect we measured does not do this (see docs/architecture.md#library-pitfalls).
  */
 export class PGliteDialect implements Dialect {
   constructor(private readonly pglite: PGlite) {}

@@ -18,7 +18,7 @@ export const MEMBERSHIP_STATUSES = ['pending', 'invited', 'accepted', 'disabled'
 /** An outbox row's delivery; a membership's `invitationEmailStatus` is its latest mail's. */
 export const OUTBOX_STATUSES = ['queued', 'sent', 'failed'] as const
 export const API_KEY_STATUSES = ['enabled', 'disabled'] as const
-/** `api`: the /v1 credential; `scim`: a tenant's SCIM bearer token (API.md §16). */
+/** `api`: the /v1 credential; `scim`: a tenant's SCIM bearer token (docs/scim.md). */
 export const API_KEY_SCOPES = ['api', 'scim'] as const
 /** A test sign-in: created, its browser sent to the provider, and the provider's answer judged. */
 export const SSO_TEST_STATUSES = ['pending', 'started', 'succeeded', 'failed'] as const
@@ -65,7 +65,7 @@ export interface RolesTable {
   updated_by: string | null
 }
 
-/** The statuses a client may set, and 'erased' (API.md §14), which only erasure writes. */
+/** The statuses a client may set, and 'erased' (docs/product.md#offboarding-and-erasure), which only erasure writes. */
 export type UserStatus = (typeof USER_STATUSES)[number] | 'erased'
 
 export interface UsersTable {
@@ -303,7 +303,7 @@ export interface SsoRequestsTable {
   test_id: Defaulted<string | null>
 }
 
-/** A test sign-in of an identity provider and what the provider asserted (API.md §17). */
+/** A test sign-in of an identity provider and what the provider asserted (docs/sso.md#5-test-a-provider-before-people-depend-on-it). */
 export interface SsoTestsTable {
   tenant_id: string
   provider_id: string
@@ -382,7 +382,7 @@ export interface Database {
   user_sessions: UserSessionsTable
 }
 
-/** The scim module's own tables (API.md §16, migration 0013). */
+/** The scim module's own tables (docs/scim.md, migration 0013). */
 export interface ScimSettingsTable {
   tenant_id: string
   default_role_id: string

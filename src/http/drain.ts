@@ -7,7 +7,7 @@ export const DRAIN_LIMIT_MS = 10_000
 /**
  * Reads the rest of a request body that will not be used, so that the 413 is answered to a client that
  * has finished sending: a connection closed while the client still writes reaches it as a reset, and it
- * never reads the answer (API.md §15). Bounded: past DRAIN_LIMIT_BYTES or DRAIN_LIMIT_MS the connection
+ * never reads the answer (docs/operations.md#limits). Bounded: past DRAIN_LIMIT_BYTES or DRAIN_LIMIT_MS the connection
  * is cut, which is what a client sending that much deserves.
  */
 export function drainRequestBody(raw: IncomingMessage): Promise<void> {

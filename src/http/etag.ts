@@ -15,7 +15,7 @@ declare module 'fastify' {
 }
 
 /**
- * Optimistic concurrency (API.md §8). Single-item GETs (a route ending in an id parameter) carry an
+ * Optimistic concurrency (docs/api.md#safe-retries). Single-item GETs (a route ending in an id parameter) carry an
  * ETag and honour If-None-Match with 304. The ETag names the representation's `updated` instant and a
  * hash of it: `W/"<updated ms>.<hash>"`.
  *

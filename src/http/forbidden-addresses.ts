@@ -1,5 +1,5 @@
 /**
- * The address ranges the outbound rule never connects to (API.md §13): loopback, private, link-local,
+ * The address ranges the outbound rule never connects to (docs/webhooks.md#the-outbound-rule): loopback, private, link-local,
  * cloud metadata and the other special-purpose ranges, IPv4 and IPv6 (with IPv4 embedded in IPv6).
  */
 import { isIP } from 'node:net'

@@ -4,7 +4,7 @@ import { decryptSecret, encryptSecret, isSecretEnvelope } from '../crypto/secret
 import type { Database } from '../db/schema.js'
 
 /**
- * Stored responses at rest (API.md §8). An answer kept for replay may carry a secret shown once (an API
+ * Stored responses at rest (docs/api.md#safe-retries). An answer kept for replay may carry a secret shown once (an API
  * key's, a webhook's signing secret, a SCIM token, a refreshed access token), so it is sealed with the
  * service's secret key (AES-256-GCM, crypto/secrets.ts), bound to the caller, the key and the request it
  * answers: a reader of the database finds no secret, and a sealed answer moved to another row does not
@@ -49,7 +49,7 @@ export function openResponse(
 }
 
 /**
- * Erasure (API.md §14): deletes every stored response that quotes one of `texts` (ignoring case). The
+ * Erasure (docs/product.md#offboarding-and-erasure): deletes every stored response that quotes one of `texts` (ignoring case). The
  * responses are sealed, so each is opened here rather than searched by the database: a scan of at most
  * 24 hours of keyed POSTs, in pages, for an operation people run rarely.
  */

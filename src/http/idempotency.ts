@@ -7,9 +7,9 @@ import { AppError } from '../errors.js'
 import { type Claim, IN_PROGRESS, openResponse, type SecretKeys, sealResponse } from './idempotency-seal.js'
 
 /**
- * Safe retries (API.md §8). A POST with `Idempotency-Key` claims (caller, key) with a row before it runs;
+ * Safe retries (docs/api.md#safe-retries). A POST with `Idempotency-Key` claims (caller, key) with a row before it runs;
  * the response is stored beside it. Within 24 h the same caller, key and body replays the stored response
- * with `Idempotent-Replayed: true` (a replayed 201 answers 200, API.md §1); another body → 409
+ * with `Idempotent-Replayed: true` (a replayed 201 answers 200, docs/api.md#conventions); another body → 409
  * idempotency_key_reused. A retry that arrives while the first is still running gets 409 too, rather
  * than running twice. Server errors release the key so that a retry can run again.
  *

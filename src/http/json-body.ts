@@ -44,7 +44,7 @@ export function tooDeep(what = 'The request body'): AppError {
 }
 
 /**
- * JSON is the only body type (API.md §1): every other content type answers 415. An empty body counts
+ * JSON is the only body type (docs/api.md#conventions): every other content type answers 415. An empty body counts
  * as no body, so `POST /v1/login` works whether or not a client sends `Content-Type` with it.
  * Prototype-poisoning keys are refused, as Fastify's own parser does, and so is nesting past
  * MAX_JSON_DEPTH.

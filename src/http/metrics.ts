@@ -5,7 +5,7 @@ import type { Database } from '../db/schema.js'
 import { fixedShapeLines } from '../logger.js'
 
 /**
- * Prometheus metrics (API.md §15, docs/operations.md lists them for a dashboard).
+ * Prometheus metrics (docs/operations.md#metrics lists them for a dashboard).
  *
  * Process-wide counters that domain code bumps (login failures, rate-limit refusals, bulk rows) live in
  * one registry; what describes one app — its requests, its pool, its outbox — is registered per app, and

@@ -67,10 +67,10 @@ function reasonsOf(route: RouteOptions, schema: FastifySchema, security: unknown
   }
   if (schema.params || schema.querystring) reasons.add('validation_failed')
   if (authenticated) reasons.add('unauthorized').add('rate_limited')
-  // Idempotency-Key on an authenticated POST; If-Match on a PUT (API.md §8).
+  // Idempotency-Key on an authenticated POST; If-Match on a PUT (docs/api.md#safe-retries).
   if (authenticated && method === 'POST') reasons.add('validation_failed').add('idempotency_key_reused')
   if (authenticated && method === 'PUT') reasons.add('precondition_failed')
-  // The password rule (API.md §12) holds on every resource of a tenant; any route that reads the
+  // The password rule (docs/product.md#password-rule) holds on every resource of a tenant; any route that reads the
   // database answers 503 while it is unreachable (issue 18).
   if (authenticated && String(route.url).includes(':tenantId')) reasons.add('sso_required')
   if (route.url !== '/healthz') reasons.add('database_unavailable')
@@ -108,7 +108,7 @@ function sentence(reason: string): string {
   return words.charAt(0).toUpperCase() + words.slice(1)
 }
 
-/** The error envelope of API.md §1 with `reason` narrowed to what this status can carry here. */
+/** The error envelope of docs/api.md#conventions with `reason` narrowed to what this status can carry here. */
 function errorResponse(status: number, reasons: ErrorReason[]): TSchema {
   const first = reasons[0]!
   return Type.Object(
@@ -172,7 +172,7 @@ export function documentRoute({
 }
 
 /**
- * The document with every request body open: unknown body fields are accepted and ignored (API.md §1),
+ * The document with every request body open: unknown body fields are accepted and ignored (docs/api.md#conventions),
  * and the validator's `additionalProperties: false` only tells it to drop them — a generated client or
  * validator must not read it as a refusal. Responses keep their schemas.
  */

@@ -14,7 +14,7 @@ import {
 const SAVE_LOOKUP_TIMEOUT_MS = 3_000
 
 /**
- * The rule as far as it can be checked when an address is SAVED (API.md §13), so the administrator learns
+ * The rule as far as it can be checked when an address is SAVED (docs/webhooks.md#the-outbound-rule), so the administrator learns
  * at once: checkOutboundUrl, then — for a name — where the name points now. `localhost` and `*.localhost`
  * are loopback by definition (RFC 6761); any other name is resolved (`policy.lookup`, default dns.lookup)
  * and refused when any address it resolves to is not allowed. A name that does not resolve now, or not

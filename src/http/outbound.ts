@@ -1,5 +1,5 @@
 /**
- * The outbound rule (API.md §13) for every address a tenant administrator can make the service call
+ * The outbound rule (docs/webhooks.md#the-outbound-rule) for every address a tenant administrator can make the service call
  * (webhook URLs, SAML metadata URLs, OIDC issuers): https only, and never an address in a loopback,
  * private, link-local, CGNAT, reserved or cloud-metadata range (IPv4 and IPv6, IPv4-mapped and the other
  * IPv6 forms that carry an IPv4 address included).

@@ -2,7 +2,7 @@ import { type TSchema, Type } from 'typebox'
 import { invalidField } from '../errors.js'
 
 /**
- * Keyset pagination (API.md §1): lists return everything unless `?limit=N`; then the response gains
+ * Keyset pagination (docs/api.md#conventions): lists return everything unless `?limit=N`; then the response gains
  * `nextCursor`, an opaque token for `?cursor=`. Rows are ordered by id — time-ordered UUIDs, so creation
  * order — and the cursor is the last id seen.
  */
@@ -56,7 +56,7 @@ export async function readPage<Row, Item>(
   return { items: page.items.map(toItem), nextCursor: page.nextCursor }
 }
 
-/** The one page body of every list route (API.md §1): `{result: [...], nextCursor?}`. */
+/** The one page body of every list route (docs/api.md#conventions): `{result: [...], nextCursor?}`. */
 export const PageBody = <T extends TSchema>(item: T) =>
   Type.Object({
     result: Type.Array(item),

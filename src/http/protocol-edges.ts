@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify'
 import { AppError, type ErrorReason, errorBody } from '../errors.js'
 
 /**
- * The protocol's edges in the error envelope (API.md §1), like every other failure.
+ * The protocol's edges in the error envelope (docs/api.md#conventions), like every other failure.
  *
  * A request Node's HTTP parser refuses never reaches Fastify's routing: a request line or headers over
  * the limit (16 KiB, 431), a malformed request (400), one too slow to arrive (408). Fastify hands those

@@ -10,7 +10,7 @@ export interface CounterWindow {
 }
 
 /**
- * Where rate-limit and lock-out counters live (API.md §15). With a server database every process shares
+ * Where rate-limit and lock-out counters live (docs/operations.md#rate-limit-counters-across-processes). With a server database every process shares
  * them through a table (counter-store.ts), so N processes do not give an attacker N budgets; with the
  * embedded database — one process by construction (its folder is locked) — they stay in memory.
  */
@@ -165,7 +165,7 @@ export class FailureLimiter {
 
 /**
  * Requests per credential per minute, for operators who set TENANTRY_API_RATE_LIMIT (off by default:
- * authenticated traffic is not throttled unless asked, API.md §1). Counted and checked in one atomic
+ * authenticated traffic is not throttled unless asked, docs/api.md#conventions). Counted and checked in one atomic
  * step, so concurrent requests cannot all slip under the limit.
  */
 export class RequestLimiter {

@@ -5,7 +5,7 @@ import { nextUpdated, type VersionedTable } from '../db/row-version.js'
 import type { Database } from '../db/schema.js'
 
 /**
- * Who asked, for the records a request leaves behind (the audit trail's requestId and ip, API.md §13).
+ * Who asked, for the records a request leaves behind (the audit trail's requestId and ip, docs/webhooks.md).
  * Carried by AsyncLocalStorage rather than through every service signature: it is metadata about the
  * request, not an input to any rule, and every write path would otherwise need two more parameters.
  */

@@ -96,7 +96,7 @@ export interface Conditions {
 
 /**
  * A request body object. Unknown fields are dropped by the validator (additionalProperties false with
- * removeAdditional), never stored and never an error (API.md §1); the published document leaves
+ * removeAdditional), never stored and never an error (docs/api.md#conventions); the published document leaves
  * additionalProperties out of request bodies (openapi.ts), since unknown fields are accepted. `examples`
  * (type-checked against the body) fill the docs page's sample request.
  */
@@ -105,7 +105,7 @@ export const Body = <T extends TProperties>(
   options: { description?: string; examples?: Static<TObject<T>>[] } & Conditions = {},
 ) => Type.Object(properties, { additionalProperties: false, ...options })
 
-/** The `{"result": …}` envelope of API.md §1. */
+/** The `{"result": …}` envelope of docs/api.md#conventions. */
 export const Result = <T extends TSchema>(schema: T) => Type.Object({ result: schema })
 
 export const ErrorReasonSchema = Type.Enum(Object.keys(ERROR_REASONS), {

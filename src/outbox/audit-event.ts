@@ -1,5 +1,5 @@
 /**
- * The audit trail's event model (API.md §13): what an event holds, who did it, what changed — pure
+ * The audit trail's event model (docs/webhooks.md): what an event holds, who did it, what changed — pure
  * functions, no SQL. The statements that write events are audited-statement.ts (with a change, in its
  * statement) and audit-trail.ts (in the change's transaction).
  */
@@ -10,7 +10,7 @@ import { newId } from '../crypto/uuid7.js'
 import type { AuditActorType, AuditEventsTable } from '../db/schema.js'
 import { currentRequest } from '../http/request-context.js'
 
-/** What a secret or password looks like in an event's changes (API.md §13). */
+/** What a secret or password looks like in an event's changes (docs/webhooks.md). */
 export const MASKED = '********'
 
 /** field → [before, after]. */
@@ -28,7 +28,7 @@ export interface AuditRecord {
 }
 
 /**
- * The one event of one change to one record (API.md §13: a change to one record is one event, whose
+ * The one event of one change to one record (docs/webhooks.md: a change to one record is one event, whose
  * `changes` hold every field it changed). `groups` are the record's possible actions, most telling first
  * (a status move before a profile edit), each with the fields it covers; the event is named after the
  * first group with a change and holds the changes of all. None when nothing changed.
@@ -140,7 +140,7 @@ function sameValue(a: unknown, b: unknown): boolean {
   return a === b
 }
 
-/** An event as the API and webhook bodies show it (API.md §13). */
+/** An event as the API and webhook bodies show it (docs/webhooks.md). */
 export function toAuditEventRecord(row: Selectable<AuditEventsTable>) {
   return {
     id: row.id,

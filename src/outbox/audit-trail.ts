@@ -1,5 +1,5 @@
 /**
- * Audit events written in the transaction of their change (API.md §13), for the paths whose change is
+ * Audit events written in the transaction of their change (docs/webhooks.md), for the paths whose change is
  * several statements or several events; a create writes its event in its own statement
  * (audited-statement.ts).
  */

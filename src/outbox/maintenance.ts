@@ -11,7 +11,7 @@ import { claimExpiredInvitations, deleteAttemptsBefore, deleteEventsBefore } fro
  */
 
 /**
- * `invitation.expired` events for invitations whose window passed (API.md §13: within a minute);
+ * `invitation.expired` events for invitations whose window passed (docs/webhooks.md: within a minute);
  * idempotent across workers: claimExpiredInvitations marks them in the same statement.
  */
 export async function expireInvitations(db: Kysely<Database>, clock: Clock): Promise<void> {

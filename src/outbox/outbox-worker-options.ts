@@ -28,7 +28,7 @@ export interface OutboxWorkerDeps {
 }
 
 export interface OutboxWorkerOptions {
-  /** How often to look for due rows when not nudged; API.md §6 wants new mail out within a second. */
+  /** How often to look for due rows when not nudged; docs/api.md#the-invitation-e-mail wants new mail out within a second. */
   pollIntervalMs?: number
   /**
    * After a nudge, how long to let more commits arrive before claiming: under a burst of invitations one
@@ -49,11 +49,11 @@ export interface OutboxWorkerOptions {
   /** Webhook retries: first delay (doubling) and its cap; default 5 s and 1 h. */
   webhookBaseBackoffMs?: number
   webhookMaxBackoffMs?: number
-  /** An endpoint failing this long is disabled; default 24 h (API.md §13). */
+  /** An endpoint failing this long is disabled; default 24 h (docs/webhooks.md). */
   webhookDisableAfterMs?: number
   /** How webhooks are sent; default outboundFetch under the configured outbound rule. */
   webhookFetch?: OutboundFetch
-  /** How often the invitation-expiry sweep runs (API.md §13: within a minute); default 20 s. */
+  /** How often the invitation-expiry sweep runs (docs/webhooks.md: within a minute); default 20 s. */
   sweepIntervalMs?: number
 }
 

@@ -29,7 +29,7 @@ import { WebhookDeliverer } from './webhook-delivery.js'
 export type { OutboxWorkerDeps, OutboxWorkerOptions, OutboxWorkerStats } from './outbox-worker-options.js'
 
 /**
- * Delivers the outbox (API.md §6). Any number of workers, in any number of processes, may run against one
+ * Delivers the outbox (docs/api.md#the-invitation-e-mail). Any number of workers, in any number of processes, may run against one
  * database: each claims due rows with FOR UPDATE SKIP LOCKED in a short statement, sends outside any
  * transaction, and marks the row sent. A failed send is retried with exponential backoff (and jitter, so
  * that many rows do not retry in step) until `maxAttempts`, then marked failed; a 5xx answer from the

@@ -4,7 +4,7 @@ import type { Database, OutboxRow } from '../db/schema.js'
 import { joinPieces, type Piece, param, piece, raw } from '../db/statement-pieces.js'
 
 /**
- * SQL for the mail outbox (API.md §6). Rows are written inside the transaction of the change that causes
+ * SQL for the mail outbox (docs/api.md#the-invitation-e-mail). Rows are written inside the transaction of the change that causes
  * them and claimed by any number of workers with FOR UPDATE SKIP LOCKED, so that each row is handed to
  * one worker at a time and nothing is lost when a worker dies (its lease runs out and another takes it).
  */

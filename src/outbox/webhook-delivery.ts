@@ -47,7 +47,7 @@ export interface WebhookDeliveryOptions {
   maxBackoffMs: number
   /** An endpoint failing this long without a success is disabled (default 24 h). */
   disableAfterMs: number
-  /** The outbound fetch (the outbound rule of API.md §13). */
+  /** The outbound fetch (the outbound rule of docs/webhooks.md#the-outbound-rule). */
   fetch: OutboundFetch
 }
 

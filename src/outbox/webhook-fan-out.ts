@@ -1,5 +1,5 @@
 /**
- * The webhook fan-out of audit events (API.md §13): one `webhook` outbox row per event and matching
+ * The webhook fan-out of audit events (docs/webhooks.md): one `webhook` outbox row per event and matching
  * active endpoint, written by the statement or transaction that writes the event. And the guard that
  * lets an audited statement leave the fan-out out while no endpoint is active (migration 0010).
  */

@@ -48,7 +48,7 @@ type SecretKeys = Pick<Keys, 'secretKey' | 'secretKeyId'>
 
 /**
  * The secrets a delivery at `now` is signed with: the current one, and the one a rotation replaced until
- * its 24 hours are over (API.md §17: the old secret keeps verifying meanwhile).
+ * its 24 hours are over (docs/webhooks.md#operations-test-redeliver-rotate-the-secret: the old secret keeps verifying meanwhile).
  */
 export function signingSecrets(
   keys: SecretKeys,

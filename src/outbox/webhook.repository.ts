@@ -3,7 +3,7 @@ import { newId } from '../crypto/uuid7.js'
 import { nextUpdated } from '../db/row-version.js'
 import type { Database } from '../db/schema.js'
 
-/** SQL the worker needs to deliver webhooks (API.md §13) and record each attempt. */
+/** SQL the worker needs to deliver webhooks (docs/webhooks.md) and record each attempt. */
 
 export async function loadDelivery(db: Kysely<Database>, webhookId: string, eventId: string | undefined) {
   const webhook = await db.selectFrom('webhooks').selectAll().where('id', '=', webhookId).executeTakeFirst()

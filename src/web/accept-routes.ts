@@ -46,7 +46,7 @@ const FormBody = Type.Object({
 })
 
 /**
- * The invitation acceptance page, `{TENANTRY_PUBLIC_URL}/invitations/accept?token=…` (API.md §4.4):
+ * The invitation acceptance page, `{TENANTRY_PUBLIC_URL}/invitations/accept?token=…` (docs/api.md#tenant-users-and-invitations):
  * server-rendered, a plain HTML form that works without JavaScript, posting back to itself. It calls the
  * same service functions as the JSON API, so the rules (token once, expiry, password) are the same.
  */

@@ -5,7 +5,7 @@ import type { Invitation } from '../modules/memberships/acceptance.schemas.js'
 import { errorSummary, textField } from './kit/forms.js'
 import { failurePage, page, tooManyAttemptsPage as tooManyAttempts } from './layout.js'
 
-/** The views of the acceptance page (API.md §4.4). Every interpolated value is escaped by `html`. */
+/** The views of the acceptance page (docs/api.md#tenant-users-and-invitations). Every interpolated value is escaped by `html`. */
 
 export interface FormState {
   token: string

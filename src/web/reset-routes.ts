@@ -36,7 +36,7 @@ const FormBody = Type.Object({
 })
 
 /**
- * The password-reset page, `{TENANTRY_PUBLIC_URL}/password-reset?token=…` (API.md §10): server-rendered,
+ * The password-reset page, `{TENANTRY_PUBLIC_URL}/password-reset?token=…` (docs/api.md#passwords-and-the-existing-clients-flows): server-rendered,
  * a plain HTML form that works without JavaScript, posting back to itself. It calls the same service as
  * `PUT /v1/users/{id}` with the reset token, so the rules (once, expiry, newer kills older) are the same.
  * Links that do not work count against the client address like invitation links.

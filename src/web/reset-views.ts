@@ -4,7 +4,7 @@ import { formatUtc, html } from '../html.js'
 import { errorSummary, textField } from './kit/forms.js'
 import { failurePage, page, tooManyAttemptsPage } from './layout.js'
 
-/** The views of the password-reset page (API.md §10). Every interpolated value is escaped by `html`. */
+/** The views of the password-reset page (docs/api.md#passwords-and-the-existing-clients-flows). Every interpolated value is escaped by `html`. */
 
 export interface ResetFormState {
   token: string

@@ -5,7 +5,7 @@ import type { TypedApp } from '../http/typed-app.js'
 import { PAGE_HEADERS, page } from './layout.js'
 
 /**
- * The default hand-over page of single sign-on (TENANTRY_SSO_RETURN_URL unset; API.md §12). The token
+ * The default hand-over page of single sign-on (TENANTRY_SSO_RETURN_URL unset; docs/sso.md). The token
  * arrives in the URL fragment, which browsers never send to a server; a small script takes it out of the
  * address bar, keeps it in sessionStorage for a front end on this origin, and shows who is signed in
  * (POST /v1/login with the token). The script runs under a per-response nonce; nothing else may.

@@ -3,7 +3,7 @@ import { permissionsBeyondCeiling, withinCeiling } from '../../src/access/ceilin
 import { BUILT_IN_ROLES, PERMISSIONS, type Permission } from '../../src/access/permissions.js'
 
 /**
- * The role ceiling as a pure function (API.md §3), checked exhaustively: for every pair (assigned, held)
+ * The role ceiling as a pure function (docs/product.md#role-ceiling), checked exhaustively: for every pair (assigned, held)
  * of subsets of the permission catalogue — which includes every subset of every built-in role's
  * permission set — the answer is exactly the set difference, computed independently with bit masks.
  */

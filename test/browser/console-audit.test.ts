@@ -8,7 +8,7 @@ import { createTenantAsAdmin, memberWithToken, uniqueEmail, uniqueName } from '.
 import { TEST_ADMIN } from '../helpers/test-env.js'
 
 /**
- * The audit pages in a real Chromium (API.md §17): a tenant's History shows a rename as old → new and a
+ * The audit pages in a real Chromium (docs/console-admin.md): a tenant's History shows a rename as old → new and a
  * webhook's secret only as ********; filters by action and target; the platform's events page; actors and
  * targets by name, linking to their pages, times in the reader's zone, action names never broken.
  */

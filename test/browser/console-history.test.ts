@@ -7,7 +7,7 @@ import { createTenantAsAdmin, insertUser, uniqueName } from '../helpers/fixtures
 import { TEST_ADMIN } from '../helpers/test-env.js'
 
 /**
- * The audit list's CSV download and the "History" links in a real Chromium (API.md §17 "Audit"): the
+ * The audit list's CSV download and the "History" links in a real Chromium (docs/console-admin.md "Audit"): the
  * file holds exactly the filtered events; the actor filter takes an e-mail; each record's page links to
  * the audit list filtered to that record, and the link lands on that record's events.
  */

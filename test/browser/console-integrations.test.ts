@@ -5,7 +5,7 @@ import { htmlOf, useAdminConsole } from '../helpers/console-admin.js'
 import { createTenantAsAdmin } from '../helpers/fixtures.js'
 
 /**
- * The integrations pages in a real Chromium (API.md §17 "Integrations"): forms by type with the type's own
+ * The integrations pages in a real Chromium (docs/console-admin.md "Integrations"): forms by type with the type's own
  * fields (a Zendesk and an e-mail integration), a secret written once and never in any page before or
  * after a reload, replaced from the edit form, activation refused naming what is missing, a stale edit
  * answered "changed meanwhile", and delete after a confirmation.

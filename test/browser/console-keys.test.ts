@@ -5,7 +5,7 @@ import { htmlOf, useAdminConsole } from '../helpers/console-admin.js'
 import { createTenantAsAdmin, uniqueName } from '../helpers/fixtures.js'
 
 /**
- * API keys and SCIM in the console (API.md §17), in a real Chromium: a key's secret and a SCIM token are in
+ * API keys and SCIM in the console (docs/console-admin.md), in a real Chromium: a key's secret and a SCIM token are in
  * the HTML of their one "shown once" page and of no other page, before or after a reload; the secret
  * works and stops working once the key is disabled from the page; the SCIM settings (base URL, default
  * role, a directory group mapped to a role) are set from the page.

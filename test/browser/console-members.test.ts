@@ -13,7 +13,7 @@ import type { TestSmtpServer } from '../helpers/smtp.js'
 import type { TestApp } from '../helpers/test-app.js'
 
 /**
- * Members and invitations in the console (API.md §17), in a real Chromium: inviting many by pasting their
+ * Members and invitations in the console (docs/console.md), in a real Chromium: inviting many by pasting their
  * addresses (a result per person), the mail arriving at a real SMTP server and its state reaching "sent"
  * on the members page, the actions on a membership, and the role ceiling: a Supervisor's forged form
  * assigning Administrator is refused with a visible 403.

@@ -4,7 +4,7 @@ import { useAdminConsole } from '../helpers/console-admin.js'
 import { createTenantAsAdmin, memberWithToken, uniqueName } from '../helpers/fixtures.js'
 
 /**
- * Roles in the console (API.md §17), in a real Chromium: create and edit a tenant role with permission
+ * Roles in the console (docs/console-admin.md), in a real Chromium: create and edit a tenant role with permission
  * check-boxes; for a person who may manage roles but holds only some permissions, the others are
  * disabled with the reason before they try (the role ceiling made visible).
  */

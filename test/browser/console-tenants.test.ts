@@ -14,7 +14,7 @@ import type { TestApp } from '../helpers/test-app.js'
 import { TEST_ADMIN } from '../helpers/test-env.js'
 
 /**
- * The console's foundation and tenants in a real Chromium (API.md §17): signing in and out, the session
+ * The console's foundation and tenants in a real Chromium (docs/console.md): signing in and out, the session
  * cookie, the tree (keyboard only, down to a leaf), creating and editing tenants with and without
  * JavaScript, a stale edit, and the attacks: a cross-site form post, markup in a name, the token's reach.
  */

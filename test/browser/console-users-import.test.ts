@@ -5,7 +5,7 @@ import { insertUser, uniqueEmail } from '../helpers/fixtures.js'
 import type { TestApp } from '../helpers/test-app.js'
 
 /**
- * The CSV import of platform users in the console (API.md §17), in a real Chromium: the rows are checked
+ * The CSV import of platform users in the console (docs/console.md), in a real Chromium: the rows are checked
  * first — a result per row, the failing field named, nothing written — then Import writes them and shows
  * the final result per row; by pasting (JavaScript on) and by uploading a file (JavaScript off).
  */

@@ -8,7 +8,7 @@ import type { TestApp } from '../helpers/test-app.js'
 import { TEST_ADMIN } from '../helpers/test-env.js'
 
 /**
- * The platform users pages of the console (API.md §17), in a real Chromium: search, create, edit, a
+ * The platform users pages of the console (docs/console.md), in a real Chromium: search, create, edit, a
  * password-reset link arriving at a real SMTP server, disable and enable, erase with the typed
  * confirmation, and a stale edit — the forms with JavaScript off, the page checks with it on.
  */

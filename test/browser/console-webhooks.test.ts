@@ -5,7 +5,7 @@ import { createTenantAsAdmin, uniqueName } from '../helpers/fixtures.js'
 import { WebhookReceiver } from '../helpers/webhook-receiver.js'
 
 /**
- * Webhooks in the console (API.md §17), in a real Chromium, against a receiver on loopback that verifies
+ * Webhooks in the console (docs/console-admin.md), in a real Chromium, against a receiver on loopback that verifies
  * every message with the `standardwebhooks` package: create (the secret on its one page), a test event,
  * a secret rotation from the page during which both secrets verify, a redelivery under the same
  * webhook-id, edit, disable and re-enable; the secrets in no other page.

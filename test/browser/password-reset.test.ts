@@ -7,7 +7,7 @@ import { resetTokenIn, type TestSmtpServer } from '../helpers/smtp.js'
 import type { TestApp } from '../helpers/test-app.js'
 
 /**
- * The password reset as a person lives it (API.md §10): the mail arrives at a real SMTP server, its link
+ * The password reset as a person lives it (docs/api.md#passwords-and-the-existing-clients-flows): the mail arrives at a real SMTP server, its link
  * opens in a real Chromium with JavaScript turned off, the person chooses a new password, and the old
  * one — and every session signed in with it — stops working. Screenshots land in test-output/.
  */

@@ -8,7 +8,7 @@ import { resolveKeys } from '../../src/crypto/keys.js'
 import { decryptSecret, encryptSecret } from '../../src/crypto/secrets.js'
 
 /**
- * Where the key for secrets at rest comes from (API.md §9): TENANTRY_SECRET_KEY; with the embedded
+ * Where the key for secrets at rest comes from (docs/operations.md#configuration): TENANTRY_SECRET_KEY; with the embedded
  * database and no key, one generated once into the data folder (mode 0600) with a warning; with a server
  * database and no key, no start at all.
  */

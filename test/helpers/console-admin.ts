@@ -8,7 +8,7 @@ import { createTestApp, FollowingClock, type TestApp } from './test-app.js'
 import { TEST_ADMIN } from './test-env.js'
 
 /**
- * The console's administration pages (API.md §17, part 2) in a real Chromium: the app listening on
+ * The console's administration pages (docs/console-admin.md) in a real Chromium: the app listening on
  * loopback (outbound http to loopback allowed, for a webhook receiver there), a browser with JavaScript on,
  * the Platform Administrator signed in through the forms, and every page's checks at 1280×800 and
  * 390×844 — axe-core (WCAG 2.2 AA tags) 0 violations, no sideways scrolling at 390 px, no browser console

@@ -5,7 +5,7 @@ import { outputPath, type PagesInBrowser, startPagesInBrowser } from './browser.
 import { TEST_ADMIN } from './test-env.js'
 
 /**
- * The console as a person meets it in Chromium (API.md §17): signing in through the forms, and the checks
+ * The console as a person meets it in Chromium (docs/console.md): signing in through the forms, and the checks
  * every page must pass at a desktop and a phone size — axe-core's WCAG 2.2 AA rules with 0 violations, no
  * horizontal scrolling at 390 px, no browser console error — with a screenshot of each in test-output/.
  */
@@ -16,7 +16,7 @@ export const VIEWPORTS = [
 
 /**
  * A page that records every browser console error and failed request it meets. `answersWithStatus`: the
- * page itself may answer 4xx (a public page's refusal is a page with its status, API.md §4.4, §10), which
+ * page itself may answer 4xx (a public page's refusal is a page with its status, docs/api.md#tenant-users-and-invitations, docs/api.md#passwords-and-the-existing-clients-flows), which
  * the browser logs as an error of that document; any other failure still counts.
  */
 export async function openPage(
@@ -44,7 +44,7 @@ export async function signIn(page: Page, baseUrl: string, email: string, passwor
   await page.waitForLoadState()
 }
 
-/** Every page check of section 17 at both sizes; `name` names the screenshots. */
+/** Every page check of docs/console.md#what-every-page-passes at both sizes; `name` names the screenshots. */
 export async function checkPage(page: Page, name: string, errors: string[]): Promise<void> {
   await checkPageAtBothSizes(page, `console-${name}`, errors)
 }

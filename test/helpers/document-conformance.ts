@@ -14,7 +14,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
  */
 const WATCHED_BODY_BYTES = 64 * 1024
 /**
- * Bulk forms that judge each row on its own (API.md §7): a 200 answers a verdict per row, so a row the
+ * Bulk forms that judge each row on its own (docs/api.md#bulk-load-of-platform-users): a 200 answers a verdict per row, so a row the
  * document refuses is reported in that row's result, not accepted — the array is the shape judged.
  */
 const ROW_BY_ROW = new Set(['POST /v1/users'])

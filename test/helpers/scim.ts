@@ -2,7 +2,7 @@ import { ROLE_IDS } from '../../src/access/permissions.js'
 import { createTenantAsAdmin, uniqueName } from './fixtures.js'
 import type { ApiResponse, TestApp } from './test-app.js'
 
-/** A fresh tenant and a SCIM key of it (API.md §16), and a client that speaks SCIM to its endpoint. */
+/** A fresh tenant and a SCIM key of it (docs/scim.md), and a client that speaks SCIM to its endpoint. */
 export interface ScimTenant {
   tenantId: string
   keyId: string

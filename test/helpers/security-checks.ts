@@ -4,7 +4,7 @@ import { freshTenant, insertUser, memberWithToken } from './fixtures.js'
 import type { TestApp } from './test-app.js'
 
 /**
- * The four attacks every tenant-scoped route must withstand (API.md §1, §3), for one route:
+ * The four attacks every tenant-scoped route must withstand (docs/api.md#conventions, docs/product.md#permissions), for one route:
  * - no credentials → 401 unauthorized;
  * - another tenant's id, by an Administrator of a different tenant → 404 (the tenant's own not-found:
  *   ids of tenants the caller cannot see do not leak);

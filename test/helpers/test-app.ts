@@ -58,7 +58,7 @@ export interface TestApp {
 }
 
 export interface TestAppOptions {
-  /** Extra environment for loadConfig (API.md §9 names). */
+  /** Extra environment for loadConfig (variables of docs/operations.md#configuration). */
   env?: Record<string, string>
   clock?: ManualClock
   database?: TestDatabase

@@ -132,7 +132,7 @@ describe('ETag and If-Match', () => {
 describe('stored responses at rest', () => {
   it('keeps a shown-once secret out of the database, and still replays it to the caller', async () => {
     // The attack: a reader of the database (a backup, a replica) looks for live secrets among the
-    // responses kept for replay. The replay itself is the caller's own answer again (API.md §8).
+    // responses kept for replay. The replay itself is the caller's own answer again (docs/api.md#safe-retries).
     const created = await t.request('POST', '/v1/tenants', {
       token,
       body: { name: uniqueName('Idem'), regionId: REGION_ID },

@@ -8,7 +8,7 @@ import { createTestIdp } from '../helpers/saml-idp.js'
 import { useTestApp } from '../helpers/test-app.js'
 
 /**
- * If-Match on every PUT of a single resource (API.md §8, docs/api.md): checked in the UPDATE itself, so of
+ * If-Match on every PUT of a single resource (docs/api.md#safe-retries): checked in the UPDATE itself, so of
  * concurrent PUTs naming one version exactly one is stored. The table lists every such PUT, and the
  * OpenAPI document is the judge of "every": a PUT whose resource has a single-item GET (and so an ETag)
  * that is missing from the table fails the first test. The app's clock stands still (ManualClock), so

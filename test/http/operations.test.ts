@@ -4,7 +4,7 @@ import { wantsPrettyLogs } from '../../src/logger.js'
 import { insertUser, REGION_ID } from '../helpers/fixtures.js'
 import { createTestApp, useTestApp } from '../helpers/test-app.js'
 
-/** API.md §15 inside one process: /metrics, one log line per request, CORS, compression, the 413. */
+/** docs/operations.md inside one process: /metrics, one log line per request, CORS, compression, the 413. */
 const t = useTestApp({ env: { TENANTRY_CORS_ORIGINS: 'https://console.example.com' } })
 let token: string
 beforeAll(async () => {

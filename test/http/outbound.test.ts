@@ -53,7 +53,7 @@ async function refusal(promise: Promise<unknown>): Promise<OutboundRefusedError>
   return error as OutboundRefusedError
 }
 
-describe('the outbound rule (API.md §13)', () => {
+describe('the outbound rule (docs/webhooks.md#the-outbound-rule)', () => {
   let v4: Peer
   let v6: Peer
   beforeAll(async () => {

@@ -11,7 +11,7 @@ import { useOutboxFixture } from '../helpers/outbox-fixture.js'
 import { onServerDatabase } from '../helpers/test-database.js'
 
 /**
- * The outbox worker's claim (API.md §6): rows a process leased to itself are sent without a claim, due
+ * The outbox worker's claim (docs/api.md#the-invitation-e-mail): rows a process leased to itself are sent without a claim, due
  * rows are claimed FOR UPDATE SKIP LOCKED, and many workers send each mail once. The mail itself and
  * delivery failures: outbox.test.ts.
  */

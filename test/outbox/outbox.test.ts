@@ -7,7 +7,7 @@ import { useOutboxFixture } from '../helpers/outbox-fixture.js'
 import { invitationLinkIn } from '../helpers/smtp.js'
 
 /**
- * The invitation e-mail and its delivery (API.md §6): the outbox row written with the invitation, the
+ * The invitation e-mail and its delivery (docs/api.md#the-invitation-e-mail): the outbox row written with the invitation, the
  * worker that claims it (FOR UPDATE SKIP LOCKED), sends it over a real SMTP server, retries while the
  * server is down, gives up after its attempts, and writes the mail to the log when there is no SMTP.
  */
@@ -161,7 +161,7 @@ describe('delivery when things fail', () => {
     expect(row!.attempts).toBe(2)
     expect(row!.last_error).toMatch(/^gave up after 2 attempts/)
     expect(row!.payload).not.toHaveProperty('envelope')
-    // Given up: an invitation.email_failed event, written with the failed mark (API.md §13).
+    // Given up: an invitation.email_failed event, written with the failed mark (docs/webhooks.md).
     const failedEvents = await t.ctx.db
       .selectFrom('audit_events')
       .selectAll()

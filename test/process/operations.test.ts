@@ -9,7 +9,7 @@ import { runTenantry, type ServiceProcess, seedDataFolder } from '../helpers/pro
 import { TEST_ADMIN, TEST_SECRET_KEY } from '../helpers/test-env.js'
 
 /**
- * API.md §15 across real processes: the data folder's lock, the start-up errors, tracing. Each test picks
+ * docs/operations.md across real processes: the data folder's lock, the start-up errors, tracing. Each test picks
  * its own database (a data folder, a bad URL, memory://), so the file tells all in one CI leg
  * (vitest.config.ts, ONE_LEG_TESTS); the counters shared on one PostgreSQL are in shared-counters.test.ts.
  */

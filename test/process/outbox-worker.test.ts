@@ -15,7 +15,7 @@ import { onServerDatabase } from '../helpers/test-database.js'
 import { TEST_SECRET_KEY, TEST_TOKEN_SECRET } from '../helpers/test-env.js'
 
 /**
- * `tenantry worker` as its own process (API.md §6): beside servers started with TENANTRY_WORKER=off, it
+ * `tenantry worker` as its own process (docs/api.md#the-invitation-e-mail): beside servers started with TENANTRY_WORKER=off, it
  * delivers what they queue, and stops cleanly on SIGTERM. It needs a PostgreSQL server database.
  */
 // The test app starts no worker (only server.ts does): the process under test is the only one.

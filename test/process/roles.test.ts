@@ -8,7 +8,7 @@ import { TEST_ADMIN, TEST_SECRET_KEY, TEST_TOKEN_SECRET } from '../helpers/test-
 
 /**
  * A change to a role reaches every holder in every process within the documented cache window
- * (API.md §11, docs/api.md: 5 seconds). Two real server processes on one PostgreSQL database: the role
+ * (docs/api.md#tenant-roles: 5 seconds). Two real server processes on one PostgreSQL database: the role
  * changes through one, and the other is polled until its holders — a member and an API key — act with
  * the new permissions. Each round warms the other process's caches just before the change, so it
  * measures the worst case. Needs a PostgreSQL server (TEST_DATABASE_URL).

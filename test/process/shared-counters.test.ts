@@ -3,7 +3,7 @@ import { runTenantry, type ServiceProcess } from '../helpers/process.js'
 import { createTestDatabase, onServerDatabase, type TestDatabase } from '../helpers/test-database.js'
 import { TEST_ADMIN, TEST_SECRET_KEY } from '../helpers/test-env.js'
 
-/** API.md §15: two API processes on one PostgreSQL share their rate-limit counters. */
+/** docs/operations.md#rate-limit-counters-across-processes: two API processes on one PostgreSQL share their rate-limit counters. */
 const processes: ServiceProcess[] = []
 const databases: TestDatabase[] = []
 afterAll(async () => {

@@ -2,8 +2,8 @@ import type { Kysely } from 'kysely'
 import { executeScript } from '../script.js'
 
 /**
- * The audit trail (API.md §13): one row per change the API makes, written in the change's own
- * transaction. Append-only through the API; erasure (§14) rewrites the personal data inside rows.
+ * The audit trail (docs/webhooks.md): one row per change the API makes, written in the change's own
+ * transaction. Append-only through the API; erasure (docs/product.md#offboarding-and-erasure) rewrites the personal data inside rows.
  *
  * Keys lead with what the readers filter by: a tenant's events newest first (the tenant endpoint reads
  * a tenant and its sub-tenants), and the platform's events newest first. `id` is a UUIDv7, so ordering

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely'
 import { executeScript } from '../script.js'
 
 /**
- * Password reset (API.md §10). A user has at most one live reset link: its token's SHA-256 sits on the
+ * Password reset (docs/api.md#passwords-and-the-existing-clients-flows). A user has at most one live reset link: its token's SHA-256 sits on the
  * user row beside its expiry (`reset_password_expiry_date`, a field of the brief), so a newer link
  * replaces the older one by overwriting it, and using the link clears both. The unique index finds the
  * user from a token. The reset e-mails are outbox rows found by user (the record's delivery state).

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely'
 import { executeScript } from '../script.js'
 
 /**
- * Tenant roles (API.md §11): a tenant's own roles can be switched off (`active`) and offered to its
+ * Tenant roles (docs/api.md#tenant-roles): a tenant's own roles can be switched off (`active`) and offered to its
  * sub-tenants (`shared`). Names are unique within the owning tenant on the normalized key (NFKC,
  * lower-cased, trimmed, inner whitespace collapsed — the tenant-name rule), enforced by a unique index so
  * that two concurrent creates cannot both win. Roles owned by no tenant (platform and built-in roles) are

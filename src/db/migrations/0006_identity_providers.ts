@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely'
 import { executeScript } from '../script.js'
 
 /**
- * Single sign-on (API.md §12).
+ * Single sign-on (docs/sso.md).
  * - identity_providers: a tenant's SAML 2.0 or OpenID Connect providers. The OIDC client secret is a
  *   SecretEnvelope (crypto/secrets.ts), never plaintext. Looked up by id alone on the browser routes
  *   (/v1/sso/{providerId}/…), by tenant on the admin routes.

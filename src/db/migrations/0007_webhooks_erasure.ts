@@ -3,14 +3,14 @@ import { executeScript } from '../script.js'
 
 /**
  * Webhooks, their delivery attempts, ordered outbox rows, erased users and the invitation-expiry marker
- * (API.md §13, §14).
+ * (docs/webhooks.md, docs/product.md#offboarding-and-erasure).
  *
  * - `webhooks`: a tenant's endpoints; the signing secret is an AES-GCM envelope (crypto/secrets.ts).
  *   `failing_since` is when the current run of failed deliveries began (null while healthy).
  * - `webhook_deliveries`: one row per delivery attempt (GET …/webhooks/{id}/deliveries).
  * - `outbox.ordering_key` + `outbox.seq`: rows with the same key (a webhook's id) are delivered one at a
  *   time in `seq` order; mail rows have no key.
- * - `users.status` may be 'erased' (§14): the record stays so that ids resolve.
+ * - `users.status` may be 'erased' (docs/product.md#offboarding-and-erasure): the record stays so that ids resolve.
  * - `tenant_users.invitation_expiry_announced`: the expiry date an `invitation.expired` event was written
  *   for, so the sweep writes it once whichever worker runs it.
  */

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely'
 import { executeScript } from '../script.js'
 
 /**
- * Rate-limit and lock-out counters shared by every process on one server database (API.md §15): one
+ * Rate-limit and lock-out counters shared by every process on one server database (docs/operations.md#rate-limit-counters-across-processes): one
  * fixed window per key (a hash of the limit's name and what it counts), bumped by an atomic upsert.
  * Unlogged: a counter lost in a server crash only gives back a minute's budget, and skipping the WAL
  * keeps a failed login cheap. Expired rows are swept hourly.

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely'
 import { executeScript } from '../script.js'
 
 /**
- * SCIM 2.0 (API.md §16): an API key's scope (`api` or `scim`) and optional expiry, and the scim module's
+ * SCIM 2.0 (docs/scim.md): an API key's scope (`api` or `scim`) and optional expiry, and the scim module's
  * own tables — per-tenant settings, the SCIM attributes of a member as its directory sent them, the
  * provisioning groups and their members. A SCIM user and a group member belong to a membership: when the
  * membership goes (by SCIM, by `/v1`, by erasure), their SCIM data goes with it (`on delete cascade`).

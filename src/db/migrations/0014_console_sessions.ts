@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely'
 import { executeScript } from '../script.js'
 
 /**
- * The console's sessions (API.md §17). The browser holds only a random session id in an HttpOnly cookie;
+ * The console's sessions (docs/console.md). The browser holds only a random session id in an HttpOnly cookie;
  * the row is found by the id's SHA-256 and holds the person's platform token encrypted (crypto/secrets.ts),
  * so neither a page nor a copy of this table gives a usable token. Sign-out deletes the row; the token's
  * expiry ends it (`expires`); a disabled person or a password change make the API refuse the token, and

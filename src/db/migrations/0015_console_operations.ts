@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely'
 import { executeScript } from '../script.js'
 
 /**
- * What the console's operations routes store (API.md §17; docs/webhooks.md, docs/sso.md).
+ * What the console's operations routes store (docs/api.md#the-consoles-operations-routes; docs/webhooks.md, docs/sso.md).
  *
  * - `webhooks.previous_secret` / `previous_secret_expires`: after `POST …/rotate-secret`, the replaced
  *   signing secret (an AES-GCM envelope like `secret`, bound to its own associated data) and until when

@@ -14,7 +14,7 @@ import { createApiKey, getApiKey, listTenantApiKeys, updateApiKey } from './api-
 const tags = ['api keys']
 const description = 'Needs MANAGE_ALL_APP_CREDENTIALS effective in the tenant.'
 
-/** API keys of a tenant (API.md §4.6): used as `Basic keyId:secret` or through POST /v1/tokens. */
+/** API keys of a tenant (docs/api.md#api-keys): used as `Basic keyId:secret` or through POST /v1/tokens. */
 export const apiKeyRoutes: RouteModule = async (app, ctx) => {
   app.post(
     '/tenants/:tenantId/api-keys',

@@ -3,14 +3,14 @@ import { ROLE_IDS } from '../../access/permissions.js'
 import { API_KEY_SCOPES, API_KEY_STATUSES } from '../../db/schema.js'
 import { Body, Description, Name, Nullable, PageQuery, Timestamp, Uuid } from '../../http/schemas.js'
 
-/** API key shapes (API.md §4.6). The secret appears only in the create response, once. */
+/** API key shapes (docs/api.md#api-keys). The secret appears only in the create response, once. */
 
 const ApiKeyStatus = Type.Enum(API_KEY_STATUSES, { type: 'string' })
 const ApiKeyScope = Type.Enum(API_KEY_SCOPES, {
   type: 'string',
   description:
     '`api` (default): used on /v1 as `Basic keyId:secret` or through POST /v1/tokens. `scim`: a SCIM ' +
-    'bearer token for this tenant’s /scim/v2 endpoint only (API.md §16); at most two live per tenant.',
+    'bearer token for this tenant’s /scim/v2 endpoint only (docs/scim.md); at most two live per tenant.',
 })
 
 const apiKeyFields = {

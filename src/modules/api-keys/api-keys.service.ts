@@ -27,13 +27,13 @@ import type {
 } from './api-keys.schemas.js'
 
 /**
- * API keys of a tenant (API.md §4.6). Every operation needs MANAGE_ALL_APP_CREDENTIALS effective in the
+ * API keys of a tenant (docs/api.md#api-keys). Every operation needs MANAGE_ALL_APP_CREDENTIALS effective in the
  * tenant; a tenant the caller cannot see is a 404. A key acts with its tenant role in its tenant and the
  * sub-tenants only (access/effective.ts), so the role it carries must be within the caller's effective
  * permissions in that tenant — the role ceiling — both when the key is created and whenever it is changed.
  */
 
-/** At most two live SCIM keys per tenant: one in use and its replacement during a rotation (API.md §16). */
+/** At most two live SCIM keys per tenant: one in use and its replacement during a rotation (docs/scim.md). */
 export const MAX_LIVE_SCIM_KEYS = 2
 
 async function refuseThirdLiveScimKey(tx: Transaction<Database>, tenantId: string, now: Date): Promise<void> {

@@ -4,7 +4,7 @@ import type { Database } from '../../db/schema.js'
 import { type AuditFilter, listAuditEvents, toAuditEventRecord } from './audit.repository.js'
 
 /**
- * The audit trail's CSV export (API.md §17; docs/webhooks.md): the filtered events, newest first, read
+ * The audit trail's CSV export (docs/webhooks.md#csv-export; docs/webhooks.md): the filtered events, newest first, read
  * a page at a time by keyset and written as they are read, so an export of any length holds one page in
  * memory. Values are the events as the API shows them — secrets only ever as "********", as stored — and
  * a cell that a spreadsheet would run as a formula (= + - @, tab, CR) is prefixed with an apostrophe.

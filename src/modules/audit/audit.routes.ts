@@ -58,7 +58,7 @@ function sendCsv(reply: FastifyReply, stream: Readable, name: string) {
     .send(stream)
 }
 
-/** The audit trail, read-only (API.md §13), and its CSV export (API.md §17). */
+/** The audit trail, read-only (docs/webhooks.md), and its CSV export (docs/webhooks.md#csv-export). */
 export const auditRoutes: RouteModule = async (app, ctx) => {
   app.get(
     '/tenants/:tenantId/audit-events',

@@ -2,7 +2,7 @@ import { type Static, Type } from 'typebox'
 import { AUDIT_ACTOR_TYPES } from '../../db/schema.js'
 import { LIMITS, Nullable, Timestamp, Uuid } from '../../http/schemas.js'
 
-/** An audit event as the API shows it (API.md §13). */
+/** An audit event as the API shows it (docs/webhooks.md). */
 export const AuditEventSchema = Type.Object({
   id: Uuid(),
   occurred: Timestamp(),

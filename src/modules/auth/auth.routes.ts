@@ -5,7 +5,7 @@ import { describeLogin } from './auth.service.js'
 
 const tags = ['auth']
 
-/** Tokens and login (API.md §2). */
+/** Tokens and login (docs/api.md#authentication). */
 export const authRoutes: RouteModule = async (app, ctx) => {
   app.post(
     '/tokens',

@@ -6,7 +6,7 @@ import { findLoginUser, listAcceptedMemberships } from './auth.repository.js'
 import type { Login } from './auth.schemas.js'
 
 /**
- * The caller's identity and effective permissions (API.md §2, `POST /v1/login`). A tenant's permissions
+ * The caller's identity and effective permissions (docs/api.md#authentication, `POST /v1/login`). A tenant's permissions
  * include those inherited from memberships in its ancestors and the platform role's.
  */
 export async function describeLogin(ctx: ServiceContext, actor: Actor): Promise<Login> {

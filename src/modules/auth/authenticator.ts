@@ -23,7 +23,7 @@ import { SessionTokens, type SignInClient } from './session-tokens.js'
 
 export const WWW_AUTHENTICATE = 'Bearer realm="tenantry", Basic realm="tenantry", charset="UTF-8"'
 
-/** An `Authorization: Token <value>` whose value is not a JWT: an invitation token (API.md §4.4). */
+/** An `Authorization: Token <value>` whose value is not a JWT: an invitation token (docs/api.md#tenant-users-and-invitations). */
 export interface InvitationCredential {
   kind: 'invitation'
   token: string
@@ -39,7 +39,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 type Proved = { actor: Actor; passwordHash?: string }
 
 /**
- * Authorization header → Actor (API.md §2). Tokens are verified by signature alone; a user token is live
+ * Authorization header → Actor (docs/api.md#authentication). Tokens are verified by signature alone; a user token is live
  * while its session is (docs/security.md: revoked, or ended by a password change or the person's disabling
  * or erasure — known to every process within a second, without a round trip per request), and a key's
  * standing (disabled? expired?) and a Basic user's (disabled?) come from a short-lived cache that
@@ -110,7 +110,7 @@ export class Authenticator {
     }
   }
 
-  /** The audit event of a login lockout (API.md §13), for a name that is a user or an API key. */
+  /** The audit event of a login lockout (docs/webhooks.md), for a name that is a user or an API key. */
   async #recordLockout(name: string): Promise<void> {
     const target = UUID.test(name)
       ? (await findApiKeyCredentials(this.db, name)) && { type: 'apiKey', id: name }
@@ -245,7 +245,7 @@ export class Authenticator {
     )
   }
 
-  /** A live `scim` key's actor from its bearer token `<keyId>.<secret>` (API.md §16), from the cache. */
+  /** A live `scim` key's actor from its bearer token `<keyId>.<secret>` (docs/scim.md), from the cache. */
   async scimKey(token: string): Promise<ApiKeyActor | undefined> {
     const dot = token.indexOf('.')
     if (dot !== 36) return undefined

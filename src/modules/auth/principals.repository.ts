@@ -36,7 +36,7 @@ export async function findApiKeyCredentials(db: Kysely<Database>, keyId: string)
       'k.expires_at',
       'k.secret_hash',
       'k.created_by',
-      // A key whose role is disabled acts with nothing (API.md §11).
+      // A key whose role is disabled acts with nothing (docs/api.md#tenant-roles).
       grantedPermissions.as('role_permissions'),
     ])
     .where('k.id', '=', keyId)

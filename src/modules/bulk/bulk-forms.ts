@@ -25,12 +25,12 @@ const SERIALIZED = {
   abortLine: BulkAbortLine,
 }
 
-/** The one route that takes an NDJSON body: the bulk form of creating platform users (API.md §7). */
+/** The one route that takes an NDJSON body: the bulk form of creating platform users (docs/api.md#bulk-load-of-platform-users). */
 const BULK_ROUTE = { method: 'POST', url: '/v1/users' } as const
 
 /**
  * Registers the NDJSON body type under /v1. The body is handed over as the raw stream — never buffered,
- * and so not subject to the 1 MiB limit of JSON bodies (API.md §1) — and only to the bulk route; any
+ * and so not subject to the 1 MiB limit of JSON bodies (docs/api.md#conventions) — and only to the bulk route; any
  * other route answers 415 as for any other type that is not JSON.
  */
 export function registerNdjsonBody(app: Pick<FastifyInstance, 'addContentTypeParser'>): void {

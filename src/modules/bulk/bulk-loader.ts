@@ -37,7 +37,7 @@ export { type PendingRow, PreparedRow, type RowOutcome } from './bulk-rows.js'
 const validateItem = compileBodyValidator(BulkUserItem)
 
 /**
- * The bulk load of platform users (API.md §7), shared by the JSON-array and the NDJSON forms. A row is
+ * The bulk load of platform users (docs/api.md#bulk-load-of-platform-users), shared by the JSON-array and the NDJSON forms. A row is
  * judged exactly as a single create is — the same body schema, the same `buildNewUserRow` rules (e-mail,
  * E.164, platform roles, the role ceiling) — and, when it names a tenant, the same membership rules as an
  * invitation. Checks that need no write run in `prepare`, one row at a time; `write` then stores a whole

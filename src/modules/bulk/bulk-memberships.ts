@@ -30,7 +30,7 @@ type MembershipFields = Pick<BulkUserInput, 'tenantId' | 'tenantRoleId' | 'tenan
 const MAX_PLANS = 1000
 
 /**
- * The membership rules of an invitation (API.md §4.4), applied to bulk rows: MANAGE_TENANT_ENROLLMENT
+ * The membership rules of an invitation (docs/api.md#tenant-users-and-invitations), applied to bulk rows: MANAGE_TENANT_ENROLLMENT
  * effective in the tenant, a tenant role usable there, and the role ceiling against the caller's
  * effective permissions in that tenant. The checks are the memberships module's own functions; a
  * request checks each distinct (tenant, role, status) once, however many rows repeat it.

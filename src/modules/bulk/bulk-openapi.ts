@@ -11,7 +11,7 @@ import {
 } from './bulk.schemas.js'
 
 /**
- * The two bulk forms of `POST /v1/users` (API.md §7) in the OpenAPI document. The route validates its
+ * The two bulk forms of `POST /v1/users` (docs/api.md#bulk-load-of-platform-users) in the OpenAPI document. The route validates its
  * body against the single-user schema — a bulk body is taken over by a preValidation hook before that,
  * and each row is validated on its own — so Fastify's generated document shows only the single form.
  * This adds the JSON array and NDJSON bodies, their answers and `?dryRun`, from the same schemas the

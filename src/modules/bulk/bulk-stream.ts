@@ -83,7 +83,7 @@ const FLUSH_DUE = Symbol('flush due')
 const WRITTEN = Symbol('written')
 
 /**
- * The NDJSON form (API.md §7): reads the body, writes batches, and yields the answer a few chunks per
+ * The NDJSON form (docs/api.md#bulk-load-of-platform-users): reads the body, writes batches, and yields the answer a few chunks per
  * batch — a result line per input line, then the summary line. It is pulled by the response: while the
  * client is not reading answers, nothing more is read from the request and nothing more is written, so
  * memory stays at a few batches whatever the length of the stream. While BATCHES_IN_FLIGHT batches are being

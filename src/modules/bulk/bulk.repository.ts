@@ -82,7 +82,7 @@ export function insertUsers(
 }
 
 /**
- * The `user.created` audit events (API.md §13) of the rows a batch statement writes: an event id per row,
+ * The `user.created` audit events (docs/webhooks.md) of the rows a batch statement writes: an event id per row,
  * in row order (UUIDv7, so the trail lists a batch in input order), and what every event of the batch
  * shares — the time, the actor and the request — as the audit writer (`recordAudit`) would store them.
  */

@@ -4,7 +4,7 @@ import { Body, ErrorReasonSchema, Uuid } from '../../http/schemas.js'
 import { CREATE_STATUSES } from '../memberships/memberships.schemas.js'
 import { CreateUserBody, UserSchema } from '../users/users.schemas.js'
 
-/** Bulk load of platform users (API.md §7). */
+/** Bulk load of platform users (docs/api.md#bulk-load-of-platform-users). */
 
 /** A JSON array body holds at most this many users; an NDJSON stream has no limit. */
 export const MAX_BULK_ITEMS = 1000
@@ -48,7 +48,7 @@ export const BulkUserItem = Body(
 )
 export type BulkUserInput = Static<typeof BulkUserItem>
 
-/** The error-body shape of API.md §1, per row (the request id is the response's). */
+/** The error-body shape of docs/api.md#conventions, per row (the request id is the response's). */
 export const BulkItemError = Type.Object({
   code: Type.Integer({ description: 'The HTTP status this row would get on its own' }),
   reason: ErrorReasonSchema,

@@ -1,5 +1,5 @@
 /**
- * The columns of a CSV of platform users (API.md §7), as `tenantry users import` and the console's import
+ * The columns of a CSV of platform users (docs/api.md#bulk-load-of-platform-users), as `tenantry users import` and the console's import
  * read them: one column per create-user body field.
  */
 

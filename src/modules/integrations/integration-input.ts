@@ -23,7 +23,7 @@ import type { CreateIntegrationBody, UpdateIntegrationBody } from './integration
  */
 /**
  * Where an activation refused for missing properties is reported: `attribute.active`, whether the body
- * was flat or wrapped in `attributes` (API.md §10 "Incomplete while inactive"; the UI reads this key).
+ * was flat or wrapped in `attributes` (docs/api.md#integrations "Incomplete while inactive"; the UI reads this key).
  */
 export const ACTIVATION_ATTRIBUTE = 'active'
 
@@ -50,7 +50,7 @@ export function readCreateBody(body: CreateIntegrationBody | undefined): NewInte
   const prefix = wrapped ? 'attributes.' : ''
   const problems: Attribute = {}
   const { type: sentType, properties } = source as Partial<NonNullable<CreateIntegrationBody['attributes']>>
-  // `type` is matched ignoring case and stored lower-case (API.md §10).
+  // `type` is matched ignoring case and stored lower-case (docs/api.md#integrations).
   const type = normalizeType(sentType)
   if (type === undefined) {
     problems[`${prefix}type`] =
@@ -68,7 +68,7 @@ export function readCreateBody(body: CreateIntegrationBody | undefined): NewInte
   }
   const complete = completeProperties(type, given)
   const active = source.active === undefined ? false : toBoolean(source.active)
-  // Incomplete while inactive (API.md §10): only an active integration needs its required properties.
+  // Incomplete while inactive (docs/api.md#integrations): only an active integration needs its required properties.
   // The refusal is `attribute.active` in every spelling of the body (the existing UI reads that key).
   const missing = active ? missingForActivation(type, complete, given) : []
   if (missing.length > 0) problems[ACTIVATION_ATTRIBUTE] = activationProblem(missing, path)
@@ -115,7 +115,7 @@ export function readUpdateBody(
 }
 
 /**
- * An update that leaves the integration active needs every required property (API.md §10): the check
+ * An update that leaves the integration active needs every required property (docs/api.md#integrations): the check
  * runs on the properties the update would leave, and a refusal names what is missing under `active`.
  */
 export function checkActivation(

@@ -13,7 +13,7 @@ import {
 
 /**
  * Checks of integration properties against the catalogue of integration-types.ts: each value by its
- * kind, the defaults of a create, and what an active integration must have (API.md §4.5, §10).
+ * kind, the defaults of a create, and what an active integration must have (docs/api.md#integrations).
  */
 
 // No control characters (U+0000–U+001F, U+007F), as for every other string of the API.
@@ -128,7 +128,7 @@ export function completeProperties(type: IntegrationType, values: PlainPropertie
 }
 
 /**
- * What an active integration of `type` lacks (API.md §10): the required keys that are empty, and the
+ * What an active integration of `type` lacks (docs/api.md#integrations): the required keys that are empty, and the
  * rules across keys. `given` tells a required flag left out (on create) from one set to false.
  */
 export function missingForActivation(

@@ -10,7 +10,7 @@ import {
 } from './integration-types.js'
 
 /**
- * Integration credentials at rest (API.md §4.5). In the `properties` column a non-secret key holds its
+ * Integration credentials at rest (docs/api.md#integrations). In the `properties` column a non-secret key holds its
  * plain value and a secret holds its SecretEnvelope — or "" when empty, which needs no encryption. The
  * associated data binds each ciphertext to its tenant, integration and field, so an envelope copied to
  * another row or key does not decrypt.

@@ -1,5 +1,5 @@
 /**
- * The integration types and the keys of their `properties` (SPEC §2.4, API.md §4.5), declared once: the
+ * The integration types and the keys of their `properties` (docs/product.md#integrations, docs/api.md#integrations), declared once: the
  * request checks, the defaults, which keys are secrets and the OpenAPI description all come from here.
  */
 export const INTEGRATION_TYPES = [
@@ -28,7 +28,7 @@ export type UrlRule = { protocols: readonly string[] }
 
 /**
  * One key of a type. `required` keys may be empty while the integration is inactive; turning it active
- * needs them (API.md §10, "incomplete while inactive"). A URL, when given, must have the right scheme.
+ * needs them (docs/api.md#integrations, "incomplete while inactive"). A URL, when given, must have the right scheme.
  */
 export type PropertySpec = (
   | { kind: 'text' }

@@ -26,7 +26,7 @@ function location(tenantId: string, id: string): string {
   return `/v1/tenants/${tenantId}/integrations/${id}`
 }
 
-/** Integrations of a tenant (SPEC §2.4, §4.4; API.md §4.5). */
+/** Integrations of a tenant (docs/product.md#integrations, docs/api.md#integrations). */
 export const integrationRoutes: RouteModule = async (app, ctx) => {
   app.post(
     '/tenants/:tenantId/integrations/:integrationId',
@@ -167,7 +167,7 @@ export const integrationRoutes: RouteModule = async (app, ctx) => {
         errors: [...READ_ERRORS, 'integration_not_found'],
         summary: 'Delete an integration and destroy its secrets',
         description:
-          'Needs MANAGE_ALL_PROVIDERS effective in the tenant (API.md §14). The row and its encrypted ' +
+          'Needs MANAGE_ALL_PROVIDERS effective in the tenant (docs/product.md#offboarding-and-erasure). The row and its encrypted ' +
           'secrets are deleted; an `integration.deleted` audit event records who did it. 204, no body.',
         params: IntegrationParams,
         response: { 204: Type.Null({ description: 'Deleted' }) },

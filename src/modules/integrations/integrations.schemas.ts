@@ -7,7 +7,7 @@ import {
   SECRET_MASK,
 } from './integration-types.js'
 
-/** Integration shapes (SPEC §2.4, §4.4; API.md §4.5). */
+/** Integration shapes (docs/product.md#integrations, docs/api.md#integrations). */
 
 const IntegrationType = Type.Enum(INTEGRATION_TYPES, { type: 'string' })
 // On input the type is matched ignoring case (docs/api.md, Integrations): the pattern is the list in

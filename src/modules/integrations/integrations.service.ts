@@ -63,7 +63,7 @@ export interface CreatedIntegration {
 }
 
 /**
- * Create an integration (SPEC §4.4, API.md §4.5). With a client-chosen `integrationId`, a repeat with
+ * Create an integration (docs/product.md#integrations, docs/api.md#integrations). With a client-chosen `integrationId`, a repeat with
  * identical attributes answers the stored record and different attributes 409 `integration_exists`.
  * Secrets are encrypted before the database is touched; the create itself is one INSERT.
  */
@@ -206,7 +206,7 @@ export async function updateIntegrationById(
   return toIntegration(updated)
 }
 
-/** `DELETE …/integrations/{id}` (API.md §14): the row goes, and its encrypted secrets with it. */
+/** `DELETE …/integrations/{id}` (docs/product.md#offboarding-and-erasure): the row goes, and its encrypted secrets with it. */
 export async function deleteIntegrationById(
   ctx: ServiceContext,
   actor: Actor,

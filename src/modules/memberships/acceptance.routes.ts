@@ -7,7 +7,7 @@ import { MembershipSchema } from './memberships.schemas.js'
 const tags = ['memberships']
 
 /**
- * The acceptance API behind the page (API.md §4.4). Public: the token is the credential. 404 for a
+ * The acceptance API behind the page (docs/api.md#tenant-users-and-invitations). Public: the token is the credential. 404 for a
  * cancelled, replaced, used, wrong or malformed token; 410 for an expired one.
  */
 export const acceptanceRoutes: RouteModule = async (app, ctx) => {

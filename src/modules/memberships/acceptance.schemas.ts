@@ -2,7 +2,7 @@ import { type Static, Type } from 'typebox'
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../crypto/passwords.js'
 import { Body, ShortText, Timestamp, Uuid } from '../../http/schemas.js'
 
-/** The acceptance API behind the page (API.md §4.4). */
+/** The acceptance API behind the page (docs/api.md#tenant-users-and-invitations). */
 
 export const InvitationSchema = Type.Object(
   {

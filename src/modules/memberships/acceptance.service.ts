@@ -15,7 +15,7 @@ import type { Membership } from './memberships.schemas.js'
 import { getMembershipRecord } from './memberships.service.js'
 
 /**
- * Accepting an invitation by its token (API.md §4.4): the page's look-up and accept, and the existing
+ * Accepting an invitation by its token (docs/api.md#tenant-users-and-invitations): the page's look-up and accept, and the existing
  * clients' `PUT …/users/{u} {"status":"accepted"}` with `Authorization: Token <token>`. A token works
  * once; past its expiry it is 410; cancelled, replaced, used, wrong or malformed it is 404. Failed
  * look-ups are rate limited per client address.
@@ -109,7 +109,7 @@ export async function acceptInvitation(
     settingPassword && input.password !== undefined ? await hashPassword(input.password) : undefined
 
   const now = ctx.clock.now()
-  // Accepted, the first extension becomes the active one when none is (SPEC §2.3).
+  // Accepted, the first extension becomes the active one when none is (docs/product.md#memberships).
   const activated = row.active_extension === null ? row.first_extension : null
   await ctx.db.transaction().execute(async (tx) => {
     const key = { tenantId: row.tenant_id, userId: row.user_id }

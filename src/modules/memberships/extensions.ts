@@ -2,7 +2,7 @@ import { invalidField } from '../../errors.js'
 import type { ExtensionInput, ExtensionRecord } from './memberships.schemas.js'
 
 /**
- * Extensions of a membership (SPEC §2.3): every profile carries a default `webrtc` extension from a
+ * Extensions of a membership (docs/product.md#memberships): every profile carries a default `webrtc` extension from a
  * telephony provider, whether or not that provider is in use on the tenant. Ours is the softphone in the
  * agent's browser: provider `twilio` (the brief's platform rings agents through Twilio Client), region
  * `default` (the provider picks the edge nearest the agent), sdkVersion `default` (whatever SDK the agent

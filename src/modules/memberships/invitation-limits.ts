@@ -4,8 +4,8 @@ import { AppError } from '../../errors.js'
 import { type CountedLimit, type CounterStore, FailureLimiter } from '../../http/rate-limit.js'
 
 /**
- * The invitation rate limits (API.md §1), one set per application, counted in the app's counter store
- * (shared through a server database, API.md §15) and timed by the injected clock:
+ * The invitation rate limits (docs/api.md#conventions), one set per application, counted in the app's counter store
+ * (shared through a server database, docs/operations.md#rate-limit-counters-across-processes) and timed by the injected clock:
  * - invitation e-mails per invitee (by normalized e-mail address, which names one user): at most 5 an
  *   hour, whoever asks — the service cannot be made to flood one mailbox;
  * - failed token look-ups per client address: at most 30 every 15 minutes — tokens are 256 random bits,

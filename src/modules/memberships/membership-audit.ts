@@ -5,7 +5,7 @@ import type { MembershipRecordRow } from './memberships.repository.js'
 import type { CreateStatus } from './memberships.schemas.js'
 
 /**
- * The event of a new membership (API.md §13): `membership.invited` when an invitation e-mail goes out,
+ * The event of a new membership (docs/webhooks.md): `membership.invited` when an invitation e-mail goes out,
  * `membership.created` otherwise, with the role and the status it starts with. The same record as an
  * invitation writes (memberships.service.ts `createMembership`); bulk rows naming a tenant write it too.
  * `disabled` only for a directory's create of an inactive member (SCIM `active: false`).
@@ -27,7 +27,7 @@ export function membershipCreatedRecord(membership: {
 }
 
 /**
- * The one event of a membership's change (API.md §13: one record, one event, every field it changed),
+ * The one event of a membership's change (docs/webhooks.md: one record, one event, every field it changed),
  * named after the most telling part: a status move, else a resent invitation (a new link and window),
  * else a role change, else a profile edit, else the `alongside` groups of a write to the same record in
  * the same transaction (a directory's attributes, `scim_user.updated`). None when nothing changed.

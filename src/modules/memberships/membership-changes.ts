@@ -5,7 +5,7 @@ import { findMembership } from './memberships.repository.js'
 import type { UpdateMembershipInput } from './memberships.schemas.js'
 
 /**
- * What a membership body actually changes (API.md §10), for the paths that judge a body by what their
+ * What a membership body actually changes (docs/api.md#passwords-and-the-existing-clients-flows), for the paths that judge a body by what their
  * credential may do — the invitation token and a user accepting its own invitation, each allowed only
  * `status: "accepted"`. Null means empty, and a field repeating its stored value is not a change: a
  * client sending the whole record back with `"status": "accepted"` is judged on the status alone.

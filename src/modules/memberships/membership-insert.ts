@@ -26,7 +26,7 @@ export interface NewMembershipRow {
   invitation: { expiresAt: Date; tokenHash: string; invitedBy: string } | null
   /** The extensions given, and whether the user's default webrtc extension goes first. */
   extensions: { given: ExtensionRecord[]; defaultFirst: boolean }
-  /** Accepted at once: the first extension becomes the active one (SPEC §2.3). */
+  /** Accepted at once: the first extension becomes the active one (docs/product.md#memberships). */
   activateFirstExtension: boolean
   workStationId: string
   actorId: string

@@ -3,7 +3,7 @@ import { AppError } from '../../errors.js'
 import type { InvitationStatus } from './memberships.schemas.js'
 
 /**
- * The invitation state machine of a membership (SPEC §3.2, API.md §4.4), as pure functions.
+ * The invitation state machine of a membership (docs/product.md#invitations, docs/api.md#tenant-users-and-invitations), as pure functions.
  *
  * | from                        | asked      | move        | effect                                            |
  * |-----------------------------|------------|-------------|---------------------------------------------------|
@@ -42,7 +42,7 @@ export function planStatusMove(from: MembershipStatus, to: MembershipStatus): St
 }
 
 /**
- * The moves a directory (SCIM, API.md §16) may ask for: /v1's, and also pending or invited → disabled
+ * The moves a directory (SCIM, docs/scim.md) may ask for: /v1's, and also pending or invited → disabled
  * (`deactivate`), because a directory's `active: false` holds from any status. It is one move that leaves
  * what an acceptance followed by a disable would (the invitation's queued mail gone, the default
  * extension active), so the trail shows one status change, not two the directory never asked for.
@@ -52,7 +52,7 @@ export function planDirectoryMove(from: MembershipStatus, to: MembershipStatus):
   return planStatusMove(from, to)
 }
 
-/** The read-only, derived `invitationStatus` (API.md §4.4); expiry is judged by the injected clock. */
+/** The read-only, derived `invitationStatus` (docs/api.md#tenant-users-and-invitations); expiry is judged by the injected clock. */
 export function invitationStatusOf(
   row: { status: MembershipStatus; invitation_expiry_date: Date | null; no_password: boolean | null },
   now: Date,

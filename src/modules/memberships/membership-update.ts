@@ -31,10 +31,10 @@ import { getMembershipRecord } from './memberships.service.js'
 const NO_PERMISSIONS: ReadonlySet<Permission> = new Set()
 
 /**
- * A directory's change of a membership (SCIM, API.md §16): its word may also move a pending or invited
+ * A directory's change of a membership (SCIM, docs/scim.md): its word may also move a pending or invited
  * member straight to disabled (planDirectoryMove), and its own row of the member is written in the
  * membership's transaction — `write` — with its changes folded into the membership's one event
- * (`audit`, API.md §13), so the status and the attributes are written, and audited, together or not at all.
+ * (`audit`, docs/webhooks.md), so the status and the attributes are written, and audited, together or not at all.
  */
 export interface DirectoryWrite {
   write(tx: Transaction<Database>): Promise<void>
@@ -42,8 +42,8 @@ export interface DirectoryWrite {
 }
 
 /**
- * Change a membership (API.md §4.4): the status moves of membership-status.ts, a role within the
- * ceiling, and the profile fields. Needs MANAGE_TENANT_ENROLLMENT in the tenant, and — brief §5 rule 1 —
+ * Change a membership (docs/api.md#tenant-users-and-invitations): the status moves of membership-status.ts, a role within the
+ * ceiling, and the profile fields. Needs MANAGE_TENANT_ENROLLMENT in the tenant, and — docs/product.md#role-ceiling —
  * a caller cannot change a member whose current role carries permissions it does not hold itself
  * (a Supervisor cannot disable an Administrator). The update applies only if the membership has not
  * moved since it was read; a concurrent change is a 409. `directory`: SCIM's change (DirectoryWrite); /v1
@@ -100,7 +100,7 @@ export async function updateMembership(
 type MembershipChanges = Updateable<MembershipsTable> & { updated: Date }
 
 /**
- * The membership a caller may change: it exists, and — brief §5 rule 1 — its current role carries no
+ * The membership a caller may change: it exists, and — docs/product.md#role-ceiling — its current role carries no
  * permission the caller lacks in the tenant. Its key as stored, and its role's name.
  */
 async function changeable(ctx: ServiceContext, actor: Actor, tenantId: string, userId: string) {
@@ -195,7 +195,7 @@ async function storeChange(
 }
 
 /**
- * `DELETE /v1/tenants/{t}/users/{u}` (API.md §14): the membership goes (its invitation link with it, and
+ * `DELETE /v1/tenants/{t}/users/{u}` (docs/product.md#offboarding-and-erasure): the membership goes (its invitation link with it, and
  * its unsent mail); enrolment permission and the ceiling over the member's current role, as for a role
  * change.
  */

@@ -177,7 +177,7 @@ export async function findByTokenHash(db: Executor, tokenHash: string): Promise<
     .executeTakeFirst()
 }
 
-/** Removes one membership (offboarding, API.md §14); false when there was none. */
+/** Removes one membership (offboarding, docs/product.md#offboarding-and-erasure); false when there was none. */
 export async function deleteMembership(db: Executor, tenantId: string, userId: string): Promise<boolean> {
   const result = await db
     .deleteFrom('tenant_users')

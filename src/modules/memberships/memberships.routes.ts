@@ -21,7 +21,7 @@ import { acceptOwnInvitation } from './self-acceptance.js'
 const tags = ['memberships']
 const READ = 'Needs VIEW_ALL_USERS or MANAGE_ALL_USERS effective in the tenant.'
 
-/** Memberships: invitations and their members, under /tenants/:tenantId/users (SPEC §4.3, API.md §4.4). */
+/** Memberships: invitations and their members, under /tenants/:tenantId/users (docs/product.md#invitations, docs/api.md#tenant-users-and-invitations). */
 export const membershipRoutes: RouteModule = async (app, ctx) => {
   app.post(
     '/tenants/:tenantId/users',
@@ -127,11 +127,11 @@ export const membershipRoutes: RouteModule = async (app, ctx) => {
       const { tenantId, userId } = request.params
       const body: UpdateMembershipInput = request.body ?? {}
       if (request.invitation) {
-        // Judged on what the body changes (API.md §10): the record sent back whole with "accepted" is fine.
+        // Judged on what the body changes (docs/api.md#passwords-and-the-existing-clients-flows): the record sent back whole with "accepted" is fine.
         if (!(await asksOnlyAcceptance(ctx.db, tenantId, userId, body))) {
           throw unauthorized('An invitation token can only accept its invitation: send {"status":"accepted"}')
         }
-        // A password-reset token is no credential here (API.md §10).
+        // A password-reset token is no credential here (docs/api.md#passwords-and-the-existing-clients-flows).
         if ((await lookUpResetToken(ctx, request.invitation.token)) !== undefined) {
           throw unauthorized('A password-reset token can only set the password of its own user')
         }
@@ -158,7 +158,7 @@ export const membershipRoutes: RouteModule = async (app, ctx) => {
         summary: 'Remove a user from a tenant (offboarding)',
         description:
           'Needs MANAGE_TENANT_ENROLLMENT in the tenant, and the member’s current role must be within the ' +
-          'caller’s permissions there, as for a role change (API.md §14). The user keeps its platform account ' +
+          'caller’s permissions there, as for a role change (docs/product.md#offboarding-and-erasure). The user keeps its platform account ' +
           'and other memberships; a pending invitation link dies. 204, no body.',
         params: MembershipParams,
         response: { 204: Type.Null({ description: 'Removed' }) },

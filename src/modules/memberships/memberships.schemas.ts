@@ -3,7 +3,7 @@ import { ROLE_IDS } from '../../access/permissions.js'
 import { MEMBERSHIP_STATUSES, type MembershipStatus, OUTBOX_STATUSES } from '../../db/schema.js'
 import { Body, Email, Nullable, PageQuery, ShortText, Timestamp, Uuid } from '../../http/schemas.js'
 
-/** Membership shapes — a user in a tenant, from invitation to acceptance (SPEC §2.3, API.md §4.4; the API calls them tenant users). */
+/** Membership shapes — a user in a tenant, from invitation to acceptance (docs/product.md#memberships, docs/api.md#tenant-users-and-invitations; the API calls them tenant users). */
 
 /** The derived, read-only `invitationStatus` (membership-status.ts computes it). */
 export const INVITATION_STATUSES = [

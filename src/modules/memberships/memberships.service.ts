@@ -39,7 +39,7 @@ export async function enrollmentWithRole(
 
 /**
  * What createMembership takes: /v1's body, or — from a directory only (SCIM's create with `active: false`,
- * API.md §16) — status `disabled`: a member created inactive, as an acceptance followed by a disable would
+ * docs/scim.md) — status `disabled`: a member created inactive, as an acceptance followed by a disable would
  * leave it, with one `membership.created` event. /v1's schema offers no such status.
  */
 export type MembershipCreate = Omit<CreateMembershipInput, 'status'> & {
@@ -47,7 +47,7 @@ export type MembershipCreate = Omit<CreateMembershipInput, 'status'> & {
 }
 
 /**
- * Invite a user to a tenant (SPEC §4.3, §3.2; API.md §4.4). `pending` (default) records the user in the
+ * Invite a user to a tenant (docs/product.md#invitations, docs/api.md#tenant-users-and-invitations). `pending` (default) records the user in the
  * tenant without mail; `invited` issues a one-time token valid for TENANTRY_INVITATION_TTL and queues
  * the e-mail with the membership, counting it against the invitee's mail limit; `accepted` makes the user
  * a member at once, without mail. With `platformRoleId`, an unknown e-mail becomes a new platform user,
@@ -122,7 +122,7 @@ function newMembershipRow(
       ? { expiresAt: invitation.expiresAt, tokenHash: invitation.tokenHash, invitedBy: actor.principalId }
       : null,
     extensions: givenExtensions(input.extensions),
-    // The active extension is chosen once the user is a member (SPEC §2.3: null while pending).
+    // The active extension is chosen once the user is a member (docs/product.md#memberships: null while pending).
     activateFirstExtension: input.status === 'accepted' || input.status === 'disabled',
     workStationId: input.workStationId ?? '',
     actorId: actor.principalId,

@@ -12,7 +12,7 @@ import type { Membership, UpdateMembershipInput } from './memberships.schemas.js
 import { getMembershipRecord } from './memberships.service.js'
 
 /**
- * An existing user accepts an invitation with its own login (API.md §10): `PUT /v1/tenants/{t}/users/{self}
+ * An existing user accepts an invitation with its own login (docs/api.md#tenant-users-and-invitations): `PUT /v1/tenants/{t}/users/{self}
  * {"status":"accepted"}` while its membership there is `invited` and not expired. No enrolment permission
  * is needed and nothing else changes. Returns undefined when the request is not that (the caller then
  * applies the ordinary rules: a member changing itself otherwise needs MANAGE_TENANT_ENROLLMENT).
@@ -29,7 +29,7 @@ export async function acceptOwnInvitation(
   const current = await findMembership(ctx.db, tenantId.toLowerCase(), actor.userId)
   if (!current) throw membershipNotFound()
   if (current.status !== 'invited') return undefined
-  // Fields repeating the stored membership are not changes (API.md §10); anything else that differs
+  // Fields repeating the stored membership are not changes (docs/api.md#tenant-users-and-invitations); anything else that differs
   // takes the ordinary rules.
   if (changedMembershipFields(current, input).some((key) => key !== 'status')) return undefined
   const now = ctx.clock.now()

@@ -8,7 +8,7 @@ import { listTimezones } from './timezones.js'
 
 const anyCaller = 'Any authenticated caller (no permission needed).'
 
-/** Regions and time zones (API.md §4.1): reference data any authenticated caller may read. */
+/** Regions and time zones (docs/product.md#regions-and-time-zones): reference data any authenticated caller may read. */
 export const regionRoutes: RouteModule = async (app, ctx) => {
   app.get(
     '/regions',

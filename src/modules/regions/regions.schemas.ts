@@ -1,7 +1,7 @@
 import { type Static, Type } from 'typebox'
 import { Uuid } from '../../http/schemas.js'
 
-/** Region shapes (API.md §4.1). */
+/** Region shapes (docs/product.md#regions-and-time-zones). */
 
 export const RegionSchema = Type.Object(
   { id: Uuid(), name: Type.String(), description: Type.String() },

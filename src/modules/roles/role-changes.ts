@@ -17,7 +17,7 @@ import type { CreateRoleInput, Role, UpdateRoleInput } from './roles.schemas.js'
 import { permissionSet, roleNotFound, toRole, visibleIn } from './roles.service.js'
 
 /**
- * Creating and changing a tenant's own roles (API.md §11). Both need MANAGE_ALL_ROLES in the tenant, and
+ * Creating and changing a tenant's own roles (docs/api.md#tenant-roles). Both need MANAGE_ALL_ROLES in the tenant, and
  * the role ceiling applies to the role itself: its permissions must all be held by the caller in that
  * tenant, so nobody writes themselves (or anyone) a role above their own. A change is refused as well
  * when the role as it stands, or anyone holding it, exceeds the caller. Every write records its audit
@@ -167,7 +167,7 @@ async function ownedRole(ctx: ServiceContext, access: TenantAccess, roleId: stri
   return current
 }
 
-/** The columns a PUT changes; fields that repeat the stored value are not changes (API.md §10). */
+/** The columns a PUT changes; fields that repeat the stored value are not changes (docs/api.md#passwords-and-the-existing-clients-flows). */
 function plannedChanges(current: RoleRow, input: UpdateRoleInput): Updateable<RolesTable> {
   const changes: Updateable<RolesTable> = {}
   if (input.name !== undefined && displayName(input.name) !== current.name) {

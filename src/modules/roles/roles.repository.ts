@@ -82,7 +82,7 @@ export async function updateRole(
  * Every permission that some holder of the role holds where it holds the role: the platform role's
  * permissions of each user with a membership (any status) in this role, and what the user's accepted
  * memberships grant in that tenant and its ancestors (active tenants, active roles). The ceiling uses it
- * so that nobody changes a role held by someone above them (API.md §11).
+ * so that nobody changes a role held by someone above them (docs/api.md#tenant-roles).
  */
 export async function listHolderPermissions(db: Executor, roleId: string): Promise<string[]> {
   const { rows } = await sql<{ permission: string }>`

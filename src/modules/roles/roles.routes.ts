@@ -25,7 +25,7 @@ const tags = ['roles']
 const PermissionList = Result(Type.Array(PermissionSchema))
 const RoleList = PageBody(RoleSchema)
 
-/** Permissions and roles (API.md §3, §4.6, §10 "Permission ids", §11). */
+/** Permissions and roles (docs/product.md#permissions, docs/api.md#permissions-and-roles, docs/api.md#tenant-roles). */
 export const roleRoutes: RouteModule = async (app, ctx) => {
   app.get(
     '/permissions',

@@ -2,7 +2,7 @@ import { type Static, Type } from 'typebox'
 import { PERMISSION_IDS, PERMISSIONS } from '../../access/permissions.js'
 import { Body, Description, Name, Nullable, PageQuery, Timestamp, Uuid } from '../../http/schemas.js'
 
-/** Role and permission shapes (API.md §3, §10 "Permission ids", §11). */
+/** Role and permission shapes (docs/product.md#permissions, docs/api.md#permissions-and-roles, docs/api.md#tenant-roles). */
 
 export const PermissionName = Type.Enum(PERMISSIONS, { type: 'string' })
 

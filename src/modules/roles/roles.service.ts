@@ -20,7 +20,7 @@ import { findRole, listGlobalRoles, listRoles } from './roles.repository.js'
 import type { ListRolesQuery, PermissionRecord, Role } from './roles.schemas.js'
 
 /**
- * Reading roles (API.md §3, §11). Platform and built-in roles are readable by any authenticated caller
+ * Reading roles (docs/product.md#permissions, docs/api.md#tenant-roles). Platform and built-in roles are readable by any authenticated caller
  * (their ids are fixed constants anyway). A tenant's roles — the built-in ones, its own, and the shared
  * ones of its ancestors — need VIEW_ALL_ROLES or MANAGE_ALL_ROLES in that tenant; a tenant the caller
  * cannot see, or a role not visible there, is a 404, so ids do not leak. A sub-tenant's roles are never
@@ -161,7 +161,7 @@ export async function describeRole(ctx: ServiceContext, roleId: string): Promise
 
 /**
  * A tenant role assignable in `tenant` — a built-in tenant role, one the tenant owns, or a shared one of
- * an ancestor — and active, or a 400 naming `field` (API.md §11).
+ * an ancestor — and active, or a 400 naming `field` (docs/api.md#tenant-roles).
  */
 export async function findTenantRoleFor(
   ctx: ServiceContext,

@@ -1,5 +1,5 @@
 /**
- * The attributes this endpoint stores, defined once (API.md §16). The same definitions validate and
+ * The attributes this endpoint stores, defined once (docs/scim.md). The same definitions validate and
  * store what a directory sends (scim-values.ts), resolve PATCH paths (scim-patch.ts) and are published
  * by /Schemas (scim-discovery.ts): what is advertised is exactly what is stored.
  */

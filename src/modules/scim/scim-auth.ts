@@ -11,7 +11,7 @@ function unauthorized(detail: string): ScimError {
 }
 
 /**
- * `Authorization: Bearer <token>` of a live `scim` key (API.md §16), only on its own tenant's endpoint:
+ * `Authorization: Bearer <token>` of a live `scim` key (docs/scim.md), only on its own tenant's endpoint:
  * missing, wrong, expired, disabled or an ordinary key → 401; another tenant's id in the path → 404.
  */
 export async function scimActor(

@@ -17,7 +17,7 @@ export interface ScimCall {
 export const READ = ['VIEW_ALL_USERS', 'MANAGE_ALL_USERS'] as const
 export const WRITE = ['MANAGE_TENANT_ENROLLMENT'] as const
 
-/** Reads need VIEW_ALL_USERS or MANAGE_ALL_USERS, writes MANAGE_TENANT_ENROLLMENT (API.md §16). */
+/** Reads need VIEW_ALL_USERS or MANAGE_ALL_USERS, writes MANAGE_TENANT_ENROLLMENT (docs/scim.md). */
 export async function requireScim(call: ScimCall, write: boolean) {
   return requireTenantPermission(call.ctx, call.actor, call.tenantId, write ? WRITE : READ)
 }

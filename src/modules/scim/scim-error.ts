@@ -13,7 +13,7 @@ export type ScimType =
 
 export const ERROR_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:Error'
 
-/** A failure answered in SCIM's error shape (API.md §16: schemas, status, scimType?, detail, nothing else). */
+/** A failure answered in SCIM's error shape (docs/scim.md: schemas, status, scimType?, detail, nothing else). */
 export class ScimError extends Error {
   constructor(
     readonly status: number,

@@ -1,7 +1,7 @@
 import { invalidFilter } from './scim-error.js'
 
 /**
- * SCIM filters (RFC 7644 §3.4.2.2), the subset of API.md §16: `eq` and `pr`, joined by `and`, with
+ * SCIM filters (RFC 7644 §3.4.2.2), the subset of docs/scim.md: `eq` and `pr`, joined by `and`, with
  * parentheses and one level of value filter (`emails[type eq "work"].value`, `members[value eq "…"]`).
  * Our own parser, because it must be linear and bounded: one pass over at most MAX_FILTER_LENGTH
  * characters, at most MAX_DEPTH nested groups and MAX_TERMS comparisons, so a hostile filter is a fast

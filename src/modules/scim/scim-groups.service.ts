@@ -23,7 +23,7 @@ import { applyRoles, planRoles } from './scim-roles.js'
 import type { Stored } from './scim-values.js'
 
 /**
- * SCIM Groups (API.md §16): provisioning groups of this tenant, `{displayName, externalId, members}`.
+ * SCIM Groups (docs/scim.md): provisioning groups of this tenant, `{displayName, externalId, members}`.
  * A member must be a user of this tenant. Changing a group's members may change their roles (the
  * mapping, scim-roles.ts): those changes are planned and checked against the key's ceiling first.
  */

@@ -6,7 +6,7 @@ import { coerceSingle, type Stored } from './scim-values.js'
 /**
  * PATCH on `attr[filter]` and `attr[filter].sub` (scim-patch.ts): the elements the value filter matches
  * are changed or removed; an add or replace that matches nothing makes the element an `eq`-only filter
- * describes (`emails[type eq "work"].value`, API.md §16).
+ * describes (`emails[type eq "work"].value`, docs/scim.md).
  */
 
 export type Op = 'add' | 'replace' | 'remove'
@@ -48,7 +48,7 @@ export function applyFiltered(
     return { ...el, ...(coerced ?? {}) }
   })
   if (!found) {
-    // `emails[type eq "work"].value`: the entry the filter describes is made (API.md §16).
+    // `emails[type eq "work"].value`: the entry the filter describes is made (docs/scim.md).
     const seed = seedFrom(def, filter)
     if (!seed) throw new ScimError(400, `No value of ${def.name} matches the filter`, 'noTarget')
     const coerced = sub

@@ -20,7 +20,7 @@ import {
 } from './scim-values.js'
 
 /**
- * PATCH (RFC 7644 §3.5.2) as Okta and Entra ID send it (API.md §16): `op` in any case; paths `attr`,
+ * PATCH (RFC 7644 §3.5.2) as Okta and Entra ID send it (docs/scim.md): `op` in any case; paths `attr`,
  * `attr.sub`, URN-qualified, `attr[filter]`, `attr[filter].sub`; path-less values with dotted or
  * URN-qualified keys (an `id` inside is ignored); booleans as "True"/"False"; `remove members` with a
  * value list; add or replace on `emails[type eq "work"].value` creates the entry when absent. The

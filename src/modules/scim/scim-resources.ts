@@ -4,7 +4,7 @@ import { ENTERPRISE_SCHEMA, GROUP_SCHEMA, USER_SCHEMA } from './scim-attributes.
 import type { Stored } from './scim-values.js'
 
 /**
- * Stored rows → SCIM resources (API.md §16), and the `attributes` / `excludedAttributes` projection.
+ * Stored rows → SCIM resources (docs/scim.md), and the `attributes` / `excludedAttributes` projection.
  * `meta.version` (and the ETag) is the resource's row version: for a user, its membership's `updated`
  * and its SCIM row's version together, so a change through /v1 moves it too.
  */

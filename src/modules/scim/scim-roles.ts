@@ -10,7 +10,7 @@ import type { ScimCall } from './scim-context.js'
 import { defaultRoleId } from './scim-context.js'
 
 /**
- * The group → role mapping (API.md §16): a member's role is that of its mapped group with the lowest
+ * The group → role mapping (docs/scim.md): a member's role is that of its mapped group with the lowest
  * `priority` (the earlier-made group on a tie), else the tenant's `defaultRoleId`. While no group of the
  * tenant is mapped, SCIM never changes roles. Every role a change would assign is checked against the
  * acting key's ceiling before anything is written (403, nothing changed).

@@ -16,7 +16,7 @@ import {
 } from './scim-settings.service.js'
 
 const tags = ['scim']
-const description = 'Needs MANAGE_TENANT_ENROLLMENT effective in the tenant (API.md §16).'
+const description = 'Needs MANAGE_TENANT_ENROLLMENT effective in the tenant (docs/scim.md).'
 
 /** The /v1 side of SCIM: settings and the groups' role mapping. */
 export const scimSettingsRoutes: RouteModule = async (app, ctx) => {

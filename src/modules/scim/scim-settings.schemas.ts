@@ -2,7 +2,7 @@ import { type Static, Type } from 'typebox'
 import { ROLE_IDS } from '../../access/permissions.js'
 import { Body, Nullable, Timestamp, Uuid } from '../../http/schemas.js'
 
-/** The /v1 side of SCIM (API.md §16): a tenant's settings and its groups' role mapping. */
+/** The /v1 side of SCIM (docs/scim.md): a tenant's settings and its groups' role mapping. */
 
 export const ScimSettingsSchema = Type.Object(
   {

@@ -23,7 +23,7 @@ import type {
   UpdateScimSettingsInput,
 } from './scim-settings.schemas.js'
 
-/** Settings and the group → role mapping (API.md §16): MANAGE_TENANT_ENROLLMENT, ceiling on the role. */
+/** Settings and the group → role mapping (docs/scim.md): MANAGE_TENANT_ENROLLMENT, ceiling on the role. */
 
 const ENROLMENT = ['MANAGE_TENANT_ENROLLMENT'] as const
 

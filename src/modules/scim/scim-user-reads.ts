@@ -4,7 +4,7 @@ import type { ScimUserRow } from './scim.repository.js'
 import type { UserView } from './scim-resources.js'
 
 /**
- * A SCIM user as one statement reads it (API.md §16): the membership, the platform user's names, the
+ * A SCIM user as one statement reads it (docs/scim.md): the membership, the platform user's names, the
  * SCIM row and the groups, for a user id or an index look-up — by userName, e-mail or externalId. Okta and
  * Entra ID look every user up by userName on every sync, and three reads were most of that request's cost
  * (docs/performance.md, "SCIM creates and reads"). Each look-up's text is a constant, so it is prepared once per

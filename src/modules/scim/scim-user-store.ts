@@ -8,7 +8,7 @@ import type { Stored } from './scim-values.js'
 
 /**
  * A SCIM user's row and the membership status its `active` asks for, stored as one change of one record
- * (API.md §13, §16): one transaction and one event — `membership.status_changed` holding the status and
+ * (docs/webhooks.md, docs/scim.md): one transaction and one event — `membership.status_changed` holding the status and
  * the attributes' changes when the status moves, else `scim_user.updated`. A status move that fails
  * (the role ceiling, a concurrent move) leaves the SCIM row unwritten too.
  */

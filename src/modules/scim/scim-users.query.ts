@@ -9,7 +9,7 @@ import { findUserViews, type ViewLookup } from './scim-user-reads.js'
 import type { Stored } from './scim-values.js'
 
 /**
- * Finding SCIM users (API.md §16): an `eq` on userName, an e-mail, externalId or id is an index
+ * Finding SCIM users (docs/scim.md): an `eq` on userName, an e-mail, externalId or id is an index
  * look-up (Okta and Entra ID ask `userName eq` for every user of every sync); any other filter reads
  * the tenant's members once. The filter then decides on each candidate, in order of creation.
  */

@@ -19,7 +19,7 @@ import { statusFor, storeScimUser } from './scim-user-store.js'
 import type { Stored } from './scim-values.js'
 
 /**
- * SCIM Users (API.md §16): a User is a membership of this tenant. Creating one creates or links the
+ * SCIM Users (docs/scim.md): a User is a membership of this tenant. Creating one creates or links the
  * platform user through the memberships service (scim-user-create.service.ts); `active` moves the membership's status; DELETE removes
  * the membership, never the person. The attributes the directory sends are stored per tenant, as sent.
  */

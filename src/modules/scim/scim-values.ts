@@ -5,7 +5,7 @@ import { invalidValue, ScimError } from './scim-error.js'
  * What a directory sends → what is stored, by the attribute definitions (scim-attributes.ts). Attribute
  * names match case-insensitively and are stored under their defined spelling; values are checked against
  * their type; unknown and read-only attributes (`password`, `groups`, `roles`, `meta`, `id`, unknown
- * schema URIs) are ignored (API.md §16). Strings obey section 1's bounds (400 `invalidValue`).
+ * schema URIs) are ignored (docs/scim.md). Strings obey the bounds of docs/api.md#conventions (400 `invalidValue`).
  */
 
 export type Stored = Record<string, unknown>
@@ -16,7 +16,7 @@ const MAX_VALUES = 100
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the point is to find them
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/
 
-/** `"True"` / `"False"` as booleans too: Entra ID sends them so (API.md §16). */
+/** `"True"` / `"False"` as booleans too: Entra ID sends them so (docs/scim.md). */
 export function toBoolean(value: unknown, where: string): boolean {
   if (typeof value === 'boolean') return value
   if (typeof value === 'string') {
@@ -45,7 +45,7 @@ export function coerceSingle(def: AttributeDef, value: unknown, where: string): 
     case 'reference':
       return toText(value, where)
     case 'complex': {
-      // `manager` as a bare id means {value} (API.md §16), and so does any bare string for a complex value.
+      // `manager` as a bare id means {value} (docs/scim.md), and so does any bare string for a complex value.
       const object = typeof value === 'string' ? { value } : value
       if (typeof object !== 'object' || Array.isArray(object))
         throw invalidValue(`${where} must be an object`)

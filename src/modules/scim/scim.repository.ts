@@ -40,7 +40,7 @@ export async function findScimUser(db: Executor, tenantId: string, userId: strin
     .executeTakeFirst()
 }
 
-/** Index look-ups (API.md §16, Scale): by userName, e-mail or externalId. */
+/** Index look-ups (docs/scim.md#compliance-and-scale): by userName, e-mail or externalId. */
 export async function findScimUsersBy(
   db: Executor,
   tenantId: string,

@@ -58,7 +58,7 @@ import {
 import { readResource } from './scim-values.js'
 
 /**
- * The SCIM 2.0 endpoint (API.md §16) at /scim/v2/tenants/{tenantId}: its own media type, error shape,
+ * The SCIM 2.0 endpoint (docs/scim.md) at /scim/v2/tenants/{tenantId}: its own media type, error shape,
  * bearer credential and 404s, in a Fastify context of its own so that nothing of /v1's envelope leaks in.
  */
 
@@ -243,7 +243,7 @@ export function scimRoutes(ctx: ServiceContext, authenticator: Authenticator) {
       const { row, patchable } = await currentGroup(call(request), groupId(request))
       checkIfMatch(request, await scimGroupVersion(call(request), groupId(request)))
       await writeScimGroup(call(request), row, applyPatch(GROUP_RESOURCE, patchable, operations))
-      // Groups answer 204 (API.md §16), with the new version for a client that keeps it.
+      // Groups answer 204 (docs/scim.md), with the new version for a client that keeps it.
       reply.header('etag', await scimGroupVersion(call(request), row.id))
       return reply.code(204).send()
     })

@@ -2,7 +2,7 @@ import type { Insertable, Kysely, Updateable } from 'kysely'
 import type { Database, IdentityProviderRow, IdentityProvidersTable } from '../../db/schema.js'
 import { updateTenantOwnedRow } from '../../http/request-context.js'
 
-/** SQL of identity providers (API.md §12). Every tenant-scoped read takes the tenant id. */
+/** SQL of identity providers (docs/sso.md). Every tenant-scoped read takes the tenant id. */
 
 export async function insertIdentityProvider(
   db: Kysely<Database>,

@@ -24,7 +24,7 @@ import { readIdentityProviderTest, startIdentityProviderTest } from './sso-test.
 
 const tags = ['identity providers']
 
-/** A tenant's identity providers (API.md §12). */
+/** A tenant's identity providers (docs/sso.md). */
 export const identityProviderRoutes: RouteModule = async (app, ctx) => {
   app.get(
     '/tenants/:tenantId/identity-providers',
@@ -188,7 +188,7 @@ export const identityProviderRoutes: RouteModule = async (app, ctx) => {
         description:
           'Needs MANAGE_TENANT in the tenant. Read only: nothing changes. `cxengageIdentityProvider` is the ' +
           'policy being considered (PUT /v1/tenants/{id} sets it); the counts are of the tenant’s accepted ' +
-          'members, under the rule of API.md §12 (denied → never; a membership’s noPassword; else the policy).',
+          'members, under the rule of docs/sso.md (denied → never; a membership’s noPassword; else the policy).',
         params: TenantParams,
         querystring: PasswordPolicyImpactQuery,
         response: { 200: Result(PasswordPolicyImpactSchema) },

@@ -2,7 +2,7 @@ import { type Static, Type } from 'typebox'
 import { SSO_TEST_STATUSES } from '../../db/schema.js'
 import { Body, Description, Name, Nullable, ShortText, Timestamp, Uuid } from '../../http/schemas.js'
 
-/** Identity providers of a tenant (API.md §12): one schema per shape drives validation, types and OpenAPI. */
+/** Identity providers of a tenant (docs/sso.md): one schema per shape drives validation, types and OpenAPI. */
 
 export const PROTOCOLS = ['saml', 'oidc'] as const
 export type Protocol = (typeof PROTOCOLS)[number]
@@ -125,7 +125,7 @@ export type MeTenant = Static<typeof MeTenantSchema>
 
 export const SsoTestParams = Type.Object({ tenantId: Uuid(), id: Uuid(), testId: Uuid() })
 
-/** A test sign-in (API.md §17): what the provider asserted, reported; nobody is signed in by it. */
+/** A test sign-in (docs/sso.md#5-test-a-provider-before-people-depend-on-it): what the provider asserted, reported; nobody is signed in by it. */
 export const SsoTestSchema = Type.Object({
   id: Uuid(),
   tenantId: Uuid(),

@@ -86,7 +86,7 @@ async function loadSamlMetadata(
     let xml: string
     try {
       const policy = outboundPolicy(ctx.config, ctx.outboundLookup)
-      // Where the URL points is judged before anything is fetched (API.md §13); connecting checks again.
+      // Where the URL points is judged before anything is fetched (docs/webhooks.md#the-outbound-rule); connecting checks again.
       await checkOutboundAddress(source.url, policy)
       const response = await createOutboundFetch(policy)(source.url)
       if (!response.ok) throw new MetadataError(`answered HTTP ${response.status}`)

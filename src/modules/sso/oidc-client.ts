@@ -5,7 +5,7 @@ import type { OutboundFetch, OutboundPolicy } from '../../http/outbound.js'
  * The OpenID Connect relying party, through openid-client (discovery, authorization code with PKCE, and
  * every ID token check: signature, issuer, audience, expiry, nonce). Every request it makes goes through
  * the outbound fetch, so the issuer and every endpoint its discovery document names obey the outbound
- * rule at connect time (API.md §13).
+ * rule at connect time (docs/webhooks.md#the-outbound-rule).
  */
 export interface OidcSettings {
   issuer: string

@@ -8,8 +8,8 @@ import { requireTenantPermission } from '../tenants/tenant-access.js'
 import { IDENTITY_PROVIDER_STATES } from '../tenants/tenants.schemas.js'
 
 /**
- * What changing a tenant's password policy (its `cxengageIdentityProvider`, API.md §12) would do, before
- * it is done (API.md §17: the console says first how many members would lose password sign-in). Read
+ * What changing a tenant's password policy (its `cxengageIdentityProvider`, docs/sso.md) would do, before
+ * it is done (docs/sso.md#6-changing-the-tenants-password-policy: the console says first how many members would lose password sign-in). Read
  * only; counted with the one spelling of the rule (access.repository.ts passwordAllowedSql), over the
  * tenant's accepted memberships. Sub-tenants follow from it: a password that stops counting in a tenant
  * counts in none of its sub-tenants for that person.

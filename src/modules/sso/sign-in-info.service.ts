@@ -24,7 +24,7 @@ function preferring(list: { id: string; name: string }[], preferred: string | nu
 }
 
 /**
- * `GET /v1/auth-info/{email|tenantId}` (API.md §12): where a login page should send the person. For an
+ * `GET /v1/auth-info/{email|tenantId}` (docs/sso.md): where a login page should send the person. For an
  * e-mail: its default tenant when it is a member there, else its first tenant; for a tenant id: that
  * tenant's providers and default.
  */
@@ -52,7 +52,7 @@ export async function authInfo(ctx: ServiceContext, key: string): Promise<AuthIn
   }
 }
 
-/** `GET /v1/me` (API.md §10): the caller's accepted tenants, whether its password counts there, and their providers. */
+/** `GET /v1/me` (docs/sso.md#3-who-may-sign-in-and-where-the-password-still-works): the caller's accepted tenants, whether its password counts there, and their providers. */
 export async function describeMe(ctx: ServiceContext, actor: Actor): Promise<MeTenant[]> {
   if (actor.kind !== 'user')
     throw new AppError('permission_denied', 'GET /v1/me describes a user; an API key has none')

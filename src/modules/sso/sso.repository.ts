@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/schema.js'
 
-/** SQL of the sign-in flows (API.md §12): started logins, used assertions, who may sign in where. */
+/** SQL of the sign-in flows (docs/sso.md): started logins, used assertions, who may sign in where. */
 
 export async function insertSsoRequest(
   db: Kysely<Database>,

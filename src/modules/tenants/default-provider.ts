@@ -5,7 +5,7 @@ import { isActiveProviderOf } from './tenants.repository.js'
 
 /**
  * A default identity provider (of a tenant, or of a membership) must name an active provider of that
- * tenant (API.md §12); null clears it. 400 on `defaultIdentityProvider` otherwise.
+ * tenant (docs/sso.md); null clears it. 400 on `defaultIdentityProvider` otherwise.
  */
 export async function checkDefaultIdentityProvider(
   db: Kysely<Database>,

@@ -12,7 +12,7 @@ import { tenantNotFound } from './tenants.service.js'
  */
 
 /**
- * The caller's access in a tenant when it holds one of `permissions` there (API.md §3); a tenant it
+ * The caller's access in a tenant when it holds one of `permissions` there (docs/product.md#permissions); a tenant it
  * cannot see is a 404, so ids do not leak, and one it can see without the permission a 403.
  */
 export async function requireTenantPermission(

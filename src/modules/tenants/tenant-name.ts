@@ -1,5 +1,5 @@
 /**
- * The key under which tenant names are unique (API.md §4.2): Unicode NFKC, case-folded, trimmed, inner
+ * The key under which tenant names are unique (docs/api.md#tenants): Unicode NFKC, case-folded, trimmed, inner
  * whitespace collapsed — "ACME", " acme " and "Ａｃｍｅ" collide. A unique index on it makes the
  * database the judge under concurrency.
  */

@@ -98,7 +98,7 @@ export async function listTenants(
 
 /**
  * One statement: the write, and — when the request carried If-Match — the check that the row is still
- * the version the caller read (API.md §8). `updated` moves forward by at least 1 ms on every write, so it
+ * the version the caller read (docs/api.md#safe-retries). `updated` moves forward by at least 1 ms on every write, so it
  * names a version even when two writes share a clock reading. 'stale': the row is there but changed.
  */
 export async function updateTenant(

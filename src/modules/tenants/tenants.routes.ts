@@ -6,7 +6,7 @@ import { createTenant, getTenant, listVisibleTenants, updateTenantById } from '.
 
 const tags = ['tenants']
 
-/** Tenants (SPEC §4.1, API.md §4.2). */
+/** Tenants (docs/product.md#the-tenant-tree, docs/api.md#tenants). */
 export const tenantRoutes: RouteModule = async (app, ctx) => {
   app.post(
     '/tenants',

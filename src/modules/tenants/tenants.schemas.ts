@@ -12,7 +12,7 @@ import {
 } from '../../http/schemas.js'
 import { TIMEZONE_PATTERN } from '../regions/timezones.js'
 
-/** Tenant shapes (SPEC §2.1, API.md §4.2). */
+/** Tenant shapes (docs/product.md#the-tenant-tree, docs/api.md#tenants). */
 
 export const IDENTITY_PROVIDER_STATES = ['enabled', 'disabled', 'denied'] as const
 export const CLIENT_LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'fatal'] as const

@@ -36,7 +36,7 @@ function checkTimezone(timezone: string | undefined): void {
   }
 }
 
-/** Create a tenant (SPEC §4.1, API.md §4.2). */
+/** Create a tenant (docs/product.md#the-tenant-tree, docs/api.md#tenants). */
 export async function createTenant(
   ctx: ServiceContext,
   actor: Actor,

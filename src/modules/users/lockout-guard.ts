@@ -11,7 +11,7 @@ type Executor = Parameters<typeof lockAdministratorsBesides>[0]
 export type Standing = Pick<UserRow, 'status' | 'role_id' | 'additional_role_ids'>
 
 /**
- * Nobody locks themselves out (API.md §14 refuses erasing oneself; the same holds for disabling or
+ * Nobody locks themselves out (docs/product.md#offboarding-and-erasure refuses erasing oneself; the same holds for disabling or
  * demoting oneself): a change of one's own user that would leave it unable to sign in, or holding fewer
  * platform permissions, is a 409 self_lockout. An administrator who means it asks another one.
  */

@@ -14,7 +14,7 @@ import type { UpdateUserInput, User } from './users.schemas.js'
 import { toUser } from './users.service.js'
 
 /**
- * The one-time tokens as narrow credentials (API.md §10), sent as `Authorization: Token <token>` by the
+ * The one-time tokens as narrow credentials (docs/api.md#passwords-and-the-existing-clients-flows), sent as `Authorization: Token <token>` by the
  * existing admin UI:
  * - an invitation token may read its user, set that user's names and — only while it has none — its
  *   password, and accept its invitation (memberships.routes.ts);
@@ -76,7 +76,7 @@ export async function updateUserWithToken(
   if (userId.toLowerCase() !== userOf(credential)) throw outsideScope(credential)
   const user = credential.kind === 'reset' ? credential.user : await findUserById(ctx.db, userOf(credential))
   if (!user) throw outsideScope(credential)
-  // Judged on what the body changes (API.md §10): the older admin UI sends the whole profile back, with
+  // Judged on what the body changes (docs/api.md#passwords-and-the-existing-clients-flows): the older admin UI sends the whole profile back, with
   // `externalId: null` for an empty one, beside the names and password this token may set.
   const fields = changedUserFields(user, input)
   const allowed = credential.kind === 'reset' ? RESET_FIELDS : INVITATION_FIELDS

@@ -19,7 +19,7 @@ const RequestPasswordResetBody = Type.Object(
   },
 )
 
-/** `PUT|POST /v1/request-password-reset` (API.md §10), without credentials. */
+/** `PUT|POST /v1/request-password-reset` (docs/api.md#passwords-and-the-existing-clients-flows), without credentials. */
 export const passwordResetRoutes: RouteModule = async (app, ctx) => {
   for (const method of ['PUT', 'POST'] as const) {
     app.route({

@@ -22,7 +22,7 @@ import { normalizeEmail } from './user-rules.js'
 import { findUserByEmail } from './users.repository.js'
 
 /**
- * Password reset (API.md §10). A reset link carries a one-time token of 256 random bits; the database
+ * Password reset (docs/api.md#passwords-and-the-existing-clients-flows). A reset link carries a one-time token of 256 random bits; the database
  * keeps its SHA-256 on the user row with its expiry (TENANTRY_PASSWORD_RESET_TTL), a newer link replaces
  * the older one, and setting the password spends it. The mail goes through the outbox in the same
  * transaction as the token, so it is sent once SMTP is reachable and its delivery state is visible.

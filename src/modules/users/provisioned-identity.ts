@@ -9,7 +9,7 @@ import { normalizeEmail } from './user-rules.js'
 import { findUserById, updateUser } from './users.repository.js'
 
 /**
- * The identity of a platform user that a tenant's SCIM created (API.md §16): its directory keeps its
+ * The identity of a platform user that a tenant's SCIM created (docs/scim.md): its directory keeps its
  * names and e-mail up to date. Only the scim module calls this, and only for users it provisioned, inside
  * the transaction of the SCIM write (so a refused status move leaves the names as they were); an e-mail
  * another user holds is 409 `email_taken`. Writes `user.updated` like any other profile change. Whether

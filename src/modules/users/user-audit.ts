@@ -26,7 +26,7 @@ const PROFILE = [
   'defaultTenant',
 ] as const
 
-/** The personal fields of a user as they appear in audit changes; erasure (§14) strips them. */
+/** The personal fields of a user as they appear in audit changes; erasure (docs/product.md#offboarding-and-erasure) strips them. */
 export const PERSONAL_AUDIT_FIELDS = ['email', 'firstName', 'lastName', 'externalId', 'personalTelephone']
 
 const target = (id: string) => ({ type: 'user', id })
@@ -58,7 +58,7 @@ export function userUpdateRecords(before: UserRow, after: UserRow, reset: Change
     after.password_hash !== before.password_hash
       ? { password: changesBetween(was, now, ['password'], ['password']) }
       : {}
-  // One change to one user is one event (API.md §13), named after its most telling part.
+  // One change to one user is one event (docs/webhooks.md), named after its most telling part.
   const record = recordOfChange({ tenantId: null, target: target(after.id) }, [
     ['user.status_changed', changesBetween(was, now, ['status'])],
     ['user.role_changed', changesBetween(was, now, ['roleId', 'additionalRoleIds'])],

@@ -2,7 +2,7 @@ import type { UserRow } from '../../db/schema.js'
 import type { UpdateUserInput } from './users.schemas.js'
 
 /**
- * What a user body actually changes (API.md §10). Every path that judges a body against what its
+ * What a user body actually changes (docs/api.md#platform-users). Every path that judges a body against what its
  * credential may do — self-service, the invitation token, the password-reset token — asks this, so two
  * rules hold everywhere alike: "null means empty" (null and "" are the same for the text fields) and
  * "unchanged fields are not changes" (clients send whole records back; a field repeating its stored

@@ -7,7 +7,7 @@ import { forgetResponsesQuoting } from '../../http/idempotency-seal.js'
 import { PERSONAL_AUDIT_FIELDS } from './user-audit.js'
 
 /**
- * SQL of an erasure (API.md §14), each run inside the erasure's transaction. What a person leaves behind
+ * SQL of an erasure (docs/product.md#offboarding-and-erasure), each run inside the erasure's transaction. What a person leaves behind
  * besides its own row: memberships, the API keys it created, invitation mail queued or kept in the outbox,
  * stored idempotent responses that carry its data, and the personal fields inside audit events.
  */

@@ -15,7 +15,7 @@ import {
 import { userNotFound } from './users.service.js'
 
 /**
- * `DELETE /v1/users/{id}` (API.md §14): erases a person. Needs MANAGE_ALL_USERS in the caller's platform
+ * `DELETE /v1/users/{id}` (docs/product.md#offboarding-and-erasure): erases a person. Needs MANAGE_ALL_USERS in the caller's platform
  * role, never on oneself, and the role ceiling (nobody erases a user holding permissions it lacks). In one
  * transaction: memberships removed, API keys the user created deleted, sessions ended (the status move
  * does it, migration 0017) and reset links cleared, e-mail, names, telephone, external id and password removed, the record kept as

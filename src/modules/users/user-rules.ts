@@ -20,7 +20,7 @@ export interface NewUserEnv {
   id?: string
 }
 
-// E.164: a +, a country code that does not start with 0, at most 15 digits in all (API.md §4.3).
+// E.164: a +, a country code that does not start with 0, at most 15 digits in all (docs/api.md#platform-users).
 const E164 = /^\+[1-9][0-9]{1,14}$/
 
 /** The stored form of an e-mail: unique and compared case-insensitively, so stored lower-cased. */
@@ -49,7 +49,7 @@ export function checkTelephone(
 }
 
 /**
- * A platform role checked for existence, scope and the role ceiling (API.md §3): its permissions must be
+ * A platform role checked for existence, scope and the role ceiling (docs/product.md#role-ceiling): its permissions must be
  * a subset of the caller's platform-role permissions. Returns the error naming `field`, or undefined.
  */
 export function checkPlatformRole(
@@ -94,10 +94,10 @@ export function checkAdditionalRoles(
 }
 
 /**
- * The row for a new platform user (SPEC §2.2, API.md §4.3), or the error the request gets. Pure and
+ * The row for a new platform user (docs/product.md#platform-users, docs/api.md#platform-users), or the error the request gets. Pure and
  * synchronous: single creates and every bulk row go through it. Invalid input (400) is reported before
  * the ceiling (403), since it is wrong whoever sends it. Defaults: status `enabled`, externalId `""`, no
- * password, no tenant (brief §1), no default tenant. `aliasPlatformUserId` is issued by the database.
+ * password, no tenant (docs/product.md#platform-users), no default tenant. `aliasPlatformUserId` is issued by the database.
  */
 export function buildNewUserRow(input: CreateUserInput, env: NewUserEnv): NewUserRow | AppError {
   const telephone = checkTelephone(input.personalTelephone)

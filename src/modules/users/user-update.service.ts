@@ -25,11 +25,11 @@ import { findUserById, isAcceptedMember, updateUser } from './users.repository.j
 import type { UpdateUserInput, User } from './users.schemas.js'
 import { toUser, userNotFound, withResetMailStatus } from './users.service.js'
 
-/** Fields a user may change on itself without MANAGE_ALL_USERS (API.md §4.3). */
+/** Fields a user may change on itself without MANAGE_ALL_USERS (docs/api.md#platform-users). */
 const SELF_SERVICE_FIELDS = new Set(['firstName', 'lastName', 'password', 'currentPassword', 'defaultTenant'])
 
 /**
- * A user's own default tenant must be one where its membership is accepted (API.md §10); an administrator
+ * A user's own default tenant must be one where its membership is accepted (docs/api.md#platform-users); an administrator
  * setting another user's needs only to see that tenant (the earlier rule). 400 on defaultTenant otherwise.
  */
 async function checkDefaultTenant(ctx: ServiceContext, actor: Actor, userId: string, tenantId: string) {
@@ -49,7 +49,7 @@ async function checkDefaultTenant(ctx: ServiceContext, actor: Actor, userId: str
 }
 
 /**
- * `PUT /v1/users/{id}`, partial (API.md §4.3). A user may change its own names and, with
+ * `PUT /v1/users/{id}`, partial (docs/api.md#platform-users). A user may change its own names and, with
  * `currentPassword`, its password. Everything else — and anything on another user — needs
  * MANAGE_ALL_USERS over that user (user-visibility.ts) and obeys the role ceiling, both for the roles
  * assigned and for the user's current roles. A password change stamps `password_changed_at`, which kills
@@ -65,7 +65,7 @@ export async function updateUserById(
   const target = (await canReadUser(ctx, actor, userId)) ? await findUserById(ctx.db, userId) : undefined
   if (!target) throw userNotFound()
 
-  // Clients send whole records back: a field repeating its current value is not a change (API.md §10).
+  // Clients send whole records back: a field repeating its current value is not a change (docs/api.md#platform-users).
   const fields = changedUserFields(target, input)
   const managing = !self || fields.some((field) => !SELF_SERVICE_FIELDS.has(field))
   const roles = await loadRoleCatalog(ctx)
@@ -85,10 +85,10 @@ export async function updateUserById(
 
   const now = ctx.clock.now()
   if (changes.password_hash !== undefined) changes.password_changed_at = now
-  // The administrator's reset (API.md §10): MANAGE_ALL_USERS over the user and the ceiling were checked
+  // The administrator's reset (docs/api.md#passwords-and-the-existing-clients-flows): MANAGE_ALL_USERS over the user and the ceiling were checked
   // above (resetPassword is never a self-service field). The new link replaces the live one in the
   // update's own transaction, so a refused PUT (412, 404) leaves no link, and its change is in the
-  // update's one event (API.md §13).
+  // update's one event (docs/webhooks.md).
   const resetBy = input.resetPassword === true ? adminName(actor) : undefined
   const updated = await writeUnit(ctx).transaction(async (tx) => {
     const before = await findUserById(tx.db, userId)
@@ -135,7 +135,7 @@ async function checkedChanges(
   { fields, roles }: { fields: readonly string[]; roles: RoleCatalog },
 ): Promise<Updateable<UsersTable>> {
   const changes: Updateable<UsersTable> = {}
-  // Null means empty (API.md §10).
+  // Null means empty (docs/api.md#platform-users).
   if (input.firstName !== undefined) changes.first_name = input.firstName ?? ''
   if (input.lastName !== undefined) changes.last_name = input.lastName ?? ''
   if (input.externalId !== undefined) changes.external_id = input.externalId ?? ''

@@ -54,7 +54,7 @@ export function userRoutes(resolveNarrowToken: NarrowTokenResolver): RouteModule
           description:
             'Anyone may read itself; other users need VIEW_ALL_USERS or MANAGE_ALL_USERS over them. Also ' +
             'accepts `Authorization: Token <invitation token>` or `Token <password-reset token>` for the ' +
-            'token’s own user (API.md §10).',
+            'token’s own user (docs/api.md#passwords-and-the-existing-clients-flows).',
           errors: ['user_not_found'],
           params: UserParams,
           response: { 200: Result(UserSchema) },
@@ -125,7 +125,7 @@ export function userRoutes(resolveNarrowToken: NarrowTokenResolver): RouteModule
           summary: 'Erase a person (memberships, keys, tokens and personal data removed; the id stays)',
           description:
             'Needs MANAGE_ALL_USERS in the caller’s platform role; the role ceiling applies, nobody erases ' +
-            'themselves (409 self_lockout) and the last Platform Administrator stays (API.md §14). The e-mail becomes free; the record stays as status "erased" so that ' +
+            'themselves (409 self_lockout) and the last Platform Administrator stays (docs/product.md#offboarding-and-erasure). The e-mail becomes free; the record stays as status "erased" so that ' +
             'references and audit events still resolve; personal data inside audit events and queued mail is removed.',
           params: UserParams,
           response: { 204: Type.Null({ description: 'Erased' }) },

@@ -4,7 +4,7 @@ import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../crypto/passwords
 import { USER_STATUSES } from '../../db/schema.js'
 import { Body, Email, Nullable, PageQuery, ShortText, Timestamp, Uuid } from '../../http/schemas.js'
 
-/** Platform user shapes (SPEC §2.2, API.md §4.3). */
+/** Platform user shapes (docs/product.md#platform-users, docs/api.md#platform-users). */
 
 export const MAX_ADDITIONAL_ROLES = 20
 
@@ -57,7 +57,7 @@ export const UserSchema = Type.Object({
 })
 export type User = Static<typeof UserSchema>
 
-// Null means empty for the optional text fields (API.md §10): existing clients send null for "none".
+// Null means empty for the optional text fields (docs/api.md#platform-users): existing clients send null for "none".
 const NullableText = () => Type.Optional(Nullable(ShortText({ description: 'null means ""' })))
 
 export const CreateUserBody = Body(

@@ -24,7 +24,7 @@ export function userNotFound(): AppError {
 }
 
 /**
- * Create one platform user (SPEC §4.2, API.md §4.3). Needs MANAGE_ALL_USERS from the platform role or
+ * Create one platform user (docs/product.md#platform-users, docs/api.md#platform-users). Needs MANAGE_ALL_USERS from the platform role or
  * effective in at least one tenant; the roles assigned must be platform roles within the caller's
  * platform-role permissions (an API key has none, so it can assign only a role with no permission).
  * One INSERT; the e-mail's unique index settles races.
@@ -88,7 +88,7 @@ export async function listVisibleUsers(
 export function toUser(row: UserRow & { reset_mail_status?: string | null }): User {
   return {
     id: row.id,
-    // An erased person (API.md §14) keeps only its id and status; the column holds a placeholder.
+    // An erased person (docs/product.md#offboarding-and-erasure) keeps only its id and status; the column holds a placeholder.
     email: row.status === 'erased' ? '' : row.email,
     roleId: row.role_id,
     additionalRoleIds: row.additional_role_ids,

@@ -31,7 +31,7 @@ import type { Delivery, NewWebhook } from './webhooks.schemas.js'
 import { MANAGE, toDelivery, toWebhook, webhookNotFound } from './webhooks.service.js'
 
 /**
- * What an administrator does to an endpoint besides editing it (API.md §17): send a test event now,
+ * What an administrator does to an endpoint besides editing it (docs/webhooks.md#operations-test-redeliver-rotate-the-secret): send a test event now,
  * redeliver one delivery now, and rotate the signing secret. The first two go through the delivery path
  * the worker uses (WebhookDeliverer: outbound rule, Standard Webhooks headers, the delivery log) and
  * answer the attempt they recorded.

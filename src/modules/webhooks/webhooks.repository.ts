@@ -4,7 +4,7 @@ import type { PageWindow } from '../../http/pagination.js'
 import { updateTenantOwnedRow } from '../../http/request-context.js'
 import { WEBHOOK_KIND } from '../../outbox/outbox.repository.js'
 
-/** SQL for a tenant's webhook endpoints and their delivery attempts (API.md §13). */
+/** SQL for a tenant's webhook endpoints and their delivery attempts (docs/webhooks.md). */
 
 export async function insertWebhook(db: Kysely<Database>, row: WebhookRow): Promise<void> {
   await db

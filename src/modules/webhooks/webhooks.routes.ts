@@ -24,7 +24,7 @@ import {
 const tags = ['webhooks']
 const description = 'Needs MANAGE_WEBHOOKS effective in the tenant.'
 
-/** A tenant's webhook endpoints (API.md §13); deliveries follow the Standard Webhooks specification. */
+/** A tenant's webhook endpoints (docs/webhooks.md); deliveries follow the Standard Webhooks specification. */
 export const webhookRoutes: RouteModule = async (app, ctx) => {
   app.post(
     '/tenants/:tenantId/webhooks',

@@ -1,7 +1,7 @@
 import { type Static, Type } from 'typebox'
 import { Body, Nullable, PageQuery, Timestamp, Uuid } from '../../http/schemas.js'
 
-/** Webhook shapes (API.md §13). The signing secret appears only in the create response, once. */
+/** Webhook shapes (docs/webhooks.md). The signing secret appears only in the create response, once. */
 
 const EventPattern = Type.String({
   pattern: '^(\\*|[a-z_]+\\.(\\*|[a-z_]+))$',
@@ -17,7 +17,7 @@ const Url = Type.String({
   errorMessage: 'must be an https URL',
   description:
     'https only (http where TENANTRY_OUTBOUND_ALLOW_HTTP is set); never a host that is or resolves to a ' +
-    'loopback, private, link-local or metadata address (API.md §13 outbound rule, checked when saved and ' +
+    'loopback, private, link-local or metadata address (docs/webhooks.md#the-outbound-rule, checked when saved and ' +
     'on every delivery)',
 })
 

@@ -4,7 +4,7 @@ import { newId } from '../../crypto/uuid7.js'
 import { INVITATION_EMAIL, type NewOutboxRow } from '../outbox.repository.js'
 
 /**
- * The invitation e-mail as an outbox row (API.md §6). The row holds what the mail says, snapshotted when
+ * The invitation e-mail as an outbox row (docs/api.md#the-invitation-e-mail). The row holds what the mail says, snapshotted when
  * the invitation was made, and the one-time token encrypted (AES-256-GCM, bound to the row id): the
  * database holds the token in plaintext nowhere, and the envelope is dropped once the mail is sent.
  */

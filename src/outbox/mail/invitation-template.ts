@@ -3,7 +3,7 @@ import type { InvitationMailFacts } from './invitation-mail.js'
 import { type MailOptions, type RenderedMail, renderLinkMail } from './mail-kit.js'
 
 /**
- * The invitation e-mail (API.md §6): naming the tenant, the inviter, the role, the link and the expiry
+ * The invitation e-mail (docs/api.md#the-invitation-e-mail): naming the tenant, the inviter, the role, the link and the expiry
  * time, in the mail kit's frame (mail-kit.ts).
  */
 export function renderInvitationMail(

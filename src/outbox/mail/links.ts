@@ -1,7 +1,7 @@
 import type { Config } from '../../config.js'
 
 /**
- * The links in e-mails (API.md §10): an operator's template, or the service's own page. Placeholders
+ * The links in e-mails (docs/api.md#passwords-and-the-existing-clients-flows): an operator's template, or the service's own page. Placeholders
  * `{token}`, `{userId}`, `{tenantId}` are replaced by their URL-encoded values; an unknown placeholder is
  * left as written.
  */
@@ -13,7 +13,7 @@ export function fillLinkTemplate(template: string, values: Record<string, string
   )
 }
 
-/** The invitation link: TENANTRY_INVITATION_URL, or the acceptance page (API.md §4.4). */
+/** The invitation link: TENANTRY_INVITATION_URL, or the acceptance page (docs/api.md#tenant-users-and-invitations). */
 export function invitationLink(
   config: LinkConfig,
   values: { token: string; userId: string; tenantId: string },

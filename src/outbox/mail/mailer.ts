@@ -35,7 +35,7 @@ export function createMailer(options: MailerOptions): Mailer {
 }
 
 /**
- * SMTP through nodemailer with a connection pool (STACK.md: without `pool` thousands of concurrent sends
+ * SMTP through nodemailer with a connection pool (docs/performance.md#figures-behind-the-code: without `pool` thousands of concurrent sends
  * time out). Timeouts are bounded so that a send always ends well inside the worker's lease on the row.
  */
 export class SmtpMailer implements Mailer {

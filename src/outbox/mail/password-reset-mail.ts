@@ -5,7 +5,7 @@ import { type NewOutboxRow, PASSWORD_RESET_EMAIL } from '../outbox.repository.js
 import { UndeliverableMail } from './invitation-mail.js'
 
 /**
- * The password-reset e-mail as an outbox row (API.md §10), like the invitation e-mail: the facts it says,
+ * The password-reset e-mail as an outbox row (docs/api.md#passwords-and-the-existing-clients-flows), like the invitation e-mail: the facts it says,
  * and the one-time token encrypted bound to the row id, dropped once the mail is sent or given up.
  */
 export interface PasswordResetMailFacts {

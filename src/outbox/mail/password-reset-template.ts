@@ -3,7 +3,7 @@ import { type MailOptions, type RenderedMail, renderLinkMail } from './mail-kit.
 import type { PasswordResetMailFacts } from './password-reset-mail.js'
 
 /**
- * The password-reset e-mail (API.md §10): who asked, the link and its expiry, and what to do when the
+ * The password-reset e-mail (docs/api.md#passwords-and-the-existing-clients-flows): who asked, the link and its expiry, and what to do when the
  * reset was not asked for, in the mail kit's frame (mail-kit.ts).
  */
 export function renderPasswordResetMail(

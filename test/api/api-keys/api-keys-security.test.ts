@@ -5,7 +5,7 @@ import { expectRouteSecured, type SecuredRoute } from '../../helpers/security-ch
 import { useTestApp } from '../../helpers/test-app.js'
 
 /**
- * API keys (API.md §4.6): every route withstands the attacks of helpers/security-checks.ts. The ceiling
+ * API keys (docs/api.md#api-keys): every route withstands the attacks of helpers/security-checks.ts. The ceiling
  * on a key's role is not among them here — no built-in role below the Administrator may manage keys at
  * all (the Supervisor lacks MANAGE_ALL_APP_CREDENTIALS); api-keys.test.ts and role-ceiling.test.ts
  * check it with custom roles.

@@ -6,7 +6,7 @@ import { createTenantAsAdmin, insertUser, uniqueEmail } from '../../helpers/fixt
 import { useTestApp } from '../../helpers/test-app.js'
 
 /**
- * The audit trail of bulk loads (API.md §7, §13): every row a bulk load of `POST /v1/users` writes —
+ * The audit trail of bulk loads (docs/api.md#bulk-load-of-platform-users, docs/webhooks.md): every row a bulk load of `POST /v1/users` writes —
  * JSON array or NDJSON stream, with or without a tenant membership — leaves the events a single create
  * and an invitation leave (`user.created`, then `membership.created` / `membership.invited`), with the
  * request's id and address and the caller as actor; a rejected row leaves none, and a dry run none.

@@ -1,6 +1,6 @@
 import { describeRollback, rollbackScene } from './rollback/harness.js'
 import { membershipScenes } from './rollback/memberships.js'
 
-/** A change and its audit event commit together (API.md §13): the writes of memberships and invitations. */
+/** A change and its audit event commit together (docs/webhooks.md): the writes of memberships and invitations. */
 const r = rollbackScene()
 describeRollback(r, membershipScenes(r))

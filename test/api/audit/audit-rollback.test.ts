@@ -5,7 +5,7 @@ import { tenantResourceScenes } from './rollback/tenant-resources.js'
 import { tenantAndUserScenes } from './rollback/users.js'
 
 /**
- * A change and its audit event commit together or not at all (API.md §13), for every write of the API
+ * A change and its audit event commit together or not at all (docs/webhooks.md), for every write of the API
  * that records an event. Black-box: each write goes through the API, and what it stored is read back
  * through the API, so this holds whether a path writes its event in the change's transaction or in the
  * change's own statement. Faults are injected with throw-away triggers on this test's own database:
@@ -29,7 +29,7 @@ import { tenantAndUserScenes } from './rollback/users.js'
 const noApp = {} as Rollback
 const everyScene = [...tenantAndUserScenes(noApp), ...membershipScenes(noApp), ...tenantResourceScenes(noApp)]
 
-describe('a change and its audit event commit together (API.md §13)', () => {
+describe('a change and its audit event commit together (docs/webhooks.md)', () => {
   it('covers every recordAudit call a request reaches', () => {
     // The audit actions of this table; a new write path with an event belongs in it.
     expect(new Set(everyScene.map((a) => a.action))).toEqual(

@@ -3,7 +3,7 @@ import { ROLE_IDS } from '../../../src/access/permissions.js'
 import { expectRouteSecured } from '../../helpers/security-checks.js'
 import { useTestApp } from '../../helpers/test-app.js'
 
-/** A tenant's audit trail (API.md §13) withstands the attacks of helpers/security-checks.ts. */
+/** A tenant's audit trail (docs/webhooks.md) withstands the attacks of helpers/security-checks.ts. */
 const t = useTestApp()
 
 describe('the audit trail of a tenant withstands the attacks', () => {

@@ -11,7 +11,7 @@ import {
 import { useTestApp } from '../../helpers/test-app.js'
 
 /**
- * The audit trail (API.md §13) and offboarding/erasure (§14): every write path leaves one event in the
+ * The audit trail (docs/webhooks.md) and offboarding/erasure (docs/product.md#offboarding-and-erasure): every write path leaves one event in the
  * change's transaction — and a change that fails leaves none —, the read endpoints filter and page, and
  * an erasure leaves the person's e-mail and names in no table at all.
  */
@@ -98,7 +98,7 @@ describe('audit events on every write', () => {
     const list = await events({ targetId: id })
     const byAction = Object.fromEntries(list.map((e) => [e.action, e]))
     expect(byAction['user.created'].changes.email).toEqual([null, email])
-    // One change to one user is one event holding every field it changed (API.md §13).
+    // One change to one user is one event holding every field it changed (docs/webhooks.md).
     expect(list.map((e) => e.action).sort()).toEqual(['user.created', 'user.status_changed'])
     expect(byAction['user.status_changed'].changes).toEqual({
       lastName: ['', 'Lovelace'],
@@ -296,7 +296,7 @@ describe('reading the trail', () => {
   })
 })
 
-describe('erasure (API.md §14)', () => {
+describe('erasure (docs/product.md#offboarding-and-erasure)', () => {
   it('erases a person: no table holds its e-mail or names afterwards, the id still resolves, the e-mail is free', async () => {
     const tenant = await createTenantAsAdmin(t)
     const email = uniqueEmail('zeta.quill')

@@ -6,7 +6,7 @@ import { freshTenant, memberWithToken } from '../../helpers/fixtures.js'
 import { createTestApp, type TestApp } from '../../helpers/test-app.js'
 
 /**
- * The audit trail's CSV export (API.md §17): exactly the events the filters select — the same as the
+ * The audit trail's CSV export (docs/webhooks.md#csv-export): exactly the events the filters select — the same as the
  * JSON list, past one page of reading —, secrets only as "********", another tenant's events never,
  * and formula cells defused.
  */

@@ -7,7 +7,7 @@ import { useTestApp } from '../../helpers/test-app.js'
 import { TEST_ADMIN } from '../../helpers/test-env.js'
 
 /**
- * The one-time tokens as credentials (API.md §10). The older admin UI onboards a person with the
+ * The one-time tokens as credentials (docs/api.md#passwords-and-the-existing-clients-flows). The older admin UI onboards a person with the
  * invitation token from a link to its own page (TENANTRY_INVITATION_URL); existing users accept with their
  * own login. Both tokens are refused on every other route of the app.
  */
@@ -207,7 +207,7 @@ describe('an existing user accepts with its own login', () => {
 })
 
 describe('both narrow credentials against every other route of the app', () => {
-  it('is 401 everywhere but the routes API.md §10 opens to it', async () => {
+  it('is 401 everywhere but the routes docs/api.md#passwords-and-the-existing-clients-flows opens to it', async () => {
     const invitee = await invitedNewUser()
     const resetUser = await insertUser(t.database.handle.db)
     await insertMembership(t.database.handle.db, {

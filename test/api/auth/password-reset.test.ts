@@ -13,7 +13,7 @@ import { createTestApp, useTestApp } from '../../helpers/test-app.js'
 import { TEST_ADMIN } from '../../helpers/test-env.js'
 
 /**
- * Password reset (API.md §10) as the clients run it: the request, the mail at a real SMTP server, the
+ * Password reset (docs/api.md#passwords-and-the-existing-clients-flows) as the clients run it: the request, the mail at a real SMTP server, the
  * admin UI's `PUT /v1/users/{id} {password}` with `Authorization: Token <reset token>`, the
  * administrator's `{"resetPassword": true}`, and every way a link stops working.
  */
@@ -273,7 +273,7 @@ describe('PUT /v1/users/{id} {"resetPassword": true} (an administrator)', () => 
     }
   })
 
-  it('writes one event for the user when the same PUT also edits the profile (API.md §13)', async () => {
+  it('writes one event for the user when the same PUT also edits the profile (docs/webhooks.md)', async () => {
     const user = await insertUser(t.database.handle.db)
     const before = (await auditActions(user.id)).length
 

@@ -5,7 +5,7 @@ import { closeAfterBulk } from '../../helpers/bulk.js'
 import { insertUser, REGION_ID, uniqueEmail, uniqueName } from '../../helpers/fixtures.js'
 import { useTestApp } from '../../helpers/test-app.js'
 
-/** Bulk load of platform users, the NDJSON form (API.md §7). */
+/** Bulk load of platform users, the NDJSON form (docs/api.md#bulk-load-of-platform-users). */
 
 const t = useTestApp()
 let adminToken: string

@@ -6,7 +6,7 @@ import { closeAfterBulk } from '../../helpers/bulk.js'
 import { createTenantAsAdmin, insertUser, memberWithToken, uniqueEmail } from '../../helpers/fixtures.js'
 import { useTestApp } from '../../helpers/test-app.js'
 
-/** Bulk load of platform users, the JSON-array form (API.md §7). The NDJSON form: bulk-ndjson.test.ts. */
+/** Bulk load of platform users, the JSON-array form (docs/api.md#bulk-load-of-platform-users). The NDJSON form: bulk-ndjson.test.ts. */
 
 const t = useTestApp()
 let adminToken: string
@@ -114,7 +114,7 @@ describe('POST /v1/users with a JSON array', () => {
       createdBy: supervisor.id,
     })
     expect(first.aliasPlatformUserId).toMatch(/^\d+$/)
-    // Time-ordered UUIDv7 ids, as for every new row (API.md §1).
+    // Time-ordered UUIDv7 ids, as for every new row (docs/api.md#conventions).
     expect(first.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
     expect(first.id < result[2].result.id).toBe(true)
     expect(result[7].result).toMatchObject({ status: 'pending', externalId: 'crm-42' })

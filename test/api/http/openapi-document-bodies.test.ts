@@ -7,7 +7,7 @@ import { createTestApp, type TestApp } from '../../helpers/test-app.js'
 
 /**
  * The OpenAPI document says what the service accepts (issue 29 item 7): request bodies are open (unknown
- * fields are ignored, API.md §1), conditional requirements are in the document, and the formats the
+ * fields are ignored, docs/api.md#conventions), conditional requirements are in the document, and the formats the
  * service checks are published. Every test app also holds each body it is sent to the document
  * (helpers/document-conformance.ts); the last test shows that watcher failing on a closed document.
  */

@@ -4,7 +4,7 @@ import { uniqueName } from '../../helpers/fixtures.js'
 import { expectRouteSecured, type SecuredRoute } from '../../helpers/security-checks.js'
 import { useTestApp } from '../../helpers/test-app.js'
 
-/** Integrations (API.md §4.5): every route withstands the attacks of helpers/security-checks.ts. */
+/** Integrations (docs/api.md#integrations): every route withstands the attacks of helpers/security-checks.ts. */
 const t = useTestApp()
 
 const body = () => ({

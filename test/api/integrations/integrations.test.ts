@@ -5,7 +5,7 @@ import { createTenantAsAdmin, memberWithToken } from '../../helpers/fixtures.js'
 import { useTestApp } from '../../helpers/test-app.js'
 
 /**
- * Creating and reading integrations (SPEC §2.4, §4.4; API.md §4.5): the brief's `attributes` body and the
+ * Creating and reading integrations (docs/product.md#integrations, docs/api.md#integrations): the brief's `attributes` body and the
  * flat body give the same record, reads never show a secret, repeats of a chosen id, permissions.
  */
 const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/

@@ -7,7 +7,7 @@ import { createTenantAsAdmin } from '../../helpers/fixtures.js'
 import { useTestApp } from '../../helpers/test-app.js'
 
 /**
- * Integration credentials at rest (API.md §4.5): encrypted in the row, bound to their tenant, integration
+ * Integration credentials at rest (docs/api.md#integrations): encrypted in the row, bound to their tenant, integration
  * and field, write-only through the API, and never in the log.
  */
 const MASK = '********'

@@ -4,7 +4,7 @@ import { createTenantAsAdmin } from '../../helpers/fixtures.js'
 import { useTestApp } from '../../helpers/test-app.js'
 
 /**
- * The integration types the admin UIs create (API.md §10), each with the body the UI sends: properties
+ * The integration types the admin UIs create (docs/api.md#integrations), each with the body the UI sends: properties
  * kept, secrets encrypted and masked, flags as booleans, `type` in any case stored lower-case; and an
  * incomplete integration stored while inactive but refused activation with `attribute.active`.
  */
@@ -231,7 +231,7 @@ describe('incomplete while inactive', () => {
     )
     for (const refusal of refusals) {
       expect(refusal.status).toBe(400)
-      // One shape whatever the spelling: the existing UI reads error.attribute.active (API.md §10).
+      // One shape whatever the spelling: the existing UI reads error.attribute.active (docs/api.md#integrations).
       expect(Object.keys(refusal.body.error.attribute)).toEqual(['active'])
       expect(refusal.body.error.attribute.active).toContain('accountSid or accountId')
     }

@@ -4,7 +4,7 @@ import { createTenantAsAdmin } from '../../helpers/fixtures.js'
 import { useTestApp } from '../../helpers/test-app.js'
 
 /**
- * Every rule of API.md §4.5's table: a 400 naming the field in `attribute`, and nothing stored. Each case
+ * Every rule of the type table of docs/api.md#integrations: a 400 naming the field in `attribute`, and nothing stored. Each case
  * is sent in both spellings (the brief's `attributes` wrapper and the flat body) where they differ.
  */
 const t = useTestApp()
@@ -76,7 +76,7 @@ const INVALID: Array<[string, Record<string, unknown>, string]> = [
     'properties.pushEnabled',
   ],
   [
-    // Required properties are needed to be active (API.md §10): the 400 names `active`.
+    // Required properties are needed to be active (docs/api.md#integrations): the 400 names `active`.
     'an active zendesk without workItems',
     { type: 'zendesk', active: true, properties: { ...zendesk, workItems: undefined } },
     'active',

@@ -5,7 +5,7 @@ import { insertUser } from '../../helpers/fixtures.js'
 import { useInvitationFixture } from '../../helpers/invitation-fixture.js'
 
 /**
- * The life of an invitation token (API.md §4.4): delivered by mail through a real SMTP server, looked up,
+ * The life of an invitation token (docs/api.md#tenant-users-and-invitations): delivered by mail through a real SMTP server, looked up,
  * accepted once, replaced by a resend, killed by a cancel, expired by the clock; stored only as a hash.
  * Also the acceptance page's answers over HTTP (the browser drives it in browser.test.ts).
  */
@@ -251,7 +251,7 @@ describe('PUT /v1/tenants/{t}/users/{u} with Authorization: Token <invitation to
     const wrongUser = await put(other.id, { status: 'accepted' })
     expect(wrongUser.status).toBe(404)
     expect(wrongUser.body.error.reason).toBe('invitation_not_found')
-    // Anything but the acceptance with the token is 401 (API.md §10).
+    // Anything but the acceptance with the token is 401 (docs/api.md#passwords-and-the-existing-clients-flows).
     const more = await put(user.id, { status: 'accepted', roleId: ROLE_IDS.administrator })
     expect(more.status).toBe(401)
     expect((await membership(user.id)).status).toBe('invited')

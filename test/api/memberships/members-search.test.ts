@@ -6,7 +6,7 @@ import { createTestApp, type TestApp } from '../../helpers/test-app.js'
 
 /**
  * `GET /v1/tenants/{t}/users?q=`: a search of one tenant's members by e-mail or name, with the status
- * filter and paged like every list — what the console's member search runs (API.md §17 "Members").
+ * filter and paged like every list — what the console's member search runs (docs/console.md "Members").
  */
 let t: TestApp
 let token: string

@@ -5,7 +5,7 @@ import { membershipRequests } from '../../helpers/memberships.js'
 import { useTestApp } from '../../helpers/test-app.js'
 
 /**
- * Memberships (API.md §4.4): what is refused and how — unknown users, tenants and roles, a second
+ * Memberships (docs/api.md#tenant-users-and-invitations): what is refused and how — unknown users, tenants and roles, a second
  * membership, a status move the state machine does not have — and that a refusal changes nothing.
  */
 const t = useTestApp()

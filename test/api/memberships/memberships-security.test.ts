@@ -5,7 +5,7 @@ import { expectRouteSecured, stranger } from '../../helpers/security-checks.js'
 import { type TestApp, useTestApp } from '../../helpers/test-app.js'
 
 /**
- * Memberships (API.md §4.4): who may invite, read and change them (API.md §3). Every route withstands
+ * Memberships (docs/api.md#tenant-users-and-invitations): who may invite, read and change them (docs/product.md#permissions). Every route withstands
  * the four attacks of helpers/security-checks.ts; the rules of the role ceiling and of tenant
  * visibility follow.
  */
@@ -88,7 +88,7 @@ describe('every membership route withstands the four attacks', () => {
   })
 })
 
-describe('who may invite (API.md §3)', () => {
+describe('who may invite (docs/product.md#permissions)', () => {
   it('lets a tenant Administrator invite into its tenant and its sub-tenants', async () => {
     const admin = await memberWithToken(t, tenant.id, ROLE_IDS.administrator)
     const child = await createTenantAsAdmin(t, { parentId: tenant.id })

@@ -5,7 +5,7 @@ import { membershipRequests } from '../../helpers/memberships.js'
 import { useTestApp } from '../../helpers/test-app.js'
 
 /**
- * Tenant users over HTTP (API.md §4.4), what a PUT changes: the status moves, role changes within the
+ * Tenant users over HTTP (docs/api.md#tenant-users-and-invitations), what a PUT changes: the status moves, role changes within the
  * ceiling, the profile fields — the paths that succeed. Inviting and reading: memberships.test.ts.
  */
 

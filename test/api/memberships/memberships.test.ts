@@ -5,14 +5,14 @@ import { membershipRequests } from '../../helpers/memberships.js'
 import { useTestApp } from '../../helpers/test-app.js'
 
 /**
- * Tenant users over HTTP (API.md §4.4): invite with each status, every field of SPEC §2.3, the status
+ * Tenant users over HTTP (docs/api.md#tenant-users-and-invitations): invite with each status, every field of a membership (docs/product.md#memberships), the status
  * moves, role changes within the ceiling — the paths that succeed. The refusals are in
  * memberships-errors.test.ts; who may do what is in memberships-security.test.ts, mail
  * delivery in outbox.test.ts and the token's life in invitations.test.ts.
  */
 const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/
 const TENANT_USER_FIELDS = [
-  // API.md §10: what the UIs read besides the brief's fields.
+  // docs/api.md#tenant-users-and-invitations: what the UIs read besides the brief's fields.
   'externalId',
   'platformStatus',
   'roleName',
@@ -104,7 +104,7 @@ describe('POST /v1/tenants/{tenantId}/users', () => {
       createdBy: adminId,
       updatedBy: adminId,
     })
-    // Every profile carries a default webrtc extension (SPEC §2.3).
+    // Every profile carries a default webrtc extension (docs/product.md#memberships).
     expect(record.extensions).toEqual([
       {
         type: 'webrtc',
@@ -177,7 +177,7 @@ describe('POST /v1/tenants/{tenantId}/users', () => {
   it('stores the optional fields as sent and keeps a webrtc extension first when none is given', async () => {
     const user = await insertUser(t.database.handle.db)
     const idp = '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b'
-    // A default identity provider must name an active provider of the tenant (API.md §12).
+    // A default identity provider must name an active provider of the tenant (docs/sso.md).
     await t.database.handle.db
       .insertInto('identity_providers')
       .values({

@@ -7,7 +7,7 @@ import { createTenantAsAdmin, insertUser, uniqueEmail } from '../../helpers/fixt
 import { createTestApp, type TestApp } from '../../helpers/test-app.js'
 
 /**
- * One change to one record is one audit event, whose `changes` hold every field it changed (API.md §13):
+ * One change to one record is one audit event, whose `changes` hold every field it changed (docs/webhooks.md):
  * an acceptance that also sets the active extension, a resent invitation, a role change together with a
  * profile edit, and a user update that touches names, status, role and password each write exactly one
  * event for the record they change.

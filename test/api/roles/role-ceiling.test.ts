@@ -12,8 +12,8 @@ import { apiKeyWithRole, createRole } from '../../helpers/roles.js'
 import { FollowingClock, type RequestOptions, useTestApp } from '../../helpers/test-app.js'
 
 /**
- * The role ceiling applied to roles themselves (API.md §11), and to every path that assigns a custom
- * role (§3). Each test is an attack that succeeds without the defence: a caller with MANAGE_ALL_ROLES
+ * The role ceiling applied to roles themselves (docs/api.md#tenant-roles), and to every path that assigns a custom
+ * role (docs/product.md#role-ceiling). Each test is an attack that succeeds without the defence: a caller with MANAGE_ALL_ROLES
  * writing a role above itself, changing a role held by someone above it, or handing out a custom role
  * above itself through invitations, membership changes, bulk rows and API keys.
  */

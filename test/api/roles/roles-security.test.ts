@@ -5,7 +5,7 @@ import { expectRouteSecured, type SecuredRoute } from '../../helpers/security-ch
 import { useTestApp } from '../../helpers/test-app.js'
 
 /**
- * Tenant roles (API.md §11): every route withstands the attacks of helpers/security-checks.ts. The ceiling
+ * Tenant roles (docs/api.md#tenant-roles): every route withstands the attacks of helpers/security-checks.ts. The ceiling
  * on a role's own permissions is role-ceiling.test.ts's subject.
  */
 const t = useTestApp()

@@ -142,7 +142,7 @@ describe('GET /v1/permissions and the roles', () => {
     expect(new Set(Object.values(PERMISSION_IDS)).size).toBe(PERMISSIONS.length)
   })
 
-  it('lists the platform roles with the role record of API §3, readable by any user', async () => {
+  it('lists the platform roles with the role record of docs/api.md#permissions-and-roles, readable by any user', async () => {
     const plain = await insertUser(t.database.handle.db)
     const token = await t.tokenFor(plain.email, plain.password)
     const response = await t.request('GET', '/v1/roles', { token })
@@ -215,7 +215,7 @@ describe('GET /v1/permissions and the roles', () => {
     const ownRole = await t.request('GET', `/v1/roles/${childRole.id}`, { token: reader.token })
     expect(ownRole.status).toBe(200)
 
-    // Reading roles needs VIEW_ALL_ROLES or MANAGE_ALL_ROLES (API.md §11): an Agent may not.
+    // Reading roles needs VIEW_ALL_ROLES or MANAGE_ALL_ROLES (docs/api.md#tenant-roles): an Agent may not.
     const agent = await memberWithToken(t, child.id, ROLE_IDS.agent)
     const denied = await t.request('GET', `/v1/tenants/${child.id}/roles`, { token: agent.token })
     expect(denied.status).toBe(403)

@@ -5,7 +5,7 @@ import { apiKeyWithRole, createRole } from '../../helpers/roles.js'
 import { FollowingClock, useTestApp } from '../../helpers/test-app.js'
 
 /**
- * Tenant roles over HTTP (API.md §11): the record, names, read-only roles, who may read and write,
+ * Tenant roles over HTTP (docs/api.md#tenant-roles): the record, names, read-only roles, who may read and write,
  * visibility up and down the tree, disabled roles, and changes reaching every holder at once.
  */
 

@@ -5,7 +5,7 @@ import { memberWithToken, uniqueEmail } from '../../helpers/fixtures.js'
 import { PATCH_OP, type ScimTenant, scimTenant, userBody } from '../../helpers/scim.js'
 import { createTestApp, FollowingClock, type TestApp } from '../../helpers/test-app.js'
 
-/** SCIM Groups, the group → role mapping and the /v1 settings routes (API.md §16), over HTTP. */
+/** SCIM Groups, the group → role mapping and the /v1 settings routes (docs/scim.md), over HTTP. */
 let t: TestApp
 let admin: string
 beforeAll(async () => {

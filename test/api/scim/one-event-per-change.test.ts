@@ -8,7 +8,7 @@ import { FollowingClock, useTestApp } from '../../helpers/test-app.js'
 
 /**
  * One SCIM write to one membership is one audit event, written in the transaction of the change
- * (API.md §13, §16): `active` and the attributes the directory sent are one event, named
+ * (docs/webhooks.md, docs/scim.md): `active` and the attributes the directory sent are one event, named
  * `membership.created` on a create, else `membership.status_changed` when the status moved, else
  * `scim_user.updated`. The platform user is another record: its `user.created` is its own event.
  */

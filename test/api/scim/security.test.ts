@@ -5,7 +5,7 @@ import { createScimKey, PATCH_OP, scimTenant, userBody } from '../../helpers/sci
 import { createTestApp, FollowingClock, type TestApp } from '../../helpers/test-app.js'
 
 /**
- * The attacks of issue 31 on the SCIM endpoint (API.md §16), each answered by the defence it names; each
+ * The attacks of issue 31 on the SCIM endpoint (docs/scim.md), each answered by the defence it names; each
  * test fails without that defence.
  */
 let t: TestApp

@@ -11,7 +11,7 @@ import {
 } from '../../helpers/scim.js'
 import { createTestApp, FollowingClock, type TestApp } from '../../helpers/test-app.js'
 
-/** SCIM Users over HTTP (API.md §16): membership semantics, the Okta and Entra ID shapes, queries, ETags. */
+/** SCIM Users over HTTP (docs/scim.md): membership semantics, the Okta and Entra ID shapes, queries, ETags. */
 let t: TestApp
 let admin: string
 beforeAll(async () => {

@@ -5,7 +5,7 @@ import { createTestIdp } from '../../helpers/saml-idp.js'
 import { expectRouteSecured, type SecuredRoute } from '../../helpers/security-checks.js'
 import { useTestApp } from '../../helpers/test-app.js'
 
-/** Identity providers (API.md §12): every route withstands the attacks of helpers/security-checks.ts. */
+/** Identity providers (docs/sso.md): every route withstands the attacks of helpers/security-checks.ts. */
 const t = useTestApp()
 const idp = createTestIdp()
 

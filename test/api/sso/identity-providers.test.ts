@@ -6,7 +6,7 @@ import { createTenantAsAdmin, memberWithToken } from '../../helpers/fixtures.js'
 import { createTestIdp } from '../../helpers/saml-idp.js'
 import { useTestApp } from '../../helpers/test-app.js'
 
-/** Identity provider records (API.md §12): CRUD, permissions, the write-only secret, and the outbound rule. */
+/** Identity provider records (docs/sso.md): CRUD, permissions, the write-only secret, and the outbound rule. */
 let server: Server
 let metadataUrl: string
 const idp = createTestIdp()

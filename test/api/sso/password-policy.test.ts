@@ -5,8 +5,8 @@ import { freshTenant, insertMembership, insertUser, memberWithToken } from '../.
 import { createTestApp, type TestApp } from '../../helpers/test-app.js'
 
 /**
- * GET /v1/tenants/{t}/password-policy-impact (API.md §17): how many accepted members would lose (or gain)
- * password sign-in under another cxengageIdentityProvider, by the rule of §12 — and it changes nothing.
+ * GET /v1/tenants/{t}/password-policy-impact (docs/sso.md#6-changing-the-tenants-password-policy): how many accepted members would lose (or gain)
+ * password sign-in under another cxengageIdentityProvider, by the rule of docs/product.md#password-rule — and it changes nothing.
  */
 let t: TestApp
 beforeAll(async () => {

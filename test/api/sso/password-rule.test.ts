@@ -4,7 +4,7 @@ import { createTenantAsAdmin, memberWithToken, REGION_ID, uniqueName } from '../
 import { useTestApp } from '../../helpers/test-app.js'
 
 /**
- * The password rule (brief §2.3, §5 rule 2; API.md §12), attacked the way the issue found it open: a member
+ * The password rule (docs/product.md#password-rule), attacked the way the issue found it open: a member
  * who must use SSO logs in with a password and acts in the tenant anyway.
  */
 const t = useTestApp()

@@ -3,7 +3,7 @@ import { ROLE_IDS } from '../../../src/access/permissions.js'
 import { expectRouteSecured } from '../../helpers/security-checks.js'
 import { useTestApp } from '../../helpers/test-app.js'
 
-/** Tenants (API.md §4.2): every route of one tenant withstands the attacks of helpers/security-checks.ts. */
+/** Tenants (docs/api.md#tenants): every route of one tenant withstands the attacks of helpers/security-checks.ts. */
 const t = useTestApp()
 
 describe('every route of a tenant withstands the attacks', () => {

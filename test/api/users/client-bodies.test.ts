@@ -10,7 +10,7 @@ import {
 import { useTestApp } from '../../helpers/test-app.js'
 
 /**
- * The request bodies the existing clients send every day (API.md §10): whole records sent back, nulls for
+ * The request bodies the existing clients send every day (docs/api.md#passwords-and-the-existing-clients-flows): whole records sent back, nulls for
  * "none", the platform id as a root tenant's parent; and the tenant-user fields and filter they read.
  */
 const t = useTestApp()

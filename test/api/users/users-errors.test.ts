@@ -4,7 +4,7 @@ import { uniqueEmail } from '../../helpers/fixtures.js'
 import { FollowingClock, useTestApp } from '../../helpers/test-app.js'
 import { userRequests } from '../../helpers/users.js'
 
-/** Platform users (API.md §4.3): what is refused and how — taken e-mails, invalid fields, unknown ids. */
+/** Platform users (docs/api.md#platform-users): what is refused and how — taken e-mails, invalid fields, unknown ids. */
 
 const t = useTestApp({ clock: new FollowingClock() })
 let token: string

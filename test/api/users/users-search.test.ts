@@ -4,7 +4,7 @@ import { freshTenant, insertMembership, uniqueEmail } from '../../helpers/fixtur
 import { searchContract } from '../../helpers/search-contract.js'
 import { createTestApp, type TestApp } from '../../helpers/test-app.js'
 
-/** `GET /v1/users?q=` (API.md §17): a search by e-mail or name, within what the caller may read, paged. */
+/** `GET /v1/users?q=` (docs/api.md#platform-users): a search by e-mail or name, within what the caller may read, paged. */
 let t: TestApp
 let token: string
 const marker = `zq${Date.now().toString(36)}`

@@ -12,7 +12,7 @@ import { TEST_ADMIN } from '../../helpers/test-env.js'
 import { expectNoSecrets, supervisorAndOthers, userRequests } from '../../helpers/users.js'
 
 /**
- * Platform users (API.md §3, §4.3): who may create, change and read whom; no hash or secret ever leaves;
+ * Platform users (docs/product.md#permissions, docs/api.md#platform-users): who may create, change and read whom; no hash or secret ever leaves;
  * a disabled user cannot authenticate. The tenant-scoped checks of helpers/security-checks.ts apply to
  * tenant routes; platform users are seen through memberships (a user outside the caller's tenants is 404).
  */

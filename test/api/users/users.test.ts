@@ -42,7 +42,7 @@ const { createUser, countUsers } = userRequests(
 )
 
 describe('POST /v1/users', () => {
-  it('creates a user with every SPEC §2.2 field, typed and defaulted, and no tenant', async () => {
+  it('creates a user with every field of a platform user (docs/product.md#platform-users), typed and defaulted, and no tenant', async () => {
     const email = uniqueEmail('Ada')
     const response = await createUser({ email: `  ${email.toUpperCase()}`.trim(), firstName: 'Ada' })
     expect(response.status).toBe(201)
@@ -198,7 +198,7 @@ describe('PUT /v1/users/{id}', () => {
       { externalId: 'x' },
       { status: 'disabled' },
       { personalTelephone: '+15551234567' },
-      // Its own unchanged roleId is no change (API.md §10); another role is.
+      // Its own unchanged roleId is no change (docs/api.md#platform-users); another role is.
       { roleId: ROLE_IDS.platformAdministrator },
     ]) {
       const refused = await t.request('PUT', `/v1/users/${plain.id}`, { token: plainToken, body })

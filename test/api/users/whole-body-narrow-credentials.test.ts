@@ -5,7 +5,7 @@ import { createTenantAsAdmin, memberWithToken, uniqueEmail } from '../../helpers
 import { createTestApp, type TestApp } from '../../helpers/test-app.js'
 
 /**
- * The narrow credential and the self-service paths judge a body by what it changes (API.md §10): null
+ * The narrow credential and the self-service paths judge a body by what it changes (docs/api.md#passwords-and-the-existing-clients-flows): null
  * means empty, and a field repeating its stored value is no change. The older admin UI sends whole
  * records back — with `externalId: null` — and must be able to onboard a person with the invitation token.
  */

@@ -7,7 +7,7 @@ import { createTestApp, FollowingClock, type TestApp } from '../../helpers/test-
 import { WebhookReceiver } from '../../helpers/webhook-receiver.js'
 
 /**
- * The console's webhook operations as API routes (API.md §17): a test event sent now, a redelivery under
+ * The console's webhook operations as API routes (docs/webhooks.md#operations-test-redeliver-rotate-the-secret): a test event sent now, a redelivery under
  * the same webhook-id, and a secret rotation during which a receiver holding either secret verifies every
  * delivery with the `standardwebhooks` package — until the old secret's 24 h are over on the service's
  * clock. Each route refuses another tenant's endpoint with 404 and a caller without MANAGE_WEBHOOKS.

@@ -6,7 +6,7 @@ import { createTenantAsAdmin } from '../../helpers/fixtures.js'
 import { createTestApp, type TestApp } from '../../helpers/test-app.js'
 
 /**
- * The outbound rule (API.md §13) judged when an address is SAVED (issue 29 item 4), on a server without
+ * The outbound rule (docs/webhooks.md#the-outbound-rule) judged when an address is SAVED (issue 29 item 4), on a server without
  * the allow flags: webhook URLs, SAML metadata URLs and OIDC issuers whose host is — or resolves to — a
  * loopback, private, link-local or metadata address are a 400 naming the field, before anything is stored
  * or fetched. Names resolve through the resolver handed to the app (ServiceContext.outboundLookup).

@@ -4,7 +4,7 @@ import { expectRouteSecured, type SecuredRoute } from '../../helpers/security-ch
 import { useTestApp } from '../../helpers/test-app.js'
 
 /**
- * Webhooks (API.md §13): every route withstands the attacks of helpers/security-checks.ts. No delivery is
+ * Webhooks (docs/webhooks.md): every route withstands the attacks of helpers/security-checks.ts. No delivery is
  * attempted (the test app runs no worker); the outbound rule is relaxed so that the saved address — a
  * loopback port nobody listens on — passes whatever is checked when it is saved.
  */

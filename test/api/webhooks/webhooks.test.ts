@@ -9,7 +9,7 @@ import { FollowingClock, useTestApp } from '../../helpers/test-app.js'
 import { TEST_ADMIN } from '../../helpers/test-env.js'
 
 /**
- * Webhooks (API.md §13): deliveries checked by a receiver with the `standardwebhooks` verifier, through a
+ * Webhooks (docs/webhooks.md): deliveries checked by a receiver with the `standardwebhooks` verifier, through a
  * receiver that answers 500 and then is down for a while — every event arrives, in order, with the same
  * webhook-id on retries —; an endpoint failing for 24 h is disabled (an event too); invitation.expired
  * is written once whatever the number of workers.

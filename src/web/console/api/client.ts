@@ -82,7 +82,7 @@ async function injectFetch(
   })
 }
 
-/** The error envelope of a refused call (API.md §1), as the pages use it. */
+/** The error envelope of a refused call (docs/api.md#conventions), as the pages use it. */
 export interface ApiError {
   code: number
   reason: string

@@ -9,7 +9,7 @@ export type ScimGroup =
   paths['/v1/tenants/{tenantId}/scim/groups']['get']['responses'][200]['content']['application/json']['result'][number]
 
 /**
- * A tenant's SCIM settings (API.md §16): the base URL to give the directory, its tokens (created on the
+ * A tenant's SCIM settings (docs/scim.md): the base URL to give the directory, its tokens (created on the
  * API-key form, shown once there), the default role and the group → role mapping.
  */
 export function scimBody(o: {

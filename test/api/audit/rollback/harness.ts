@@ -9,7 +9,7 @@ import { createTestIdp, type TestIdp } from '../../../helpers/saml-idp.js'
 import { type ApiResponse, type TestApp, useTestApp } from '../../../helpers/test-app.js'
 
 /**
- * The machinery of the audit-rollback tests (API.md §13; the idea: ../audit-rollback.test.ts): a file's
+ * The machinery of the audit-rollback tests (docs/webhooks.md; the idea: ../audit-rollback.test.ts): a file's
  * app with the trigger function the faults use, the helpers a scene arranges its write with, and
  * `describeRollback`, which puts every scene of a table through both faults.
  */
