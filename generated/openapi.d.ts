@@ -17361,6 +17361,7 @@ export interface operations {
                             /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
                             updatedBy: string;
                         }[];
+                        /** @description Present when more rows follow: pass it as `?cursor=` for the next page. */
                         nextCursor?: string;
                     };
                 };
@@ -19000,6 +19001,7 @@ export interface operations {
                              */
                             attemptedAt: string;
                         }[];
+                        /** @description Present when more rows follow: pass it as `?cursor=` for the next page. */
                         nextCursor?: string;
                     };
                 };

@@ -1,4 +1,5 @@
 import { type TSchema, Type } from 'typebox'
+import type { PageWindow } from '../db/keyset.js'
 import { invalidField } from '../errors.js'
 
 /**
@@ -33,12 +34,6 @@ export function toPage<T>(rows: T[], limit: number | undefined, idOf: (row: T) =
   const items = rows.slice(0, limit)
   const last = items[items.length - 1]
   return { items, nextCursor: last === undefined ? undefined : encodeCursor(idOf(last)) }
-}
-
-/** What a repository's list function takes to read one page. */
-export interface PageWindow {
-  afterId: string | undefined
-  limit: number | undefined
 }
 
 /**

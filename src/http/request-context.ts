@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import { type Expression, type Kysely, type Selectable, type SqlBool, sql, type Updateable } from 'kysely'
 import { nextUpdated, type VersionedTable } from '../db/row-version.js'
 import type { Database } from '../db/schema.js'
+import { type TenantOwnedTable, tenantOwned } from '../db/tenant-owned.js'
 
 /**
  * Who asked, for the records a request leaves behind (the audit trail's requestId and ip, docs/webhooks.md).
@@ -75,9 +76,6 @@ export function ifMatchChecked<Q extends Filterable<Q>>(
   }
 }
 
-/** The versioned tables whose rows a tenant owns, each row keyed by (tenant_id, id). */
-export type TenantOwnedTable = 'api_keys' | 'integrations' | 'identity_providers' | 'webhooks'
-
 /**
  * The PUT of a row a tenant owns: `changes` written to row (tenantId, id), its version moved on
  * (nextUpdated) and the request's If-Match checked in the same UPDATE (ifMatchChecked). The row as
@@ -90,11 +88,9 @@ export async function updateTenantOwnedRow<T extends TenantOwnedTable>(
   id: string,
   changes: Updateable<Database[T]> & { updated: Date },
 ): Promise<Selectable<Database[T]> | 'stale' | undefined> {
-  // Kysely cannot resolve the columns of a generic table: seen as the columns every TenantOwnedTable has.
-  const owned = db as unknown as Kysely<{ row: { tenant_id: string; id: string; updated: Date } }>
   const { query, outcome } = ifMatchChecked(
     table,
-    owned
+    tenantOwned(db)
       .updateTable(table as unknown as 'row')
       .set({ ...changes, updated: nextUpdated(changes.updated) } as never)
       .where('tenant_id', '=', tenantId)

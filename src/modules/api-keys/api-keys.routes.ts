@@ -1,3 +1,4 @@
+import { created } from '../../http/created.js'
 import { PageBody, pageBody } from '../../http/pagination.js'
 import { Result, TenantParams } from '../../http/schemas.js'
 import type { RouteModule } from '../../http/typed-app.js'
@@ -33,11 +34,7 @@ export const apiKeyRoutes: RouteModule = async (app, ctx) => {
     async (request, reply) => {
       const { tenantId } = request.params
       const key = await createApiKey(ctx, request.actor, tenantId, request.body)
-      return reply
-        .code(201)
-        .header('location', `/v1/tenants/${key.tenantId}/api-keys/${key.id}`)
-        .header('cache-control', 'no-store')
-        .send({ result: key })
+      return created(reply, `/v1/tenants/${key.tenantId}/api-keys/${key.id}`, key, { secret: true })
     },
   )
 

@@ -5,19 +5,15 @@ import type { ServiceContext } from '../../context.js'
 import { randomSecret, sha256 } from '../../crypto/tokens.js'
 import { newId } from '../../crypto/uuid7.js'
 import type { ApiKeyRow, Database } from '../../db/schema.js'
+import { listTenantOwnedRows } from '../../db/tenant-owned.js'
 import { AppError, invalidField } from '../../errors.js'
 import { preconditionFailed } from '../../http/etag.js'
 import { type Page, readPage } from '../../http/pagination.js'
+import { updateTenantOwnedRow } from '../../http/request-context.js'
 import { MASKED, recordAudit } from '../audit/audit.repository.js'
 import { describeRole, findTenantRoleFor } from '../roles/roles.service.js'
 import { checkRoleCeiling, requireTenantPermission } from '../tenants/tenant-access.js'
-import {
-  countLiveScimKeys,
-  findApiKey,
-  insertApiKey,
-  listApiKeys,
-  updateApiKeyStatus,
-} from './api-keys.repository.js'
+import { countLiveScimKeys, findApiKey, insertApiKey } from './api-keys.repository.js'
 import type {
   ApiKey,
   CreateApiKeyInput,
@@ -126,7 +122,7 @@ export async function listTenantApiKeys(
   await manageableTenant(ctx, actor, tenantId)
   return readPage(
     query,
-    (window) => listApiKeys(ctx.db, tenantId, window),
+    (window) => listTenantOwnedRows(ctx.db, 'api_keys', tenantId, window),
     (row) => row.id,
     toApiKey,
   )
@@ -162,7 +158,7 @@ export async function updateApiKey(
     if (existing.scope === 'scim' && existing.status === 'disabled' && input.status === 'enabled') {
       await refuseThirdLiveScimKey(tx, tenantId, ctx.clock.now())
     }
-    const updated = await updateApiKeyStatus(tx, tenantId, keyId, {
+    const updated = await updateTenantOwnedRow(tx, 'api_keys', tenantId, keyId, {
       status: input.status,
       updated: ctx.clock.now(),
       updated_by: actor.principalId,

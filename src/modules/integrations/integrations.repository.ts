@@ -36,17 +36,6 @@ export async function findIntegration(
   return query.executeTakeFirst()
 }
 
-export async function listIntegrations(
-  db: Kysely<Database>,
-  tenantId: string,
-  page: { afterId?: string | undefined; limit?: number | undefined },
-): Promise<IntegrationRow[]> {
-  let query = db.selectFrom('integrations').selectAll().where('tenant_id', '=', tenantId).orderBy('id')
-  if (page.afterId) query = query.where('id', '>', page.afterId)
-  if (page.limit !== undefined) query = query.limit(page.limit + 1)
-  return query.execute()
-}
-
 /**
  * One statement: the write and, when the request carried If-Match, the check that the row is still the
  * version the caller read (db/row-version.ts). 'stale': nothing written, the If-Match names another version.

@@ -1,4 +1,5 @@
 import { Type } from 'typebox'
+import { created } from '../../http/created.js'
 import { PageBody, pageBody } from '../../http/pagination.js'
 import { Result, TenantParams } from '../../http/schemas.js'
 import type { RouteModule } from '../../http/typed-app.js'
@@ -48,14 +49,14 @@ export const integrationRoutes: RouteModule = async (app, ctx) => {
     },
     async (request, reply) => {
       const { tenantId, integrationId } = request.params
-      const { integration, created } = await createIntegration(
+      const { integration, created: isNew } = await createIntegration(
         ctx,
         request.actor,
         tenantId,
         request.body,
         integrationId,
       )
-      if (!created) return reply.code(200).send(integration)
+      if (!isNew) return reply.code(200).send(integration)
       return reply
         .code(201)
         .header('location', location(integration.tenantId, integration.id))
@@ -86,10 +87,7 @@ export const integrationRoutes: RouteModule = async (app, ctx) => {
         request.params.tenantId,
         request.body,
       )
-      return reply
-        .code(201)
-        .header('location', location(integration.tenantId, integration.id))
-        .send({ result: integration })
+      return created(reply, location(integration.tenantId, integration.id), integration)
     },
   )
 

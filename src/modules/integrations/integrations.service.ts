@@ -5,10 +5,11 @@ import type { ServiceContext } from '../../context.js'
 import { SecretDecryptionError } from '../../crypto/secrets.js'
 import { newId } from '../../crypto/uuid7.js'
 import type { IntegrationRow, IntegrationsTable } from '../../db/schema.js'
+import { listTenantOwnedRows } from '../../db/tenant-owned.js'
 import { AppError } from '../../errors.js'
 import { preconditionFailed } from '../../http/etag.js'
 import { type Page, readPage } from '../../http/pagination.js'
-import { auditEvent, type Changes, MASKED } from '../../outbox/audit-event.js'
+import { type AuditRecord, auditEvent, type Changes, MASKED } from '../../outbox/audit-event.js'
 import { recordAudit } from '../../outbox/audit-trail.js'
 import { writeUnit } from '../../outbox/write-unit.js'
 import { requireTenantPermission } from '../tenants/tenant-access.js'
@@ -26,7 +27,6 @@ import {
   deleteIntegration,
   findIntegration,
   integrationInsert,
-  listIntegrations,
   updateIntegration,
 } from './integrations.repository.js'
 import type {
@@ -93,12 +93,7 @@ export async function createIntegration(
     updated_by: actor.principalId,
   }
   try {
-    const event = auditEvent(ctx.clock, actor, {
-      action: 'integration.created',
-      tenantId: tenant,
-      target: { type: 'integration', id },
-      changes: integrationChanges(undefined, row),
-    })
+    const event = auditEvent(ctx.clock, actor, integrationEvent('created', row, undefined, row))
     await writeUnit(ctx).insert(
       integrationInsert({ ...row, properties: JSON.stringify(row.properties) }, event),
     )
@@ -143,7 +138,7 @@ export async function listTenantIntegrations(
   await requirePermission(ctx, actor, tenantId, READ)
   return readPage(
     query,
-    (window) => listIntegrations(ctx.db, tenantId, window),
+    (window) => listTenantOwnedRows(ctx.db, 'integrations', tenantId, window),
     (row) => row.id,
     toIntegration,
   )
@@ -193,12 +188,7 @@ export async function updateIntegrationById(
     const after = await updateIntegration(trx, tenant, current.id, set)
     if (after === 'stale') throw preconditionFailed()
     if (after) {
-      await recordAudit(trx, ctx.clock, actor, {
-        action: 'integration.updated',
-        tenantId: tenant,
-        target: { type: 'integration', id: current.id },
-        changes: integrationChanges(locked, after),
-      })
+      await recordAudit(trx, ctx.clock, actor, integrationEvent('updated', after, locked, after))
     }
     return after
   })
@@ -217,15 +207,25 @@ export async function deleteIntegrationById(
   const deleted = await ctx.db.transaction().execute(async (tx) => {
     const row = await deleteIntegration(tx, tenant, id.toLowerCase())
     if (!row) return false
-    await recordAudit(tx, ctx.clock, actor, {
-      action: 'integration.deleted',
-      tenantId: tenant,
-      target: { type: 'integration', id: row.id },
-      changes: integrationChanges(row, undefined),
-    })
+    await recordAudit(tx, ctx.clock, actor, integrationEvent('deleted', row, row, undefined))
     return true
   })
   if (!deleted) throw integrationNotFound()
+}
+
+/** The audit record of one change to an integration: its action and what changed between the versions. */
+function integrationEvent(
+  verb: 'created' | 'updated' | 'deleted',
+  integration: Pick<IntegrationRow, 'tenant_id' | 'id'>,
+  before: IntegrationRow | undefined,
+  after: IntegrationRow | undefined,
+): AuditRecord {
+  return {
+    action: `integration.${verb}`,
+    tenantId: integration.tenant_id,
+    target: { type: 'integration', id: integration.id },
+    changes: integrationChanges(before, after),
+  }
 }
 
 /**

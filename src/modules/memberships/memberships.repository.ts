@@ -1,4 +1,5 @@
 import { type Kysely, sql, type Transaction, type Updateable } from 'kysely'
+import { keysetPage } from '../../db/keyset.js'
 import { nextUpdated } from '../../db/row-version.js'
 import type {
   Database,
@@ -77,19 +78,18 @@ export async function listMembershipRows(
   db: Executor,
   tenantId: string,
   page: {
-    afterUserId?: string | undefined
+    /** The cursor: the last user id of the previous page. */
+    afterId?: string | undefined
     limit?: number | undefined
     status?: MembershipStatus | undefined
     /** Contains-match on the e-mail or the full name, ignoring case (`?q=`). */
     search?: string | undefined
   },
 ): Promise<MembershipRecordRow[]> {
-  let query = selectMemberships(db).where('tu.tenant_id', '=', tenantId).orderBy('tu.user_id')
+  let query = selectMemberships(db).where('tu.tenant_id', '=', tenantId)
   if (page.status !== undefined) query = query.where('tu.status', '=', page.status)
   if (page.search !== undefined) query = query.where(personContains(page.search))
-  if (page.afterUserId) query = query.where('tu.user_id', '>', page.afterUserId)
-  if (page.limit !== undefined) query = query.limit(page.limit + 1)
-  return query.execute()
+  return keysetPage(query, 'tu.user_id', page).execute()
 }
 
 /**

@@ -1,4 +1,5 @@
 import { Type } from 'typebox'
+import { created } from '../../http/created.js'
 import { PageBody, pageBody } from '../../http/pagination.js'
 import { Result, TenantParams } from '../../http/schemas.js'
 import type { RouteModule } from '../../http/typed-app.js'
@@ -48,10 +49,7 @@ export const membershipRoutes: RouteModule = async (app, ctx) => {
     },
     async (request, reply) => {
       const user = await createMembership(ctx, request.actor, request.params.tenantId, request.body)
-      return reply
-        .code(201)
-        .header('location', `/v1/tenants/${user.tenantId}/users/${user.userId}`)
-        .send({ result: user })
+      return created(reply, `/v1/tenants/${user.tenantId}/users/${user.userId}`, user)
     },
   )
 

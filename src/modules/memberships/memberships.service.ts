@@ -186,10 +186,9 @@ export async function listMemberships(
   const now = ctx.clock.now()
   return readPage(
     query,
-    ({ afterId, limit }) =>
+    (window) =>
       listMembershipRows(ctx.db, tenantId, {
-        afterUserId: afterId,
-        limit,
+        ...window,
         status: query.status,
         search: query.q?.trim() || undefined,
       }),

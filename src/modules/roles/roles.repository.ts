@@ -1,5 +1,6 @@
 import { type Insertable, type Kysely, sql, type Transaction, type Updateable } from 'kysely'
 import { withConstraintErrors } from '../../db/constraint-errors.js'
+import { keysetPage } from '../../db/keyset.js'
 import { nextUpdated } from '../../db/row-version.js'
 import type { Database, RoleRow, RolesTable } from '../../db/schema.js'
 import { ifMatchChecked } from '../../http/request-context.js'
@@ -28,22 +29,23 @@ export interface RoleListFilter {
 }
 
 export async function listRoles(db: Executor, filter: RoleListFilter): Promise<RoleRow[]> {
-  let query = db.selectFrom('roles').selectAll().where('scope', '=', filter.scope).orderBy('id')
   const { tenantId } = filter
   const ancestors = filter.sharedFromIds ?? []
-  query = query.where((eb) => {
-    const visible = [eb('tenant_id', 'is', null)]
-    if (tenantId !== undefined) visible.push(eb('tenant_id', '=', tenantId))
-    if (ancestors.length > 0) {
-      visible.push(
-        eb.and([eb('shared', '=', true), sql<boolean>`tenant_id = any(${sql.val(ancestors)}::uuid[])`]),
-      )
-    }
-    return eb.or(visible)
-  })
-  if (filter.afterId) query = query.where('id', '>', filter.afterId)
-  if (filter.limit !== undefined) query = query.limit(filter.limit + 1)
-  return query.execute()
+  const query = db
+    .selectFrom('roles')
+    .selectAll()
+    .where('scope', '=', filter.scope)
+    .where((eb) => {
+      const visible = [eb('tenant_id', 'is', null)]
+      if (tenantId !== undefined) visible.push(eb('tenant_id', '=', tenantId))
+      if (ancestors.length > 0) {
+        visible.push(
+          eb.and([eb('shared', '=', true), sql<boolean>`tenant_id = any(${sql.val(ancestors)}::uuid[])`]),
+        )
+      }
+      return eb.or(visible)
+    })
+  return keysetPage(query, 'id', filter).execute()
 }
 
 /** Inserts a tenant role; a name taken in the tenant is 409 role_name_taken (unique index). */

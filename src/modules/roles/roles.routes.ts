@@ -1,4 +1,5 @@
 import { Type } from 'typebox'
+import { created } from '../../http/created.js'
 import { PageBody, pageBody } from '../../http/pagination.js'
 import { Result, TenantParams } from '../../http/schemas.js'
 import type { RouteModule } from '../../http/typed-app.js'
@@ -138,10 +139,7 @@ export const roleRoutes: RouteModule = async (app, ctx) => {
     },
     async (request, reply) => {
       const role = await createTenantRole(ctx, request.actor, request.params.tenantId, request.body)
-      return reply
-        .code(201)
-        .header('location', `/v1/tenants/${role.tenantId}/roles/${role.id}`)
-        .send({ result: role })
+      return created(reply, `/v1/tenants/${role.tenantId}/roles/${role.id}`, role)
     },
   )
 

@@ -1,6 +1,5 @@
-import type { Insertable, Kysely, Updateable } from 'kysely'
+import type { Insertable, Kysely } from 'kysely'
 import type { Database, IdentityProviderRow, IdentityProvidersTable } from '../../db/schema.js'
-import { updateTenantOwnedRow } from '../../http/request-context.js'
 
 /** SQL of identity providers (docs/sso.md). Every tenant-scoped read takes the tenant id. */
 
@@ -43,20 +42,6 @@ export async function listTenantIdentityProviders(
     .orderBy('created')
     .orderBy('id')
     .execute()
-}
-
-/**
- * One statement: the write and, when the request carried If-Match, the check that the row is still the
- * version the caller read (db/row-version.ts). 'stale': nothing written, the If-Match names another
- * version; undefined: no such provider (deleted meanwhile).
- */
-export async function updateIdentityProvider(
-  db: Kysely<Database>,
-  tenantId: string,
-  id: string,
-  changes: Updateable<IdentityProvidersTable> & { updated: Date },
-): Promise<IdentityProviderRow | 'stale' | undefined> {
-  return updateTenantOwnedRow(db, 'identity_providers', tenantId, id, changes)
 }
 
 /** The active providers of some tenants, {id, name}, the tenant's default first. */

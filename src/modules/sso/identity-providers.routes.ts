@@ -1,4 +1,5 @@
 import { Type } from 'typebox'
+import { created } from '../../http/created.js'
 import { Result, TenantParams } from '../../http/schemas.js'
 import type { RouteModule } from '../../http/typed-app.js'
 import {
@@ -72,10 +73,7 @@ export const identityProviderRoutes: RouteModule = async (app, ctx) => {
     },
     async (request, reply) => {
       const provider = await createIdentityProvider(ctx, request.actor, request.params.tenantId, request.body)
-      return reply
-        .code(201)
-        .header('location', `/v1/tenants/${provider.tenantId}/identity-providers/${provider.id}`)
-        .send({ result: provider })
+      return created(reply, `/v1/tenants/${provider.tenantId}/identity-providers/${provider.id}`, provider)
     },
   )
 
@@ -148,13 +146,11 @@ export const identityProviderRoutes: RouteModule = async (app, ctx) => {
     async (request, reply) => {
       const { tenantId, id } = request.params
       const test = await startIdentityProviderTest(ctx, request.actor, tenantId, id)
-      return reply
-        .code(201)
-        .header(
-          'location',
-          `/v1/tenants/${test.tenantId}/identity-providers/${test.providerId}/test/${test.id}`,
-        )
-        .send({ result: test })
+      return created(
+        reply,
+        `/v1/tenants/${test.tenantId}/identity-providers/${test.providerId}/test/${test.id}`,
+        test,
+      )
     },
   )
 

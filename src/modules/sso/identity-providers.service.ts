@@ -7,14 +7,14 @@ import { AppError, invalidField } from '../../errors.js'
 import { preconditionFailed } from '../../http/etag.js'
 import { createOutboundFetch, OutboundRefusedError, outboundPolicy } from '../../http/outbound.js'
 import { checkOutboundAddress } from '../../http/outbound-save-check.js'
+import { updateTenantOwnedRow } from '../../http/request-context.js'
 import { MASKED, recordAudit } from '../audit/audit.repository.js'
 import { requireTenantPermission } from '../tenants/tenant-access.js'
-import { identityProviderChanges } from './identity-provider-audit.js'
+import { identityProviderChanges, providerSettings } from './identity-provider-audit.js'
 import {
   findTenantIdentityProvider,
   insertIdentityProvider,
   listTenantIdentityProviders,
-  updateIdentityProvider,
 } from './identity-providers.repository.js'
 import {
   type CreateIdentityProviderInput,
@@ -47,15 +47,8 @@ export function toIdentityProvider(ctx: ServiceContext, row: IdentityProviderRow
   return {
     id: row.id,
     tenantId: row.tenant_id,
-    name: row.name,
-    description: row.description,
-    active: row.active,
-    identityProvider: row.protocol,
-    emailMapping: row.email_mapping,
-    metadataUrl: row.metadata_url,
+    ...providerSettings(row),
     metadataFile: row.metadata_url ? null : row.metadata_xml,
-    issuer: row.issuer,
-    clientId: row.client_id,
     clientSecret: isSecretEnvelope(row.client_secret) ? SECRET_MASK : '',
     serviceProvider: serviceProviderUrls(ctx.config, row.id),
     created: row.created.toISOString(),
@@ -205,7 +198,7 @@ export async function updateIdentityProviderById(
   const fields = await protocolFields(ctx, current.protocol, input, current)
   const secretChanged = fields.secret !== openClientSecret(ctx, current)
   const row = await ctx.db.transaction().execute(async (trx) => {
-    const updated = await updateIdentityProvider(trx, tenantId, id, {
+    const updated = await updateTenantOwnedRow(trx, 'identity_providers', tenantId, id, {
       ...(input.name !== undefined ? { name: input.name.trim() } : {}),
       ...(input.description !== undefined ? { description: input.description ?? '' } : {}),
       ...(input.active !== undefined ? { active: input.active } : {}),

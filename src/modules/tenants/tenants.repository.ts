@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely'
 import { withConstraintErrors } from '../../db/constraint-errors.js'
+import { keysetPage } from '../../db/keyset.js'
 import { nextUpdated } from '../../db/row-version.js'
 import type { Database, NewTenantRow, TenantRow, TenantUpdate } from '../../db/schema.js'
 import { statementTexts } from '../../db/statement-texts.js'
@@ -81,7 +82,7 @@ export async function listTenants(
   db: Kysely<Database>,
   filter: TenantListFilter,
 ): Promise<TenantRecordRow[]> {
-  let query = selectTenants(db).orderBy('t.id')
+  let query = selectTenants(db)
   if (filter.regionId) query = query.where('t.region_id', '=', filter.regionId)
   if (filter.parentId) query = query.where('t.parent_id', '=', filter.parentId)
   if (filter.subtreesOf) {
@@ -91,9 +92,7 @@ export async function listTenants(
       eb.or([eb('t.id', 'in', roots), sql<boolean>`t.parent_ids && ${sql.val(roots)}::uuid[]`]),
     )
   }
-  if (filter.afterId) query = query.where('t.id', '>', filter.afterId)
-  if (filter.limit !== undefined) query = query.limit(filter.limit + 1)
-  return query.execute()
+  return keysetPage(query, 't.id', filter).execute()
 }
 
 /**

@@ -1,3 +1,4 @@
+import { created } from '../../http/created.js'
 import { PageBody, pageBody } from '../../http/pagination.js'
 import { Result, TenantParams } from '../../http/schemas.js'
 import type { RouteModule } from '../../http/typed-app.js'
@@ -25,7 +26,7 @@ export const tenantRoutes: RouteModule = async (app, ctx) => {
     },
     async (request, reply) => {
       const tenant = await createTenant(ctx, request.actor, request.body)
-      return reply.code(201).header('location', `/v1/tenants/${tenant.id}`).send({ result: tenant })
+      return created(reply, `/v1/tenants/${tenant.id}`, tenant)
     },
   )
 

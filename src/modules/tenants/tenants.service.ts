@@ -71,7 +71,7 @@ export async function createTenant(
     action: 'tenant.created',
     tenantId: row.id,
     target: { type: 'tenant', id: row.id },
-    changes: changesBetween(undefined, auditView(row), TENANT_AUDIT_FIELDS),
+    changes: changesBetween(undefined, tenantSettings(row), TENANT_AUDIT_FIELDS),
   })
   await writeUnit(ctx).insert(tenantInsert(row, event))
   // A new tenant has no children; its parent's childIds is derived, so it lists the new id already.
@@ -165,7 +165,11 @@ export async function updateTenantById(
       action: 'tenant.updated',
       tenantId,
       target: { type: 'tenant', id: tenantId },
-      changes: changesBetween(auditView(before), auditView({ ...before, ...changes }), TENANT_AUDIT_FIELDS),
+      changes: changesBetween(
+        tenantSettings(before),
+        tenantSettings({ ...before, ...changes }),
+        TENANT_AUDIT_FIELDS,
+      ),
     })
     return outcome
   })
@@ -194,7 +198,11 @@ const TENANT_AUDIT_FIELDS = [
   'outboundIntegrationId',
 ] as const
 
-function auditView(row: Partial<TenantRow>) {
+/**
+ * A tenant's settings under the names the API gives them: the one mapping its record (toTenant) and its
+ * audit events share, so an event names a field as the API does.
+ */
+function tenantSettings(row: TenantRow) {
   return {
     name: row.name,
     description: row.description,
@@ -217,24 +225,14 @@ function iso(date: Date): string {
 export function toTenant(row: TenantRecordRow, ctx: Pick<ServiceContext, 'platform'>): Tenant {
   return {
     id: row.id,
-    name: row.name,
-    description: row.description,
-    regionId: row.region_id,
-    parentId: row.parent_id,
+    ...tenantSettings(row),
     parentIds: row.parent_ids,
     parent: { id: row.parent_id, name: row.parent_name ?? ctx.platform.name },
     childIds: row.child_ids,
-    adminUserId: row.admin_user_id,
     createdBy: row.created_by,
     updatedBy: row.updated_by,
     created: iso(row.created),
     updated: iso(row.updated),
-    active: row.active,
-    timezone: row.timezone,
-    defaultIdentityProvider: row.default_identity_provider,
-    cxengageIdentityProvider: row.cxengage_identity_provider,
-    clientLogLevel: row.client_log_level,
-    outboundIntegrationId: row.outbound_integration_id,
     capacityRuleId: row.capacity_rule_id,
   }
 }

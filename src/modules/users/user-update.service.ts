@@ -1,6 +1,5 @@
 import type { Updateable } from 'kysely'
 import type { Actor } from '../../access/actor.js'
-import { withinCeiling } from '../../access/ceiling.js'
 import { canSee } from '../../access/effective.js'
 import type { ServiceContext } from '../../context.js'
 import { hashPassword, verifyPassword } from '../../crypto/passwords.js'
@@ -20,7 +19,13 @@ import {
 import { userUpdateRecords } from './user-audit.js'
 import { changedUserFields } from './user-changes.js'
 import { checkAdditionalRoles, checkPlatformRole, checkTelephone, type RoleCatalog } from './user-rules.js'
-import { canManageUser, canReadUser, isSelf, platformPermissionsOf } from './user-visibility.js'
+import {
+  canManageUser,
+  canReadUser,
+  checkHoldsNoRoleBeyond,
+  isSelf,
+  platformPermissionsOf,
+} from './user-visibility.js'
 import { findUserById, isAcceptedMember, updateUser } from './users.repository.js'
 import type { UpdateUserInput, User } from './users.schemas.js'
 import { toUser, userNotFound, withResetMailStatus } from './users.service.js'
@@ -172,17 +177,7 @@ async function assertMayManage(ctx: ServiceContext, actor: Actor, target: UserRo
         : 'MANAGE_ALL_USERS over this user is required',
     )
   }
-  // Nobody edits, disables or demotes a user whose current roles exceed their own.
-  const ceiling = platformPermissionsOf(actor)
-  for (const roleId of [target.role_id, ...target.additional_role_ids]) {
-    const role = roles.get(roleId)
-    if (role && !withinCeiling(role.permissions, ceiling)) {
-      throw new AppError(
-        'role_exceeds_caller',
-        `This user holds the role "${role.name}", which carries permissions the caller does not hold`,
-      )
-    }
-  }
+  checkHoldsNoRoleBeyond(actor, target, roles)
 }
 
 async function assertCurrentPassword(self: boolean, target: UserRow, currentPassword: string | undefined) {

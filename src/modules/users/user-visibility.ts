@@ -1,6 +1,7 @@
 import type { Actor } from '../../access/actor.js'
 import { withinCeiling } from '../../access/ceiling.js'
 import type { Permission } from '../../access/permissions.js'
+import type { RoleCatalog } from '../../access/role-catalog.js'
 import type { ServiceContext } from '../../context.js'
 import type { UserRow } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
@@ -81,7 +82,15 @@ export async function checkMayActOnUser(
   if (!(await canManageUser(ctx, actor, target.id))) {
     throw new AppError('permission_denied', 'MANAGE_ALL_USERS over this user is required')
   }
-  const roles = await loadRoleCatalog(ctx)
+  checkHoldsNoRoleBeyond(actor, target, await loadRoleCatalog(ctx))
+}
+
+/** Nobody edits, disables, demotes or signs out a user whose current roles exceed their own: 403 otherwise. */
+export function checkHoldsNoRoleBeyond(
+  actor: Actor,
+  target: Pick<UserRow, 'role_id' | 'additional_role_ids'>,
+  roles: RoleCatalog,
+): void {
   const ceiling = platformPermissionsOf(actor)
   for (const roleId of [target.role_id, ...target.additional_role_ids]) {
     const role = roles.get(roleId)

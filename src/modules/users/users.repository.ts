@@ -1,5 +1,6 @@
 import { type Kysely, type RawBuilder, type SqlBool, sql, type Transaction, type Updateable } from 'kysely'
 import { containsPattern } from '../../db/contains-pattern.js'
+import { keysetPage } from '../../db/keyset.js'
 import { recordRow } from '../../db/row-inserts.js'
 import { nextUpdated } from '../../db/row-version.js'
 import type { Database, NewUserRow, UserRow, UsersTable } from '../../db/schema.js'
@@ -40,22 +41,17 @@ const resetMailStatus = sql<string | null>`(case when u.reset_password_expiry_da
   select o.status from outbox o where o.kind = 'password_reset_email' and o.payload->>'userId' = u.id::text
   order by o.created desc limit 1) end)`.as('reset_mail_status')
 
+/** Users as every read returns them (UserReadRow), the user row aliased `u`. */
+function selectUserReads(db: Executor) {
+  return db.selectFrom('users as u').selectAll('u').select(resetMailStatus)
+}
+
 export async function findUserById(db: Executor, id: string): Promise<UserReadRow | undefined> {
-  return db
-    .selectFrom('users as u')
-    .selectAll('u')
-    .select(resetMailStatus)
-    .where('u.id', '=', id)
-    .executeTakeFirst()
+  return selectUserReads(db).where('u.id', '=', id).executeTakeFirst()
 }
 
 export async function findUserByEmail(db: Executor, email: string): Promise<UserReadRow | undefined> {
-  return db
-    .selectFrom('users as u')
-    .selectAll('u')
-    .select(resetMailStatus)
-    .where('u.email', '=', email)
-    .executeTakeFirst()
+  return selectUserReads(db).where('u.email', '=', email).executeTakeFirst()
 }
 
 /**
@@ -84,7 +80,7 @@ export function personContains(text: string): RawBuilder<SqlBool> {
 }
 
 export async function listUsers(db: Executor, filter: UserListFilter): Promise<UserReadRow[]> {
-  let query = db.selectFrom('users as u').selectAll('u').select(resetMailStatus).orderBy('u.id')
+  let query = selectUserReads(db)
   const { scope } = filter
   if (!scope.all) {
     const roots = scope.subtreesOf
@@ -119,9 +115,7 @@ export async function listUsers(db: Executor, filter: UserListFilter): Promise<U
     // Erased people (a placeholder e-mail) never match.
     query = query.where('u.status', '!=', 'erased').where(personContains(filter.search))
   }
-  if (filter.afterId) query = query.where('u.id', '>', filter.afterId)
-  if (filter.limit !== undefined) query = query.limit(filter.limit + 1)
-  return query.execute()
+  return keysetPage(query, 'u.id', filter).execute()
 }
 
 /** Whether the user is within the scope (used for single reads and updates). */

@@ -9,6 +9,14 @@ import { ListUsersQuery, UpdateUserBody, UserParams, UserSchema } from './users.
 import { getUser, listVisibleUsers } from './users.service.js'
 
 const tags = ['users']
+/** What refuses a change to another user or its erasure: the role ceiling and the lockout guards. */
+const ACTING_ON_A_USER = [
+  'user_not_found',
+  'permission_denied',
+  'role_exceeds_caller',
+  'self_lockout',
+  'last_platform_administrator',
+] as const
 
 /**
  * Platform users (docs/api.md, "Platform users"). Their creation, in its three body forms, is the bulk
@@ -77,13 +85,7 @@ export function userRoutes(resolveNarrowToken: NarrowTokenResolver): RouteModule
           tags,
           operationId: 'updateUser',
           summary: 'Update a platform user (partial)',
-          errors: [
-            'user_not_found',
-            'permission_denied',
-            'role_exceeds_caller',
-            'self_lockout',
-            'last_platform_administrator',
-          ],
+          errors: ACTING_ON_A_USER,
           description:
             'A user may change its own firstName, lastName, defaultTenant (a tenant where its membership is ' +
             'accepted) and, with currentPassword, password; fields repeating their current value are not ' +
@@ -115,13 +117,7 @@ export function userRoutes(resolveNarrowToken: NarrowTokenResolver): RouteModule
         schema: {
           tags,
           operationId: 'eraseUser',
-          errors: [
-            'user_not_found',
-            'permission_denied',
-            'role_exceeds_caller',
-            'self_lockout',
-            'last_platform_administrator',
-          ],
+          errors: ACTING_ON_A_USER,
           summary: 'Erase a person (memberships, keys, tokens and personal data removed; the id stays)',
           description:
             'Needs MANAGE_ALL_USERS in the caller’s platform role; the role ceiling applies, nobody erases ' +

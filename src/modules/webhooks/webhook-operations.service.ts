@@ -6,6 +6,7 @@ import { newId } from '../../crypto/uuid7.js'
 import type { WebhookRow } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
 import { createOutboundFetch, outboundPolicy } from '../../http/outbound.js'
+import { updateTenantOwnedRow } from '../../http/request-context.js'
 import { insertLeasedToCaller, markSent, WEBHOOK_KIND } from '../../outbox/outbox.repository.js'
 import {
   type DeliveryPayload,
@@ -19,14 +20,7 @@ import {
 } from '../../outbox/webhook-signature.js'
 import { auditActorColumns, MASKED, recordAudit } from '../audit/audit.repository.js'
 import { requireTenantPermission } from '../tenants/tenant-access.js'
-import {
-  findDelivery,
-  findMessageRow,
-  findWebhook,
-  lockWebhook,
-  nextAttemptOf,
-  updateWebhook,
-} from './webhooks.repository.js'
+import { findDelivery, findMessageRow, findWebhook, nextAttemptOf } from './webhooks.repository.js'
 import type { Delivery, NewWebhook } from './webhooks.schemas.js'
 import { MANAGE, toDelivery, toWebhook, webhookNotFound } from './webhooks.service.js'
 
@@ -149,14 +143,14 @@ export async function rotateWebhookSecret(
   const now = ctx.clock.now()
   const expires = new Date(now.getTime() + ROTATION_OVERLAP_MS)
   const rotated = await ctx.db.transaction().execute(async (tx) => {
-    const before = await lockWebhook(tx, tenant.id, id.toLowerCase())
+    const before = await findWebhook(tx, tenant.id, id.toLowerCase(), { forUpdate: true })
     if (!before) return undefined
     const replaced = decryptSecret(
       ctx.keys,
       before.secret as unknown as SecretEnvelope,
       webhookSecretAssociatedData(before.tenant_id, before.id),
     )
-    const after = await updateWebhook(tx, before.tenant_id, before.id, {
+    const after = await updateTenantOwnedRow(tx, 'webhooks', before.tenant_id, before.id, {
       secret: JSON.stringify(
         encryptSecret(ctx.keys, secret, webhookSecretAssociatedData(before.tenant_id, before.id)),
       ),

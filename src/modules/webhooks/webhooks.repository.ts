@@ -1,7 +1,6 @@
-import { type Kysely, sql, type Updateable } from 'kysely'
-import type { Database, WebhookRow, WebhooksTable } from '../../db/schema.js'
-import type { PageWindow } from '../../http/pagination.js'
-import { updateTenantOwnedRow } from '../../http/request-context.js'
+import { type Kysely, sql } from 'kysely'
+import { keysetPage, type PageWindow } from '../../db/keyset.js'
+import type { Database, WebhookRow } from '../../db/schema.js'
 import { WEBHOOK_KIND } from '../../outbox/outbox.repository.js'
 
 /** SQL for a tenant's webhook endpoints and their delivery attempts (docs/webhooks.md). */
@@ -13,41 +12,15 @@ export async function insertWebhook(db: Kysely<Database>, row: WebhookRow): Prom
     .execute()
 }
 
+/** An endpoint's row; `forUpdate`: locked until the transaction ends (a rotation reads and replaces its secret). */
 export async function findWebhook(
   db: Kysely<Database>,
   tenantId: string,
   id: string,
+  options: { forUpdate?: boolean } = {},
 ): Promise<WebhookRow | undefined> {
-  return db
-    .selectFrom('webhooks')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .where('id', '=', id)
-    .executeTakeFirst()
-}
-
-export async function listWebhooks(
-  db: Kysely<Database>,
-  tenantId: string,
-  page: PageWindow,
-): Promise<WebhookRow[]> {
-  let query = db.selectFrom('webhooks').selectAll().where('tenant_id', '=', tenantId).orderBy('id')
-  if (page.afterId) query = query.where('id', '>', page.afterId)
-  if (page.limit !== undefined) query = query.limit(page.limit + 1)
-  return query.execute()
-}
-
-/**
- * One statement: the write and, when the request carried If-Match, the check that the row is still the
- * version the caller read (db/row-version.ts). 'stale': nothing written, the If-Match names another version.
- */
-export async function updateWebhook(
-  db: Kysely<Database>,
-  tenantId: string,
-  id: string,
-  changes: Updateable<WebhooksTable> & { updated: Date },
-): Promise<WebhookRow | 'stale' | undefined> {
-  return updateTenantOwnedRow(db, 'webhooks', tenantId, id, changes)
+  const query = db.selectFrom('webhooks').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id)
+  return (options.forUpdate ? query.forUpdate() : query).executeTakeFirst()
 }
 
 /** A webhook's attempts, newest first (ids are UUIDv7: time order). */
@@ -57,30 +30,12 @@ export async function listDeliveries(
   webhookId: string,
   page: PageWindow,
 ) {
-  let query = db
+  const query = db
     .selectFrom('webhook_deliveries')
     .selectAll()
     .where('tenant_id', '=', tenantId)
     .where('webhook_id', '=', webhookId)
-    .orderBy('id', 'desc')
-  if (page.afterId) query = query.where('id', '<', page.afterId)
-  if (page.limit !== undefined) query = query.limit(page.limit + 1)
-  return query.execute()
-}
-
-/** The endpoint's row, locked until the transaction ends (a rotation reads and replaces its secret). */
-export async function lockWebhook(
-  db: Kysely<Database>,
-  tenantId: string,
-  id: string,
-): Promise<WebhookRow | undefined> {
-  return db
-    .selectFrom('webhooks')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .where('id', '=', id)
-    .forUpdate()
-    .executeTakeFirst()
+  return keysetPage(query, 'id', page, 'desc').execute()
 }
 
 /** One delivery attempt of one endpoint. */

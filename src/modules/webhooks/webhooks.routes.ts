@@ -1,4 +1,5 @@
-import { Type } from 'typebox'
+import { created } from '../../http/created.js'
+import { PageBody, pageBody } from '../../http/pagination.js'
 import { Result, TenantParams } from '../../http/schemas.js'
 import type { RouteModule } from '../../http/typed-app.js'
 import { redeliver, rotateWebhookSecret, sendTestEvent } from './webhook-operations.service.js'
@@ -42,11 +43,9 @@ export const webhookRoutes: RouteModule = async (app, ctx) => {
     },
     async (request, reply) => {
       const webhook = await createWebhook(ctx, request.actor, request.params.tenantId, request.body)
-      return reply
-        .code(201)
-        .header('location', `/v1/tenants/${webhook.tenantId}/webhooks/${webhook.id}`)
-        .header('cache-control', 'no-store')
-        .send({ result: webhook })
+      return created(reply, `/v1/tenants/${webhook.tenantId}/webhooks/${webhook.id}`, webhook, {
+        secret: true,
+      })
     },
   )
 
@@ -62,13 +61,13 @@ export const webhookRoutes: RouteModule = async (app, ctx) => {
         params: TenantParams,
         querystring: ListWebhooksQuery,
         response: {
-          200: Type.Object({ result: Type.Array(WebhookSchema), nextCursor: Type.Optional(Type.String()) }),
+          200: PageBody(WebhookSchema),
         },
       },
     },
     async (request) => {
       const page = await listTenantWebhooks(ctx, request.actor, request.params.tenantId, request.query)
-      return { result: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) }
+      return pageBody(page)
     },
   )
 
@@ -128,14 +127,14 @@ export const webhookRoutes: RouteModule = async (app, ctx) => {
         params: WebhookParams,
         querystring: ListDeliveriesQuery,
         response: {
-          200: Type.Object({ result: Type.Array(DeliverySchema), nextCursor: Type.Optional(Type.String()) }),
+          200: PageBody(DeliverySchema),
         },
       },
     },
     async (request) => {
       const { tenantId, webhookId } = request.params
       const page = await listWebhookDeliveries(ctx, request.actor, tenantId, webhookId, request.query)
-      return { result: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) }
+      return pageBody(page)
     },
   )
 

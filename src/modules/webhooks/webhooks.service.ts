@@ -5,21 +5,17 @@ import type { ServiceContext } from '../../context.js'
 import { encryptSecret } from '../../crypto/secrets.js'
 import { newId } from '../../crypto/uuid7.js'
 import type { WebhookDeliveriesTable, WebhookRow, WebhooksTable } from '../../db/schema.js'
+import { listTenantOwnedRows } from '../../db/tenant-owned.js'
 import { AppError, invalidField } from '../../errors.js'
 import { preconditionFailed } from '../../http/etag.js'
 import { OutboundRefusedError, outboundPolicy } from '../../http/outbound.js'
 import { checkOutboundAddress } from '../../http/outbound-save-check.js'
 import { type Page, readPage } from '../../http/pagination.js'
+import { updateTenantOwnedRow } from '../../http/request-context.js'
 import { webhookSecretAssociatedData } from '../../outbox/webhook-signature.js'
 import { type Changes, changesBetween, MASKED, recordAudit } from '../audit/audit.repository.js'
 import { requireTenantPermission } from '../tenants/tenant-access.js'
-import {
-  findWebhook,
-  insertWebhook,
-  listDeliveries,
-  listWebhooks,
-  updateWebhook,
-} from './webhooks.repository.js'
+import { findWebhook, insertWebhook, listDeliveries } from './webhooks.repository.js'
 import type {
   CreateWebhookInput,
   Delivery,
@@ -117,7 +113,7 @@ export async function listTenantWebhooks(
   const { tenant } = await requireTenantPermission(ctx, actor, tenantId, MANAGE)
   return readPage(
     query,
-    (window) => listWebhooks(ctx.db, tenant.id, window),
+    (window) => listTenantOwnedRows(ctx.db, 'webhooks', tenant.id, window),
     (row) => row.id,
     toWebhook,
   )
@@ -149,7 +145,7 @@ export async function updateWebhookById(
   const updated = await ctx.db.transaction().execute(async (tx) => {
     const before = await findWebhook(tx, tenant.id, id.toLowerCase())
     if (!before) return undefined
-    const after = await updateWebhook(tx, tenant.id, before.id, set)
+    const after = await updateTenantOwnedRow(tx, 'webhooks', tenant.id, before.id, set)
     if (after === 'stale') throw preconditionFailed()
     if (!after) return undefined
     await recordAudit(tx, ctx.clock, actor, {
