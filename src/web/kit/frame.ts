@@ -34,12 +34,11 @@ const ERROR_PREFIX = 'Error: '
 
 /**
  * The title rule (GOV.UK): "<page> · <site>", and "Error: " first whenever the page shows the error
- * summary, so a screen reader says at once that the form came back with problems. A title handed in
- * with the prefix already written is not given it twice.
+ * summary, so a screen reader says at once that the form came back with problems. Pages hand in their own
+ * title only: the prefix is the kit's alone (docs/pages.md).
  */
 export function pageTitle(title: string, site: string, hasErrors: boolean): string {
-  const prefix = hasErrors && !title.startsWith(ERROR_PREFIX) ? ERROR_PREFIX : ''
-  return `${prefix}${title} · ${site}`
+  return `${hasErrors ? ERROR_PREFIX : ''}${title} · ${site}`
 }
 
 /**

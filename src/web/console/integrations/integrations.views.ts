@@ -11,8 +11,9 @@ import type { FormToken } from '../kit/form-token.js'
 import { actionButton, formTokenFields } from '../kit/forms.js'
 import { type FieldValues, labelOf, propertyFields, propertyLabels, typeLabel } from './integration-fields.js'
 
-export type Integration =
-  paths['/v1/tenants/{tenantId}/integrations/{integrationId}']['get']['responses'][200]['content']['application/json']['result']
+type Path = '/v1/tenants/{tenantId}/integrations/{integrationId}'
+export type Integration = paths[Path]['get']['responses'][200]['content']['application/json']['result']
+export type IntegrationChanges = NonNullable<paths[Path]['put']['requestBody']>['content']['application/json']
 
 export interface IntegrationFormValues {
   name: string

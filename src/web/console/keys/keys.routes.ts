@@ -151,7 +151,7 @@ async function newKeyPage(
     status,
     signed.page(
       {
-        title: errors ? `Error: ${title}` : title,
+        title: title,
         area: 'tenants',
         crumbs: tenantCrumbs(
           tenant,

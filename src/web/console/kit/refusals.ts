@@ -36,7 +36,7 @@ export function notFound(reason: string, message: string): Refusal {
 }
 
 /** What a typed client call answers (openapi-fetch): the body on success, else the error body. */
-interface Answer<Data> {
+export interface Answer<Data> {
   data?: Data
   error?: unknown
   response: Response

@@ -1,7 +1,9 @@
 import type { paths } from '../../../../generated/openapi.js'
 import type { SafeHtml } from '../../../html.js'
+import type { TypedApp } from '../../../http/typed-app.js'
 import type { Choice } from './forms.js'
-import { type PageResult, permissionsIn, type Signed } from './pages.js'
+import { TenantPath } from './inputs.js'
+import { type ConsolePages, type PageResult, permissionsIn, type Signed } from './pages.js'
 import { called } from './refusals.js'
 
 /**
@@ -61,6 +63,30 @@ export function tenantListPage(signed: Signed, tenant: TenantOf, label: string, 
       body,
     ),
   ]
+}
+
+/**
+ * The list page of a tenant's records (webhooks, identity providers, roles): the tenant the path names
+ * (another's is the API's own 404, thrown), its records as the API lists them, drawn by `body` under
+ * the tenant's crumbs as "<label> of <tenant>".
+ */
+export function tenantListRoute<Item>(
+  router: TypedApp,
+  pages: ConsolePages,
+  path: string,
+  label: string,
+  list: {
+    read: (signed: Signed, tenant: TenantOf) => Promise<ApiAnswer<Item[]>>
+    body: (signed: Signed, tenant: TenantOf, items: Item[]) => SafeHtml
+  },
+): void {
+  router.get(path, { schema: { hide: true, params: TenantPath } }, (request, reply) =>
+    pages.signedIn(request, reply, async (signed) => {
+      const { tenant } = await readTenantFor(signed, request.params.tenantId)
+      const { data } = await called(list.read(signed, tenant))
+      return tenantListPage(signed, tenant, label, list.body(signed, tenant, data.result))
+    }),
+  )
 }
 
 /** Tenants › {tenant} › {section} › … : the trail of a page under a tenant. */

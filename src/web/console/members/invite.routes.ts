@@ -36,7 +36,7 @@ export function inviteRoutes(router: TypedApp, pages: ConsolePages): void {
       status,
       signed.page(
         {
-          title: errors ? `Error: ${title}` : title,
+          title: title,
           area: 'tenants',
           crumbs: memberCrumbs(found.tenant, 'Invite'),
         },

@@ -4,6 +4,7 @@ import type { TypedApp } from '../../../http/typed-app.js'
 import { ChosenId, Cursor, Done, Form, OneOf, Query, TenantPath, Typed } from '../kit/inputs.js'
 import type { ConsolePages, PageResult, Signed } from '../kit/pages.js'
 import { personName } from '../kit/readable.js'
+import { ifMatch } from '../kit/record-edits.js'
 import { called } from '../kit/refusals.js'
 import { roleChoices } from '../kit/tenant-scope.js'
 import { inviteRoutes } from './invite.routes.js'
@@ -83,7 +84,7 @@ export function memberRoutes(router: TypedApp, pages: ConsolePages): void {
       status,
       signed.page(
         {
-          title: errors ? `Error: ${name}` : name,
+          title: name,
           area: 'tenants',
           crumbs: memberCrumbs(found.tenant, name),
         },
@@ -121,7 +122,7 @@ export function memberRoutes(router: TypedApp, pages: ConsolePages): void {
       const { data } = await called(
         signed.api.PUT('/v1/tenants/{tenantId}/users/{userId}', {
           params: { path: { tenantId, userId: memberId } },
-          headers: { 'if-match': request.body.version || '"none"' },
+          headers: ifMatch(request.body.version),
           body: { roleId },
         }),
         {

@@ -3,8 +3,9 @@ import { html } from '../../../html.js'
 import type { TypedApp } from '../../../http/typed-app.js'
 import { Checkbox, Form, RecordPath, TenantPath, Typed } from '../kit/inputs.js'
 import { type ConsolePages, type PageResult, permissionsIn, type Signed } from '../kit/pages.js'
+import { ifMatch } from '../kit/record-edits.js'
 import { called } from '../kit/refusals.js'
-import { readTenantFor, type TenantOf, tenantCrumbs, tenantListPage } from '../kit/tenant-scope.js'
+import { readTenantFor, type TenantOf, tenantCrumbs, tenantListRoute } from '../kit/tenant-scope.js'
 import { type Permission, type RoleFormValues, roleForm, rolesBody } from './roles.views.js'
 
 /** A permission's name, as its box posts it (the catalogue's longest is far shorter). */
@@ -40,7 +41,7 @@ export function roleRoutes(router: TypedApp, pages: ConsolePages): void {
       status,
       signed.page(
         {
-          title: errors ? `Error: ${title}` : title,
+          title: title,
           area: 'tenants',
           crumbs: tenantCrumbs(tenant, ['Roles', base], [title, undefined]),
         },
@@ -63,24 +64,12 @@ export function roleRoutes(router: TypedApp, pages: ConsolePages): void {
   }
 
   const path = '/console/tenants/:tenantId/roles'
-  router.get(path, { schema: { hide: true, params: TenantPath } }, (request, reply) =>
-    pages.signedIn(request, reply, async (signed) => {
-      const read = await readTenantFor(signed, request.params.tenantId)
-      const { data } = await called(
-        signed.api.GET('/v1/tenants/{tenantId}/roles', { params: { path: { tenantId: read.tenant.id } } }),
-      )
-      return tenantListPage(
-        signed,
-        read.tenant,
-        'Roles',
-        rolesBody({
-          tenant: read.tenant,
-          roles: data.result,
-          mayManage: mineIn(signed, read.tenant).has('MANAGE_ALL_ROLES'),
-        }),
-      )
-    }),
-  )
+  tenantListRoute(router, pages, path, 'Roles', {
+    read: (signed, tenant) =>
+      signed.api.GET('/v1/tenants/{tenantId}/roles', { params: { path: { tenantId: tenant.id } } }),
+    body: (signed, tenant, roles) =>
+      rolesBody({ tenant, roles, mayManage: mineIn(signed, tenant).has('MANAGE_ALL_ROLES') }),
+  })
 
   router.get(`${path}/new`, { schema: { hide: true, params: TenantPath } }, (request, reply) =>
     pages.signedIn(request, reply, async (signed) => {
@@ -162,7 +151,7 @@ export function roleRoutes(router: TypedApp, pages: ConsolePages): void {
       await called(
         signed.api.PUT('/v1/tenants/{tenantId}/roles/{roleId}', {
           params: { path: { tenantId: read.tenant.id, roleId: found.role.id } },
-          headers: { 'if-match': version || '"none"' },
+          headers: ifMatch(version),
           body: values,
         }),
         {

@@ -4,19 +4,21 @@ import type { TypedApp } from '../../../http/typed-app.js'
 import type { Errors } from '../kit/forms.js'
 import { Checkbox, Done, Form, OneOf, Query, RecordPath, TenantPath, Typed } from '../kit/inputs.js'
 import type { ConsolePages, PageResult, Signed } from '../kit/pages.js'
+import { activeToggleRoute, ifMatch } from '../kit/record-edits.js'
 import { called, formErrorsOf, type Redraw } from '../kit/refusals.js'
 import {
   readRecordFor,
   readTenantFor,
   type TenantOf,
   tenantCrumbs,
-  tenantListPage,
+  tenantListRoute,
 } from '../kit/tenant-scope.js'
 import {
   type IdentityProvider,
   NOTICES,
   PROTOCOL_NAMES,
   type Protocol,
+  type ProviderChanges,
   type ProviderFormValues,
   providerBody,
   providerForm,
@@ -52,6 +54,20 @@ export function loadProvider(signed: Signed, params: { tenantId: string; provide
   )
 }
 
+/** The provider's PUT (edit, activate / deactivate): `changes` under If-Match with the version read. */
+export function saveProvider(
+  signed: Signed,
+  read: { tenant: { id: string }; record: { id: string } },
+  version: string,
+  changes: ProviderChanges,
+) {
+  return signed.api.PUT('/v1/tenants/{tenantId}/identity-providers/{id}', {
+    params: { path: { tenantId: read.tenant.id, id: read.record.id } },
+    headers: ifMatch(version),
+    body: changes,
+  })
+}
+
 export const providersOf = (tenant: { id: string }) => `/console/tenants/${tenant.id}/identity-providers`
 
 export function providerCrumbs(tenant: TenantOf, ...rest: [string, string | undefined][]) {
@@ -81,22 +97,13 @@ const RENAME = { 'metadata-url': 'metadataUrl' }
 export function identityProviderRoutes(router: TypedApp, pages: ConsolePages): void {
   const route = (path: string) => `/console/tenants/:tenantId/identity-providers${path}`
 
-  router.get(route(''), { schema: { hide: true, params: TenantPath } }, (request, reply) =>
-    pages.signedIn(request, reply, async (signed) => {
-      const read = await readTenantFor(signed, request.params.tenantId)
-      const { data } = await called(
-        signed.api.GET('/v1/tenants/{tenantId}/identity-providers', {
-          params: { path: { tenantId: read.tenant.id } },
-        }),
-      )
-      return tenantListPage(
-        signed,
-        read.tenant,
-        'Identity providers',
-        providersBody({ tenant: read.tenant, providers: data.result }),
-      )
-    }),
-  )
+  tenantListRoute(router, pages, route(''), 'Identity providers', {
+    read: (signed, tenant) =>
+      signed.api.GET('/v1/tenants/{tenantId}/identity-providers', {
+        params: { path: { tenantId: tenant.id } },
+      }),
+    body: (_, tenant, providers) => providersBody({ tenant, providers }),
+  })
 
   function formPage(
     signed: Signed,
@@ -111,7 +118,7 @@ export function identityProviderRoutes(router: TypedApp, pages: ConsolePages): v
       options.status ?? 200,
       signed.page(
         {
-          title: errors ? `Error: ${title}` : title,
+          title: title,
           area: 'tenants',
           crumbs: providerCrumbs(tenant, [title, undefined]),
         },
@@ -248,16 +255,12 @@ export function identityProviderRoutes(router: TypedApp, pages: ConsolePages): v
       const base = `${providersOf(read.tenant)}/${p.id}`
       const edit = { provider: p, version }
       await called(
-        signed.api.PUT('/v1/tenants/{tenantId}/identity-providers/{id}', {
-          params: { path: { tenantId: read.tenant.id, id: p.id } },
-          headers: { 'if-match': version || '"none"' },
-          body: {
-            name: values.name,
-            description: values.description || null,
-            emailMapping: values.emailMapping || null,
-            active: values.active,
-            ...protocolFields,
-          },
+        saveProvider(signed, read, version, {
+          name: values.name,
+          description: values.description || null,
+          emailMapping: values.emailMapping || null,
+          active: values.active,
+          ...protocolFields,
         }),
         {
           ...redrawn((errors, status) =>
@@ -270,21 +273,10 @@ export function identityProviderRoutes(router: TypedApp, pages: ConsolePages): v
     }),
   )
 
-  const activeSchema = { hide: true, params: ProviderPath, body: Form({ active: OneOf(['true', 'false']) }) }
-  router.post(route('/:providerId/active'), { schema: activeSchema }, (request, reply) =>
-    pages.signedIn(request, reply, async (signed) => {
-      const read = await loadProvider(signed, request.params)
-      const active = request.body.active === 'true'
-      await called(
-        signed.api.PUT('/v1/tenants/{tenantId}/identity-providers/{id}', {
-          params: { path: { tenantId: read.tenant.id, id: read.record.id } },
-          headers: { 'if-match': read.etag || '"none"' },
-          body: { active },
-        }),
-      )
-      return {
-        redirect: `${providersOf(read.tenant)}/${read.record.id}?done=${active ? 'activated' : 'deactivated'}`,
-      }
-    }),
-  )
+  activeToggleRoute(router, pages, route('/:providerId/active'), ProviderPath, {
+    load: loadProvider,
+    put: (signed, read, body) => saveProvider(signed, read, read.etag, body),
+    page: ({ tenant, record }) => `${providersOf(tenant)}/${record.id}`,
+    notices: ['activated', 'deactivated'],
+  })
 }

@@ -7,6 +7,7 @@ import { actionButton, formTokenFields } from '../kit/forms.js'
 
 type Path = '/v1/tenants/{tenantId}/identity-providers/{id}'
 export type IdentityProvider = paths[Path]['get']['responses'][200]['content']['application/json']['result']
+export type ProviderChanges = NonNullable<paths[Path]['put']['requestBody']>['content']['application/json']
 export type Protocol = IdentityProvider['identityProvider']
 type Tenant = { id: string; name: string }
 

@@ -5,6 +5,7 @@ import type { FormToken } from '../kit/form-token.js'
 import { formTokenFields, selectField } from '../kit/forms.js'
 import { Done, Form, OneOf, Query, TenantPath } from '../kit/inputs.js'
 import type { ConsolePages, PageResult } from '../kit/pages.js'
+import { ifMatch } from '../kit/record-edits.js'
 import { called } from '../kit/refusals.js'
 import { readTenantFor, tenantListPage } from '../kit/tenant-scope.js'
 import { PASSWORD_POLICY } from '../tenants/tenants.views.js'
@@ -116,7 +117,7 @@ export function passwordPolicyRoutes(router: TypedApp, pages: ConsolePages): voi
       await called(
         signed.api.PUT('/v1/tenants/{tenantId}', {
           params: { path: { tenantId } },
-          headers: { 'if-match': request.body.version || '"none"' },
+          headers: ifMatch(request.body.version),
           body: { cxengageIdentityProvider: proposed },
         }),
         { changed: { what: 'tenant', href: here } },

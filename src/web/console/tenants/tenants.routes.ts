@@ -4,6 +4,7 @@ import { Uuid } from '../../../http/schemas.js'
 import type { TypedApp } from '../../../http/typed-app.js'
 import { Checkbox, ChosenId, Cursor, Form, Query, TenantPath, Typed } from '../kit/inputs.js'
 import { type ConsolePages, type PageResult, permissionsIn, type Signed } from '../kit/pages.js'
+import { ifMatch } from '../kit/record-edits.js'
 import { called, formErrorsOf } from '../kit/refusals.js'
 import { readTenantFor, UUID } from '../kit/tenant-scope.js'
 import { emptyValues, valuesOf } from './tenant-form-values.js'
@@ -192,7 +193,7 @@ export function tenantRoutes(router: TypedApp, pages: ConsolePages): void {
       await called(
         signed.api.PUT('/v1/tenants/{tenantId}', {
           params: { path: { tenantId } },
-          headers: { 'if-match': version || '"none"' },
+          headers: ifMatch(version),
           body: {
             name: values.name,
             description: values.description,
@@ -232,7 +233,7 @@ export function tenantRoutes(router: TypedApp, pages: ConsolePages): void {
     return [
       status,
       signed.page(
-        { title: errors ? `Error: ${title}` : title, area: 'tenants', crumbs },
+        { title: title, area: 'tenants', crumbs },
         html`<h1>${title}</h1>${tenantForm({ action: '/console/tenants', token: signed.form(), values, errors, regions, parent, editing: false })}`,
       ),
     ]
@@ -252,7 +253,7 @@ export function tenantRoutes(router: TypedApp, pages: ConsolePages): void {
       status,
       signed.page(
         {
-          title: errors ? `Error: ${title}` : title,
+          title: title,
           area: 'tenants',
           crumbs: [
             ['Tenants', '/console/tenants'],

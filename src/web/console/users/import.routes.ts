@@ -1,3 +1,4 @@
+import type { SafeHtml } from '../../../html.js'
 import type { TypedApp } from '../../../http/typed-app.js'
 import type { Errors } from '../kit/forms.js'
 import { ChosenId, Form, OneOf, Typed } from '../kit/inputs.js'
@@ -13,10 +14,14 @@ import {
 import { readImportCsv } from './import-csv.js'
 import { platformRoleChoices } from './role-choices.js'
 
-const crumbs = (last: string): [string, string | undefined][] => [
-  ['Users', '/console/users'],
-  [last, undefined],
-]
+/** A page of the import, under Users, its title its last crumb. */
+function importPage(signed: Signed, title: string, body: SafeHtml): PageResult {
+  const crumbs: [string, string | undefined][] = [
+    ['Users', '/console/users'],
+    [title, undefined],
+  ]
+  return [200, signed.page({ title, area: 'users', crumbs }, body)]
+}
 
 /**
  * The import form (multipart: the file, or the rows pasted or carried on from the preview). A file is
@@ -40,19 +45,16 @@ const ImportForm = Form({
 export function importRoutes(router: TypedApp, pages: ConsolePages): void {
   async function startPage(signed: Signed, values: ImportFormValues, errors?: Errors): Promise<PageResult> {
     const { choices, value } = await platformRoleChoices(signed, values.defaultRoleId)
-    const title = errors ? 'Error: Import users' : 'Import users'
-    return [
-      200,
-      signed.page(
-        { title, area: 'users', crumbs: crumbs('Import users') },
-        importStart({
-          token: signed.form(),
-          roles: choices,
-          values: { ...values, defaultRoleId: value },
-          errors,
-        }),
-      ),
-    ]
+    return importPage(
+      signed,
+      'Import users',
+      importStart({
+        token: signed.form(),
+        roles: choices,
+        values: { ...values, defaultRoleId: value },
+        errors,
+      }),
+    )
   }
 
   router.get('/console/users/import', { schema: { hide: true } }, (request, reply) =>
@@ -85,37 +87,23 @@ export function importRoutes(router: TypedApp, pages: ConsolePages): void {
       const bulk = 'summary' in data && 'result' in data && Array.isArray(data.result) ? data : undefined
       if (!bulk) throw new Error('POST /v1/users answered an array of users with something else')
       const outcomes = bulk.result as RowOutcome[]
+      const rows = { rows: csv.rows, outcomes, headerOf: csv.headerOf }
       if (!dryRun) {
-        return [
-          200,
-          signed.page(
-            { title: 'Import done', area: 'users', crumbs: crumbs('Import done') },
-            importResults({
-              rows: csv.rows,
-              outcomes,
-              headerOf: csv.headerOf,
-              created: bulk.summary.created,
-            }),
-          ),
-        ]
+        return importPage(signed, 'Import done', importResults({ ...rows, created: bulk.summary.created }))
       }
       const { choices } = await platformRoleChoices(signed, values.defaultRoleId)
-      return [
-        200,
-        signed.page(
-          { title: 'Check the rows', area: 'users', crumbs: crumbs('Check the rows') },
-          importPreview({
-            rows: csv.rows,
-            outcomes,
-            headerOf: csv.headerOf,
-            unknown: csv.unknown,
-            values,
-            importToken: signed.form(),
-            checkToken: signed.form(),
-            roles: choices,
-          }),
-        ),
-      ]
+      return importPage(
+        signed,
+        'Check the rows',
+        importPreview({
+          ...rows,
+          unknown: csv.unknown,
+          values,
+          importToken: signed.form(),
+          checkToken: signed.form(),
+          roles: choices,
+        }),
+      )
     }),
   )
 }

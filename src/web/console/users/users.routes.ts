@@ -5,6 +5,7 @@ import type { TypedApp } from '../../../http/typed-app.js'
 import { ChosenId, Cursor, Form, OneOf, Query, Typed } from '../kit/inputs.js'
 import type { ConsolePages, PageResult, Signed } from '../kit/pages.js'
 import { personName } from '../kit/readable.js'
+import { ifMatch } from '../kit/record-edits.js'
 import { called } from '../kit/refusals.js'
 import { importRoutes } from './import.routes.js'
 import { mayManageUsers as mayManage } from './may-manage.js'
@@ -64,7 +65,7 @@ export function userRoutes(router: TypedApp, pages: ConsolePages): void {
       200,
       signed.page(
         {
-          title: errors ? 'Error: New user' : 'New user',
+          title: 'New user',
           area: 'users',
           crumbs: crumbs(['New user', undefined]),
         },
@@ -123,7 +124,7 @@ export function userRoutes(router: TypedApp, pages: ConsolePages): void {
     return [
       200,
       signed.page(
-        { title: errors ? `Error: ${name}` : name, area: 'users', crumbs: crumbs([name, undefined]) },
+        { title: name, area: 'users', crumbs: crumbs([name, undefined]) },
         userBody({
           user: read.user,
           version: read.etag,
@@ -152,7 +153,7 @@ export function userRoutes(router: TypedApp, pages: ConsolePages): void {
       await called(
         signed.api.PUT('/v1/users/{userId}', {
           params: { path: { userId } },
-          headers: { 'if-match': request.body.version || '"none"' },
+          headers: ifMatch(request.body.version),
           body: values,
         }),
         {
@@ -214,7 +215,7 @@ export function userRoutes(router: TypedApp, pages: ConsolePages): void {
         return [
           200,
           signed.page(
-            { title: 'Error: Erase', area: 'users', crumbs: crumbs(['Erase', undefined]) },
+            { title: 'Erase', area: 'users', crumbs: crumbs(['Erase', undefined]) },
             eraseForm({ user: read.user, token: signed.form(), errors }),
           ),
         ]

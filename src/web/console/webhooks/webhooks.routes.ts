@@ -2,15 +2,16 @@ import { Type } from 'typebox'
 import { html } from '../../../html.js'
 import { Uuid } from '../../../http/schemas.js'
 import type { TypedApp } from '../../../http/typed-app.js'
-import { Checkbox, Cursor, Done, Form, OneOf, Query, RecordPath, TenantPath, Typed } from '../kit/inputs.js'
+import { Checkbox, Cursor, Done, Form, Query, RecordPath, TenantPath, Typed } from '../kit/inputs.js'
 import type { ConsolePages, PageResult, Signed } from '../kit/pages.js'
+import { activeToggleRoute, ifMatch } from '../kit/record-edits.js'
 import { called } from '../kit/refusals.js'
 import {
   readRecordFor,
   readTenantFor,
   type TenantOf,
   tenantCrumbs,
-  tenantListPage,
+  tenantListRoute,
 } from '../kit/tenant-scope.js'
 import {
   alreadyShownBody,
@@ -18,11 +19,15 @@ import {
   NOTICES,
   secretBody,
   valuesOf,
+  type WebhookChanges,
   type WebhookFormValues,
   webhookBody,
   webhookForm,
   webhooksBody,
 } from './webhooks.views.js'
+
+/** A webhook as its pages read it: its tenant, the record and the record's ETag. */
+type ReadWebhook = { tenant: { id: string }; record: { id: string } }
 
 const WebhookPath = RecordPath('webhookId')
 const DeliveryPath = Type.Object({ tenantId: Uuid(), webhookId: Uuid(), deliveryId: Uuid() })
@@ -47,20 +52,20 @@ export function webhookRoutes(router: TypedApp, pages: ConsolePages): void {
     )
   }
 
-  router.get(route(''), { schema: { hide: true, params: TenantPath } }, (request, reply) =>
-    pages.signedIn(request, reply, async (signed) => {
-      const read = await readTenantFor(signed, request.params.tenantId)
-      const { data } = await called(
-        signed.api.GET('/v1/tenants/{tenantId}/webhooks', { params: { path: { tenantId: read.tenant.id } } }),
-      )
-      return tenantListPage(
-        signed,
-        read.tenant,
-        'Webhooks',
-        webhooksBody({ tenant: read.tenant, hooks: data.result }),
-      )
-    }),
-  )
+  /** The webhook's PUT (edit, disable / re-enable): `changes` under If-Match with the version read. */
+  function save(signed: Signed, read: ReadWebhook, version: string, changes: WebhookChanges) {
+    return signed.api.PUT('/v1/tenants/{tenantId}/webhooks/{webhookId}', {
+      params: { path: { tenantId: read.tenant.id, webhookId: read.record.id } },
+      headers: ifMatch(version),
+      body: changes,
+    })
+  }
+
+  tenantListRoute(router, pages, route(''), 'Webhooks', {
+    read: (signed, tenant) =>
+      signed.api.GET('/v1/tenants/{tenantId}/webhooks', { params: { path: { tenantId: tenant.id } } }),
+    body: (_, tenant, hooks) => webhooksBody({ tenant, hooks }),
+  })
 
   function formPage(
     signed: Signed,
@@ -76,7 +81,7 @@ export function webhookRoutes(router: TypedApp, pages: ConsolePages): void {
       status,
       signed.page(
         {
-          title: errors ? `Error: ${title}` : title,
+          title: title,
           area: 'tenants',
           crumbs: crumbsOf(tenant, [title, undefined]),
         },
@@ -175,14 +180,10 @@ export function webhookRoutes(router: TypedApp, pages: ConsolePages): void {
         const base = `/console/tenants/${read.tenant.id}/webhooks/${read.record.id}`
         const edit = { id: read.record.id, version }
         await called(
-          signed.api.PUT('/v1/tenants/{tenantId}/webhooks/{webhookId}', {
-            params: { path: { tenantId: read.tenant.id, webhookId: read.record.id } },
-            headers: { 'if-match': version || '"none"' },
-            body: {
-              url: values.url,
-              events: eventsOf(values.events),
-              includeSubTenants: values.includeSubTenants,
-            },
+          save(signed, read, version, {
+            url: values.url,
+            events: eventsOf(values.events),
+            includeSubTenants: values.includeSubTenants,
           }),
           {
             changed: { what: 'webhook', href: `${base}/edit` },
@@ -194,26 +195,12 @@ export function webhookRoutes(router: TypedApp, pages: ConsolePages): void {
       }),
   )
 
-  const ActiveForm = Form({ active: OneOf(['true', 'false']) })
-  router.post(
-    route('/:webhookId/active'),
-    { schema: { hide: true, params: WebhookPath, body: ActiveForm } },
-    (request, reply) =>
-      pages.signedIn(request, reply, async (signed) => {
-        const read = await load(signed, request.params)
-        const active = request.body.active === 'true'
-        await called(
-          signed.api.PUT('/v1/tenants/{tenantId}/webhooks/{webhookId}', {
-            params: { path: { tenantId: read.tenant.id, webhookId: read.record.id } },
-            headers: { 'if-match': read.etag || '"none"' },
-            body: { active },
-          }),
-        )
-        return {
-          redirect: `/console/tenants/${read.tenant.id}/webhooks/${read.record.id}?done=${active ? 'enabled' : 'disabled'}`,
-        }
-      }),
-  )
+  activeToggleRoute(router, pages, route('/:webhookId/active'), WebhookPath, {
+    load,
+    put: (signed, read, body) => save(signed, read, read.etag, body),
+    page: ({ tenant, record }) => `/console/tenants/${tenant.id}/webhooks/${record.id}`,
+    notices: ['enabled', 'disabled'],
+  })
 
   router.post(
     route('/:webhookId/test'),

@@ -7,6 +7,7 @@ import { actionButton, formTokenFields, text } from '../kit/forms.js'
 
 type Path = '/v1/tenants/{tenantId}/webhooks/{webhookId}'
 export type Webhook = paths[Path]['get']['responses'][200]['content']['application/json']['result']
+export type WebhookChanges = NonNullable<paths[Path]['put']['requestBody']>['content']['application/json']
 export type Delivery =
   paths[`${Path}/deliveries`]['get']['responses'][200]['content']['application/json']['result'][number]
 export type NewWebhook =
