@@ -1,11 +1,12 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import type { ServiceContext } from '../../context.js'
+import { collectRouteMethods } from '../../http/protocol-edges.js'
 import { auditRoutes } from './audit/audit.routes.js'
 import { integrationRoutes } from './integrations/integrations.routes.js'
 import { keyRoutes } from './keys/keys.routes.js'
 import { ENHANCE_SCRIPT, FAVICON, STYLESHEET } from './kit/assets.js'
-import { consoleErrorHandler } from './kit/error-pages.js'
+import { consoleErrorHandler, consoleNotFoundHandler } from './kit/error-pages.js'
 import { multipartFormParser } from './kit/multipart.js'
 import { ConsolePages } from './kit/pages.js'
 import { memberRoutes } from './members/members.routes.js'
@@ -55,8 +56,14 @@ export async function consoleRoutes(router: FastifyInstance, root: FastifyInstan
     })
   })
   const pages = new ConsolePages(root, ctx, new SessionStore(ctx.db, ctx.keys))
-  // Every failure of a console request is a console page (kit/error-pages.ts), never the API's JSON.
+  // Every failure of a console request is a console page (kit/error-pages.ts), never the API's JSON;
+  // an address no console route takes too, in a scope of its own (Fastify finds a not-found handler by
+  // prefix), which knows the console's routes to tell a wrong method from a missing page.
   router.setErrorHandler(consoleErrorHandler(pages))
+  const methodsOf = collectRouteMethods(router)
+  await router.register(async (scope) => scope.setNotFoundHandler(consoleNotFoundHandler(pages, methodsOf)), {
+    prefix: '/console',
+  })
 
   const asset = (path: string, type: string, body: string) =>
     router.get(path, { schema: { hide: true } }, async (_request, reply) =>

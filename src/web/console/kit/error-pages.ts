@@ -63,6 +63,34 @@ export function consoleErrorHandler(pages: ConsolePages) {
   }
 }
 
+/**
+ * An address under /console that no route takes (docs/console.md "Inputs and refusals"): the console's own
+ * "Page not found", 404, in its frame, never the API's JSON — a page of a person not signed in too, so it
+ * reads no session and makes no API call. A page asked with a method it does not answer is a 405 naming
+ * them in `Allow`.
+ */
+export function consoleNotFoundHandler(pages: ConsolePages, methodsOf: (path: string) => string[]) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    const nonce = pages.nonce(reply)
+    const allowed = methodsOf(request.url.split('?')[0] ?? '')
+    if (allowed.length > 0) {
+      const body = notAcceptedBody(`This page does not take a ${request.method} request.`)
+      return reply
+        .code(405)
+        .header('allow', allowed.join(', '))
+        .send(consolePage({ title: 'Not accepted', nonce }, body))
+    }
+    return reply.code(404).send(consolePage({ title: 'Page not found', nonce }, pageNotFoundBody()))
+  }
+}
+
+function pageNotFoundBody(): SafeHtml {
+  return html`<h1>Page not found</h1>
+<p>There is no page at this address. If you typed it, check it; if a link brought you here, the page may
+have moved.</p>
+<p><a href="/console">Go to the start of the console</a></p>`
+}
+
 function notFoundBody(message: string): SafeHtml {
   return html`<h1>Not found</h1>
 <div class="notice warning" role="alert"><p>${message}</p></div>
