@@ -13,9 +13,19 @@ import { ERROR_REASONS } from '../errors.js'
 const CONTROL = '\\u0000-\\u001F\\u007F'
 // No control characters (U+0000–U+001F, U+007F) anywhere…
 const NO_CONTROL = `^[^${CONTROL}]*$`
-// …and a name holds at least one visible character (" " alone is not a name): blanks (white space that
-// is not a control character), then the first visible character, then anything but control characters.
-const NAME_PATTERN = `^[^\\S${CONTROL}]*[^\\s${CONTROL}][^${CONTROL}]*$`
+/**
+ * A character that draws nothing by itself (docs/console.md "Names on links"): white space and separators
+ * (\s, \p{Z}), control, format, private-use and unassigned code points (\p{C}: U+200B ZERO WIDTH SPACE,
+ * U+2060 WORD JOINER, U+FEFF, the bidi marks), combining marks without a base (\p{M}), and the blank
+ * "letters" U+115F, U+1160, U+3164, U+FFA0 (Hangul fillers) and U+2800 (Braille blank). A pattern class
+ * for the validator, which compiles patterns as Unicode (the `u` flag); the console's names on links use
+ * the same one (web/console/kit/readable.ts).
+ */
+export const INVISIBLE_CHARACTER = '[\\s\\p{Z}\\p{C}\\p{M}\\u115F\\u1160\\u3164\\uFFA0\\u2800]'
+// …and a name holds at least one visible character: neither " " nor U+200B alone is a name, so a link
+// or a heading naming the record is never empty. The look-ahead scans the invisible characters before the
+// first visible one, once: time linear in the name, as the rest.
+const NAME_PATTERN = `^(?!${INVISIBLE_CHARACTER}*$)[^${CONTROL}]*$`
 // Descriptions may hold tab, CR and LF.
 const DESCRIPTION_PATTERN = '^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$'
 const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$'
@@ -51,7 +61,7 @@ export const Name = (options: { description?: string } = {}) =>
     minLength: 1,
     maxLength: LIMITS.name,
     pattern: NAME_PATTERN,
-    errorMessage: `must be 1–${LIMITS.name} characters, not only spaces, without control characters`,
+    errorMessage: `must be 1–${LIMITS.name} characters, at least one of them visible (not only spaces or invisible characters), without control characters`,
     ...options,
   })
 

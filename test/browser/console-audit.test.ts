@@ -100,7 +100,8 @@ describe('audit pages', () => {
     })
     expect(role.status).toBe(201)
     expect((await t.request('DELETE', `/v1/users/${departing.id}`, { token: admin })).status).toBe(204)
-    // Platform events: a person created by name, and a tenant whose name is only invisible characters.
+    // Platform events: a person created by name, and a tenant whose name is only invisible characters —
+    // which the API refuses now (docs/api.md), so a record written before that rule, as the database holds it.
     const ada = await t.request('POST', '/v1/users', {
       token: admin,
       body: {
@@ -111,7 +112,13 @@ describe('audit pages', () => {
       },
     })
     expect(ada.status).toBe(201)
-    const invisible = await createTenantAsAdmin(t, { name: '\u200B\u2060' })
+    const invisible = await createTenantAsAdmin(t)
+    await t.ctx.db
+      .updateTable('tenants')
+      .set({ name: '\u200B\u2060' })
+      .where('id', '=', invisible.id)
+      .execute()
+    t.ctx.access.invalidate()
 
     // The reader is in India (UTC+5:30), with JavaScript on.
     const local = await browser.newContext({ timezoneId: 'Asia/Kolkata', locale: 'en-US' })

@@ -125,7 +125,7 @@ describe('the document is clean for generators and linters', () => {
     })
     expect(response.status).toBe(400)
     expect(response.body.error.attribute).toEqual({
-      name: 'must be 1–255 characters, not only spaces, without control characters',
+      name: 'must be 1–255 characters, at least one of them visible (not only spaces or invisible characters), without control characters',
       regionId: 'must be a UUID',
     })
   })

@@ -1,14 +1,14 @@
+import { INVISIBLE_CHARACTER } from '../../../http/schemas.js'
+
 /**
  * The words a link or heading shows for a record, never empty (docs/console.md "Names on links"):
  * a name a person can read, else what the record is. A name of only spaces or of invisible characters
  * (U+200B ZERO WIDTH SPACE, U+2060 WORD JOINER, U+FEFF, bidi marks, the Hangul and Braille blanks) reads
- * as nothing, to a sighted person and to a screen reader alike, so it counts as no name.
+ * as nothing, to a sighted person and to a screen reader alike, so it counts as no name. The API refuses
+ * such a name (a Name's pattern, http/schemas.ts) by the same definition of invisible; a record written
+ * before that rule, or a person's names (which may be empty), still meets this.
  */
-
-// A character that draws nothing by itself: white space and separators (\s, \p{Z}), control, format,
-// private-use and unassigned code points (\p{C}), combining marks without a base (\p{M}), and the blank
-// "letters" U+115F, U+1160, U+3164, U+FFA0 (Hangul fillers) and U+2800 (Braille blank).
-const INVISIBLE = /[\s\p{Z}\p{C}\p{M}\u115F\u1160\u3164\uFFA0\u2800]/gu
+const INVISIBLE = new RegExp(INVISIBLE_CHARACTER, 'gu')
 
 /** Whether the text holds at least one character a person can see. */
 export function isReadable(text: string | null | undefined): text is string {
