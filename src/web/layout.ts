@@ -53,7 +53,8 @@ export function page(title: string, body: SafeHtml, options: PublicPageOptions =
       title,
       language: options.language,
       brand,
-      head: html`<style>${new SafeHtml(style(brandColour(brand)))}</style>`,
+      // An empty icon of its own: without one the browser asks for /favicon.ico, which nothing serves.
+      head: html`<link rel="icon" href="data:,"><style>${new SafeHtml(style(brandColour(brand)))}</style>`,
     },
     body,
   )
