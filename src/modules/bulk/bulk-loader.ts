@@ -77,7 +77,8 @@ export class BulkUserLoader {
     private readonly baseEnv: Omit<NewUserEnv, 'now'>,
     private readonly memberships: BulkMemberships,
     readonly dryRun: boolean,
-    private readonly longTexts: LongTexts,
+    /** A server database (as app.ts tells them apart), or the embedded one. */
+    readonly serverDatabase: boolean,
   ) {
     this.#env = { ...baseEnv, now: new BatchInstant(ctx.clock.now()) }
     this.#seen = dryRun ? new SeenEmails() : undefined
@@ -99,11 +100,15 @@ export class BulkUserLoader {
       callerPlatformPermissions: platformPermissionsOf(actor),
       actorPrincipalId: actor.principalId,
     }
-    // A server database (as app.ts tells them apart) is sent the statement's long texts as strings, the
-    // embedded one as bytes (bulk.repository.ts, LongTexts).
     const serverDatabase = /^postgres(ql)?:\/\//.test(ctx.config.databaseUrl ?? '')
-    const longTexts = serverDatabase ? 'strings' : 'bytes'
-    return new BulkUserLoader(ctx, actor, env, new BulkMemberships(ctx, actor), options.dryRun, longTexts)
+    return new BulkUserLoader(
+      ctx,
+      actor,
+      env,
+      new BulkMemberships(ctx, actor),
+      options.dryRun,
+      serverDatabase,
+    )
   }
 
   /**
@@ -263,9 +268,11 @@ export class BulkUserLoader {
     const users = rows.map((r) => r.row)
     const events = userCreatedEvents(rows.length, this.ctx.clock.now(), this.actor)
     if (!rows.some((r) => r.membership)) {
+      // The embedded database is sent the statement's long texts as bytes (bulk.repository.ts, LongTexts).
+      const longTexts: LongTexts = this.serverDatabase ? 'strings' : 'bytes'
       return skipTaken
-        ? insertUsersSkippingTakenEmails(this.ctx.db, users, events, this.longTexts)
-        : insertUsers(this.ctx.db, users, events, this.longTexts)
+        ? insertUsersSkippingTakenEmails(this.ctx.db, users, events, longTexts)
+        : insertUsers(this.ctx.db, users, events, longTexts)
     }
     // Read before the transaction: nothing but the batch's own statements runs inside it (the embedded
     // database has one connection, which the transaction holds).

@@ -10,10 +10,15 @@ import { CreatedRowLines } from './serialization.js'
  * Rows a statement. The first batch is small so that the first answers come back at once; each next
  * batch doubles, up to a size at which a round trip and a commit per batch cost little next to the rows,
  * while a batch (and its answer) still weighs a few hundred kilobytes and an interrupted load loses at
- * most one batch of work.
+ * most one batch of work. The embedded database pays more for each statement — each transaction opens its
+ * tables' files again, and its statements are planned each time — so its batches grow larger
+ * (docs/performance.md, "Bulk load").
  */
 export const FIRST_BATCH_ROWS = 250
-export const STREAM_BATCH_ROWS = 500
+export const SERVER_BATCH_ROWS = 500
+export const EMBEDDED_BATCH_ROWS = 2000
+/** The largest batch, whichever the database. */
+export const STREAM_BATCH_ROWS = Math.max(SERVER_BATCH_ROWS, EMBEDDED_BATCH_ROWS)
 
 /**
  * A batch that is not full is written once its first row has waited this long, so that a client sending
@@ -109,6 +114,7 @@ export async function* streamBulkLoad(
   const inFlight: InFlight[] = []
   let index = 0
   let batchRows = FIRST_BATCH_ROWS
+  const maxBatchRows = loader.serverDatabase ? SERVER_BATCH_ROWS : EMBEDDED_BATCH_ROWS
 
   // A batch's answer as a few strings of ANSWER_PIECE_LINES lines, each joined at once (appending line by
   // line leaves a chain to flatten later), and each made only when the response asks for it. Not one
@@ -185,7 +191,7 @@ export async function* streamBulkLoad(
         batch.push(rows[i]!)
         lineNumbers.push(numbers[i]!)
         if (batch.length < batchRows) continue
-        batchRows = Math.min(batchRows * 2, STREAM_BATCH_ROWS)
+        batchRows = Math.min(batchRows * 2, maxBatchRows)
         // The oldest batch is done: the next one takes its place before its answer is sent.
         const ready = inFlight.length >= BATCHES_IN_FLIGHT ? await settleOldest() : undefined
         launch()

@@ -98,10 +98,10 @@ const INSERTED_COLUMNS = COLUMNS.map((c) => c.name).join(', ')
 
 /**
  * How the statement's long texts (the arrays of a batch's values) are sent: as strings, or as their
- * UTF-8 bytes — which both drivers send as they are, as a parameter in binary format, which for text is
- * exactly its UTF-8 bytes. PGlite measures each string parameter's UTF-8 length a character at a time in
- * JavaScript, a twentieth of an embedded bulk load's time; `pg` does it natively, and bytes would only
- * cost it a copy (docs/performance.md, "Bulk load").
+ * UTF-8 bytes, which the embedded database's dialect sends as they are (db/pglite-dialect.ts) where PGlite
+ * would measure each string's UTF-8 length a character at a time in JavaScript — a twentieth of an
+ * embedded bulk load's time. `pg` encodes strings natively: bytes would only cost it a copy
+ * (docs/performance.md, "Bulk load").
  */
 export type LongTexts = 'strings' | 'bytes'
 
@@ -171,9 +171,11 @@ async function insertUserBatch(
   return storedUsers(result.rows[0]?.stored ?? null)
 }
 
-function utf8(text: string): Buffer {
-  return Buffer.from(text, 'utf8')
+function utf8(text: string): Uint8Array {
+  return encoder.encode(text)
 }
+
+const encoder = new TextEncoder()
 
 /** `id alias,id alias,…` as the rows it names. */
 function storedUsers(stored: string | null): StoredUser[] {
