@@ -35,6 +35,8 @@ import { MAX_DRY_RUN_ROWS, SeenEmails } from './seen-emails.js'
 export { type PendingRow, PreparedRow, type RowOutcome } from './bulk-rows.js'
 
 const validateItem = compileBodyValidator(BulkUserItem)
+/** A server database's URL, as app.ts tells it from the embedded one's. */
+const SERVER_DATABASE = /^postgres(ql)?:\/\//
 
 /**
  * The bulk load of platform users (docs/api.md#bulk-load-of-platform-users), shared by the JSON-array and the NDJSON forms. A row is
@@ -100,15 +102,8 @@ export class BulkUserLoader {
       callerPlatformPermissions: platformPermissionsOf(actor),
       actorPrincipalId: actor.principalId,
     }
-    const serverDatabase = /^postgres(ql)?:\/\//.test(ctx.config.databaseUrl ?? '')
-    return new BulkUserLoader(
-      ctx,
-      actor,
-      env,
-      new BulkMemberships(ctx, actor),
-      options.dryRun,
-      serverDatabase,
-    )
+    const server = SERVER_DATABASE.test(ctx.config.databaseUrl ?? '')
+    return new BulkUserLoader(ctx, actor, env, new BulkMemberships(ctx, actor), options.dryRun, server)
   }
 
   /**
