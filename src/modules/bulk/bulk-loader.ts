@@ -181,6 +181,10 @@ export class BulkUserLoader {
       return outcomes
     }
 
+    // One creation time for the batch: rows prepared before and after the previous batch was launched
+    // carry two, and the statement would then send both columns value by value.
+    const batchTime = toStore[0]?.prepared.row.created
+    for (const { prepared } of toStore) prepared.row.created = prepared.row.updated = batchTime!
     let stored: Map<string, StoredUser | AppError>
     try {
       stored = await this.#store(toStore.map((s) => s.prepared))

@@ -1,7 +1,7 @@
 import { CompiledQuery, type Kysely, sql, type Transaction } from 'kysely'
 import { withConstraintErrors } from '../../db/constraint-errors.js'
 import type { AuditActorType, Database, NewUserRow } from '../../db/schema.js'
-import { userCreatedChangesLiteral } from './user-created-changes.js'
+import { CHANGES_SEPARATOR, userCreatedChanges } from './user-created-changes.js'
 
 type Executor = Kysely<Database> | Transaction<Database>
 
@@ -109,8 +109,10 @@ export type LongTexts = 'strings' | 'bytes'
  * The statement is plain text built here, one text per shape (which columns travel as arrays, and
  * whether taken e-mails are skipped): building it costs less than Kysely's compiling of it, and on a
  * server database the same text is the same prepared statement (db/prepared-pool.ts), planned once per
- * connection. Every value is a parameter. What comes back is one text, `id alias,id alias,…`: a value a
- * row would cost each driver a row object and two strings to read (docs/performance.md, "Bulk load").
+ * connection. Every value is a parameter. The rows come from `rows from (…)`, which zips the columns'
+ * arrays and the events' changes, split from one text (user-created-changes.ts). What comes back is one
+ * text, `id alias,id alias,…`: a value a row would cost each driver a row object and two strings to read
+ * (docs/performance.md, "Bulk load").
  */
 async function insertUserBatch(
   db: Executor,
@@ -123,8 +125,8 @@ async function insertUserBatch(
   const parameters: unknown[] = []
   const parameter = (value: unknown, type: string) => `$${parameters.push(value)}::${type}`
   const long = options.longTexts === 'bytes' ? utf8 : (text: string) => text
-  const arrays: string[] = []
-  const arrayNames: string[] = []
+  const sources: string[] = []
+  const sourceNames: string[] = []
   const selected: string[] = []
   for (const column of COLUMNS) {
     const values = rows.map(column.value)
@@ -134,18 +136,19 @@ async function insertUserBatch(
     if (uniform) {
       selected.push(`${parameter(values[0], column.type)}${cast}`)
     } else {
-      arrays.push(`${parameter(long(arrayLiteral(values)), 'text')}::${column.type}[]`)
-      arrayNames.push(column.name)
+      sources.push(`unnest(${parameter(long(arrayLiteral(values)), 'text')}::${column.type}[])`)
+      sourceNames.push(column.name)
       selected.push(`incoming.${column.name}${cast}`)
     }
   }
   // The event ids and changes travel beside the rows; only the rows actually inserted get their event.
-  arrays.push(`${parameter(long(arrayLiteral(events.ids)), 'text')}::uuid[]`)
-  arrayNames.push('event_id')
-  arrays.push(`${parameter(long(userCreatedChangesLiteral(rows)), 'text')}::text[]`)
-  arrayNames.push('changes')
+  sources.push(`unnest(${parameter(long(arrayLiteral(events.ids)), 'text')}::uuid[])`)
+  sourceNames.push('event_id')
+  const separator = `chr(${CHANGES_SEPARATOR.charCodeAt(0)})`
+  sources.push(`string_to_table(${parameter(long(userCreatedChanges(rows)), 'text')}, ${separator})`)
+  sourceNames.push('changes')
   const text = `with incoming as (
-      select * from unnest(${arrays.join(', ')}) as incoming(${arrayNames.join(', ')})
+      select * from rows from (${sources.join(', ')}) as incoming(${sourceNames.join(', ')})
     ), inserted as (
       insert into users (${INSERTED_COLUMNS})
       select ${selected.join(', ')}
