@@ -139,7 +139,8 @@ export class BulkUserLoader {
     this.#env = { ...this.baseEnv, now: new BatchInstant(this.ctx.clock.now()) }
     const outcomes = new Array<RowOutcome>(batch.length)
     const toStore: { position: number; prepared: PreparedRow }[] = []
-    for (const [position, pending] of batch.entries()) {
+    for (let position = 0; position < batch.length; position++) {
+      const pending = batch[position]!
       if (!(pending instanceof PreparedRow)) {
         outcomes[position] = pending
         continue

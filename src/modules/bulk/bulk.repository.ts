@@ -133,14 +133,14 @@ async function insertUserBatch(
     columns.push(`s${n}::${type} as ${name}`)
   }
   for (const column of COLUMNS) {
-    const values = rows.map(column.value)
+    const firstValue = column.value(first)
     // id always varies, and the statement needs at least one source even for a single row.
-    const uniform = column.name !== 'id' && values.every((value) => same(value, values[0]))
+    const uniform = column.name !== 'id' && rows.every((row) => same(column.value(row), firstValue))
     const cast = column.name === 'additional_role_ids' ? '::uuid[]' : ''
     if (uniform) {
-      selected.push(`${parameter(values[0], column.type)}${cast}`)
+      selected.push(`${parameter(firstValue, column.type)}${cast}`)
     } else {
-      source(column.name, column.type, values)
+      source(column.name, column.type, rows.map(column.value))
       selected.push(`incoming.${column.name}${cast}`)
     }
   }
@@ -219,9 +219,10 @@ function columnSource(values: readonly unknown[], type: string, parameter: (text
           ? value.toISOString()
           : String(value)
   }
-  // Only a string can hold a mark; all of a column's strings are looked through at once.
-  if (MARKS.test(values.filter(isString).join('')))
+  // Only a string can hold a mark.
+  if (values.some((value) => typeof value === 'string' && MARKS.test(value))) {
     return `unnest(${parameter(arrayLiteral(values))}::${type}[])`
+  }
   return `string_to_table(${parameter(texts.join(SEPARATOR))}, ${SEPARATOR_SQL}, ${NULL_TEXT_SQL})`
 }
 
