@@ -6,6 +6,8 @@ export const ERROR_REASONS = {
   validation_failed: 400,
   invalid_json: 400,
   unauthorized: 401,
+  mfa_required: 401,
+  reauthentication_required: 401,
   reset_token_expired: 401,
   permission_denied: 403,
   role_exceeds_caller: 403,
@@ -23,6 +25,7 @@ export const ERROR_REASONS = {
   webhook_delivery_not_found: 404,
   sso_test_not_found: 404,
   session_not_found: 404,
+  factor_not_found: 404,
   method_not_allowed: 405,
   request_timeout: 408,
   tenant_name_taken: 409,
@@ -40,6 +43,7 @@ export const ERROR_REASONS = {
   scim_user_name_taken: 409,
   scim_email_taken: 409,
   scim_group_name_taken: 409,
+  mfa_required_by_policy: 409,
   invitation_expired: 410,
   precondition_failed: 412,
   payload_too_large: 413,
@@ -54,6 +58,25 @@ export const ERROR_REASONS = {
 
 export type ErrorReason = keyof typeof ERROR_REASONS
 
+/**
+ * Reasons also answered with another status than ERROR_REASONS' (docs/api.md#conventions): `mfa_required`
+ * is 401 when signing in (a second factor is asked for) and 403 in a tenant whose policy needs one (the
+ * token is valid but not enough there, as `sso_required`).
+ */
+export const ERROR_REASON_OTHER_STATUSES: Partial<Record<ErrorReason, readonly number[]>> = {
+  mfa_required: [403],
+}
+
+/**
+ * What a sign-in asks next (docs/security.md, "Second factors"): the challenge's single-use token, the
+ * kinds of factor the account can answer with, and the WebAuthn request options when it has a passkey.
+ */
+export interface MfaChallengeBody {
+  token: string
+  factors: Array<'totp' | 'webauthn' | 'recovery'>
+  webauthn?: Record<string, unknown>
+}
+
 /** Field name → what is wrong with it. */
 export type Attribute = Record<string, string>
 
@@ -64,7 +87,16 @@ export interface ErrorBody {
     message: string
     attribute?: Attribute
     requestId?: string
+    /** With `mfa_required` and `reauthentication_required`: the second factor to send. */
+    mfa?: MfaChallengeBody
   }
+}
+
+/** What an AppError may carry beyond its reason and message. */
+export interface AppErrorOptions {
+  /** Another status the reason is answered with (ERROR_REASON_OTHER_STATUSES), instead of its own. */
+  status?: number
+  mfa?: MfaChallengeBody
 }
 
 export class AppError extends Error {
@@ -75,10 +107,14 @@ export class AppError extends Error {
     readonly attribute?: Attribute,
     /** Extra response headers, e.g. Retry-After. */
     readonly headers?: Record<string, string>,
+    readonly options: AppErrorOptions = {},
   ) {
     super(message)
     this.name = 'AppError'
-    this.statusCode = ERROR_REASONS[reason]
+    const { status } = options
+    if (status !== undefined && !ERROR_REASON_OTHER_STATUSES[reason]?.includes(status))
+      throw new Error(`${reason} is never answered with ${status}`)
+    this.statusCode = status ?? ERROR_REASONS[reason]
   }
 }
 
@@ -95,6 +131,7 @@ export function errorBody(error: AppError, requestId?: string): ErrorBody {
       message: error.message,
       ...(error.attribute ? { attribute: error.attribute } : {}),
       ...(requestId ? { requestId } : {}),
+      ...(error.options.mfa ? { mfa: error.options.mfa } : {}),
     },
   }
 }

@@ -17,6 +17,7 @@ import * as m0015 from './migrations/0015_console_operations.js'
 import * as m0016 from './migrations/0016_scim_email_values.js'
 import * as m0017 from './migrations/0017_user_sessions.js'
 import * as m0018 from './migrations/0018_console_identity.js'
+import * as m0019 from './migrations/0019_second_factors.js'
 
 /** Every migration, in order. Listed statically so that the compiled build needs no file scanning. */
 const migrations: Record<string, Migration> = {
@@ -38,6 +39,7 @@ const migrations: Record<string, Migration> = {
   '0016_scim_email_values': m0016,
   '0017_user_sessions': m0017,
   '0018_console_identity': m0018,
+  '0019_second_factors': m0019,
 }
 
 class StaticMigrationProvider implements MigrationProvider {

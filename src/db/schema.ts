@@ -355,6 +355,53 @@ export interface UserSessionsTable {
   expires_at: Timestamp
 }
 
+/** A person's second factor (migration 0019): an authenticator app (TOTP) or a passkey. */
+export interface UserFactorsTable {
+  id: string
+  user_id: string
+  type: 'totp' | 'webauthn'
+  name: string
+  status: 'pending' | 'active'
+  created: Timestamp
+  last_used: ColumnType<Date | null, Date | null | undefined, Date | null>
+  /** A SecretEnvelope (crypto/secrets.ts) of the base32 key; never plaintext. */
+  totp_secret: Json<Record<string, unknown>> | null
+  /** The last TOTP time step accepted: a code is taken once (RFC 6238 section 5.2). */
+  totp_last_step: ColumnType<string | null, number | null | undefined, number | null>
+  /** base64url of the WebAuthn credential id. */
+  credential_id: string | null
+  /** The credential's COSE public key. */
+  public_key: Uint8Array | null
+  sign_count: ColumnType<string | null, number | null | undefined, number | null>
+  transports: string[] | null
+  /** WebAuthn's credentialDeviceType: 'singleDevice' (a security key, amr hwk) or 'multiDevice' (swk). */
+  device_type: string | null
+}
+
+/** Recovery codes (migration 0019): keyed hashes, each spent once. */
+export interface RecoveryCodesTable {
+  user_id: string
+  code_hash: string
+  created: Timestamp
+  used_at: ColumnType<Date | null, Date | null | undefined, Date | null>
+}
+
+/** A second-factor challenge (migration 0019): single use, one account and purpose, five minutes. */
+export interface MfaChallengesTable {
+  id: string
+  token_hash: string
+  user_id: string | null
+  purpose: 'sign_in' | 'step_up' | 'passkey_sign_in' | 'webauthn_registration'
+  session_id: string | null
+  webauthn_challenge: string | null
+  /** The token lifetime the sign-in asked for, given to the token the answer earns. */
+  token_ttl: number | null
+  attempts: Generated<number>
+  created: Timestamp
+  expires_at: Timestamp
+  used_at: ColumnType<Date | null, Date | null | undefined, Date | null>
+}
+
 export interface Database {
   platform: PlatformTable
   regions: RegionsTable
@@ -380,6 +427,9 @@ export interface Database {
   console_sessions: ConsoleSessionsTable
   sso_tests: SsoTestsTable
   user_sessions: UserSessionsTable
+  user_factors: UserFactorsTable
+  recovery_codes: RecoveryCodesTable
+  mfa_challenges: MfaChallengesTable
 }
 
 /** The scim module's own tables (docs/scim.md, migration 0013). */

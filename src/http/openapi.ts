@@ -1,6 +1,6 @@
 import type { FastifySchema, RouteOptions } from 'fastify'
 import { type TSchema, Type } from 'typebox'
-import { ERROR_REASONS, type ErrorReason } from '../errors.js'
+import { ERROR_REASON_OTHER_STATUSES, ERROR_REASONS, type ErrorReason } from '../errors.js'
 
 /**
  * How the route schemas become the published OpenAPI document (docs/api.md, "The OpenAPI document").
@@ -160,8 +160,8 @@ export function documentRoute({
   delete response['5xx']
   const byStatus = new Map<number, ErrorReason[]>()
   for (const reason of reasons) {
-    const status = ERROR_REASONS[reason]
-    byStatus.set(status, [...(byStatus.get(status) ?? []), reason])
+    for (const status of [ERROR_REASONS[reason], ...(ERROR_REASON_OTHER_STATUSES[reason] ?? [])])
+      byStatus.set(status, [...(byStatus.get(status) ?? []), reason])
   }
   for (const [status, list] of byStatus) response[status] = errorResponse(status, list)
   // Whatever else the server may say (405, 503 while shutting down) comes in the same envelope.

@@ -131,6 +131,25 @@ export const ErrorBodySchema = Type.Object(
       message: Type.String(),
       attribute: Type.Optional(Type.Record(Type.String(), Type.String())),
       requestId: Type.Optional(Type.String()),
+      mfa: Type.Optional(
+        Type.Object(
+          {
+            token: Type.String({ description: 'Single use, 5 minutes, bound to the account' }),
+            factors: Type.Array(
+              Type.Union([Type.Literal('totp'), Type.Literal('webauthn'), Type.Literal('recovery')]),
+            ),
+            webauthn: Type.Optional(
+              Type.Record(Type.String(), Type.Unknown(), {
+                description: 'WebAuthn request options (JSON form), when the account has a passkey',
+              }),
+            ),
+          },
+          {
+            description:
+              'With mfa_required and reauthentication_required: the challenge to answer with POST /v1/tokens/mfa or /v1/tokens/step-up',
+          },
+        ),
+      ),
     }),
   },
   {
