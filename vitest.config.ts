@@ -13,15 +13,25 @@ export const DATABASE_FREE_TESTS = [
   'test/crypto/**',
   'test/db/statement-batcher.test.ts',
   'test/http/outbound.test.ts',
-  'test/modules/**',
+  'test/modules/bulk/bulk-units.test.ts',
+  'test/modules/scim/patch-members.test.ts',
 ]
 
 /**
- * Test files that tell all on one database: the console's pages reach the database only through the /v1
- * API (app.inject), whose behaviour on each database the API tests show; the SCIM compliance checker
- * speaks only HTTP to routes the SCIM tests run on both.
+ * Test files that tell all on one database: the pages in Chromium — the console's (test/web/console/)
+ * and the public ones — reach the database only through the /v1 API (app.inject) and the routes whose
+ * behaviour on each database the module tests show; the SCIM compliance checker speaks only HTTP to
+ * routes the SCIM tests run on both. test/architecture/test-layout.test.ts checks that every test
+ * driving Chromium is listed here.
  */
-export const ONE_DATABASE_TESTS = ['test/browser/**', 'test/api/scim/compliance.test.ts']
+export const ONE_DATABASE_TESTS = [
+  'test/web/console/**',
+  'test/web/invitation.test.ts',
+  'test/web/kit/error-summary.test.ts',
+  'test/web/password-reset.test.ts',
+  'test/web/sso.test.ts',
+  'test/modules/scim/compliance.test.ts',
+]
 
 /**
  * Test files that choose their own database — an embedded data folder, `memory://`, a bad URL, a
@@ -29,7 +39,7 @@ export const ONE_DATABASE_TESTS = ['test/browser/**', 'test/api/scim/compliance.
  * test/architecture/test-layout.test.ts checks that none of them opens the run's database.
  */
 export const OWN_DATABASE_TESTS = [
-  'test/api/integrations/restart.test.ts',
+  'test/modules/integrations/restart.test.ts',
   'test/process/faults-database.test.ts',
   'test/process/operations.test.ts',
   'test/process/service.test.ts',

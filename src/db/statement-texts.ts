@@ -10,7 +10,7 @@ import { CompiledQuery } from 'kysely'
  * A caller's text and parameters come from one template (db/statement-pieces.ts), so they cannot drift;
  * still, the first compile of a shape compares the caller's list with Kysely's own, and a shape whose
  * lists differ is never reused — it is compiled every time, still correct, and
- * test/audit-statement.test.ts fails on it.
+ * test/outbox/audit-statement.test.ts fails on it.
  */
 export class StatementTexts {
   readonly #texts = new Map<string, string>()

@@ -26,7 +26,7 @@ export interface EventSource {
  * its fan-out. Run the statement with executeAudited (webhook-fan-out.ts), which picks the form.
  *
  * Every value is a scalar parameter, so PostgreSQL keeps one generic plan per statement text instead of
- * re-planning each execution (checked with pg_prepared_statements in test/audit-statement.test.ts).
+ * re-planning each execution (checked with pg_prepared_statements in test/outbox/audit-statement.test.ts).
  * `suffix` names the CTEs of one copy of a write in a statement that holds several (db/statement-batcher.ts).
  */
 export function auditEventCtes(event: AuditEvent, source: EventSource, form: AuditForm, suffix = ''): Piece {

@@ -1,15 +1,26 @@
-import { readdirSync, readFileSync } from 'node:fs'
-import { join, relative, resolve } from 'node:path'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { dirname, join, relative, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { DATABASE_FREE_TESTS, OWN_DATABASE_TESTS } from '../../vitest.config.js'
+import { DATABASE_FREE_TESTS, ONE_DATABASE_TESTS, OWN_DATABASE_TESTS } from '../../vitest.config.js'
 
-/** The layout of test/ (README, Tests): files beside the part of src/ they cover, helpers in one place. */
+/**
+ * The layout of test/ (README, Tests): test/ mirrors src/ by name — a folder of test files is named after
+ * the folder or file of src/ it covers (test/modules/users ↔ src/modules/users, test/web/console ↔
+ * src/web/console) — and helpers are in one place.
+ */
 const root = resolve(import.meta.dirname, '../..')
 const testFiles = (readdirSync(join(root, 'test'), { recursive: true }) as string[])
   .filter((path) => path.endsWith('.test.ts'))
   .map((path) => `test/${path}`)
 
-/** A glob of DATABASE_FREE_TESTS (`dir/**` or one file) as a predicate. */
+/**
+ * The folders of test/ that name no part of src/: the shared helpers, the rules over the whole tree, the
+ * tests that start service processes or clusters, and core/ — src/'s top-level files (config.ts,
+ * background.ts).
+ */
+const NOT_MIRRORING = ['helpers', 'architecture', 'process', 'core']
+
+/** A glob of vitest.config.ts's lists (`dir/**` or one file) as a predicate. */
 const matches = (glob: string) => (path: string) =>
   glob.endsWith('/**') ? path.startsWith(glob.slice(0, -2)) : path === glob
 
@@ -23,6 +34,35 @@ describe('the test folder', () => {
       .map((path) => ({ path, lines: readFileSync(join(root, path), 'utf8').split('\n').length }))
       .filter(({ lines }) => lines > 500)
     expect(long).toEqual([])
+  })
+
+  it('names each folder of test files after a folder or file of src/, so the mirror cannot drift', () => {
+    const folders = [...new Set(testFiles.map((path) => relative('test', dirname(path))))]
+    expect(folders).toContain('modules/users')
+    const unmirrored = folders.filter(
+      (folder) =>
+        !NOT_MIRRORING.includes(folder.split('/')[0] ?? '') &&
+        !existsSync(join(root, 'src', folder)) &&
+        !existsSync(join(root, 'src', `${folder}.ts`)),
+    )
+    expect(unmirrored).toEqual([])
+  })
+
+  it('names in vitest.config.ts’s lists only paths that hold test files', () => {
+    const stale = [...DATABASE_FREE_TESTS, ...ONE_DATABASE_TESTS, ...OWN_DATABASE_TESTS].filter(
+      (glob) => !testFiles.some(matches(glob)),
+    )
+    expect(stale).toEqual([])
+  })
+
+  it('lists every test that drives Chromium as telling all on one database', () => {
+    const inChromium = testFiles.filter((path) =>
+      /helpers\/(browser|console|console-admin|sso-browser-app)\.js/.test(
+        readFileSync(join(root, path), 'utf8'),
+      ),
+    )
+    expect(inChromium.length).toBeGreaterThan(10)
+    expect(inChromium.filter((path) => !ONE_DATABASE_TESTS.some((glob) => matches(glob)(path)))).toEqual([])
   })
 
   it('lists as database-free only files that open no database and start no app', () => {

@@ -4,8 +4,8 @@ import { inflateRawSync } from 'node:zlib'
 import type { TestIdp } from './saml-idp.js'
 
 /**
- * The samlify IdP's pages on loopback, for a browser (test/browser/sso.test.ts, console-session.test.ts,
- * console-sso.test.ts): GET /sso (HTTP-Redirect binding) reads the
+ * The samlify IdP's pages on loopback, for a browser (test/web/sso.test.ts, test/web/console/session.test.ts
+ * and sso.test.ts): GET /sso (HTTP-Redirect binding) reads the
  * AuthnRequest and asks who signs in; POST /sso answers with the signed SAMLResponse in a form for the
  * ACS (HTTP-POST binding), sent when the person clicks Continue; GET /metadata publishes the IdP's
  * metadata (for a provider added by metadata URL). `answer` is read on each request, so a test can set

@@ -9,7 +9,7 @@ export const CHANGES_SEPARATOR = '\u001e'
 /**
  * The `changes` of bulk rows' `user.created` events (docs/webhooks.md, "Bulk loads"), the form
  * user-audit.ts `userCreatedRecord` gives a single create: every profile field, status and roles as
- * [null, value], a null value kept, no password (bulk rows carry none). test/api/audit/audit-bulk.test.ts
+ * [null, value], a null value kept, no password (bulk rows carry none). test/modules/audit/audit-bulk.test.ts
  * holds a bulk row's event equal to a single create's.
  *
  * Built here rather than by the statement from the row it stored: `jsonb_build_object` over the inserted

@@ -5,7 +5,7 @@
  * Node 24.21 (ICU 78.3, tz 2026c) plus UTC — what GET /v1/timezones lists. LINKS are the other names of
  * the tz database (2025b, with backzone) that ICU resolves: the backward-compatible links existing
  * clients send (`US/Eastern`, `Asia/Kolkata`, `Etc/GMT+5`). Names are matched exactly, case included.
- * test/api/tenants/timezones.test.ts checks that the runtime knows every one and lists no other.
+ * test/modules/tenants/timezones.test.ts checks that the runtime knows every one and lists no other.
  */
 export const CANONICAL_TIMEZONES: readonly string[] = names(`
 Africa/Abidjan Africa/Accra Africa/Addis_Ababa Africa/Algiers Africa/Asmera Africa/Bamako Africa/Bangui

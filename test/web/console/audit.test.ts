@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs'
 import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
-import { ROLE_IDS } from '../../src/access/permissions.js'
-import { checkPage, openPage, signIn } from '../helpers/console.js'
-import { useAdminConsole } from '../helpers/console-admin.js'
-import { createTenantAsAdmin, memberWithToken, uniqueEmail, uniqueName } from '../helpers/fixtures.js'
-import { TEST_ADMIN } from '../helpers/test-env.js'
+import { ROLE_IDS } from '../../../src/access/permissions.js'
+import { checkPage, openPage, signIn } from '../../helpers/console.js'
+import { useAdminConsole } from '../../helpers/console-admin.js'
+import { createTenantAsAdmin, memberWithToken, uniqueEmail, uniqueName } from '../../helpers/fixtures.js'
+import { TEST_ADMIN } from '../../helpers/test-env.js'
 
 /**
  * The audit pages in a real Chromium (docs/console-admin.md): a tenant's History shows a rename as old → new and a

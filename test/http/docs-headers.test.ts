@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestApp, type TestApp } from '../../helpers/test-app.js'
+import { createTestApp, type TestApp } from '../helpers/test-app.js'
 
 /**
  * The reference at /docs and the document at /openapi.json carry the headers every other page does

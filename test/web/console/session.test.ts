@@ -1,18 +1,18 @@
 import type { BrowserContext, Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
-import { ROLE_IDS } from '../../src/access/permissions.js'
-import { checkPage, expectNoTokenInPage, openPage, signIn } from '../helpers/console.js'
-import { createTenantAsAdmin, insertMembership, insertUser } from '../helpers/fixtures.js'
-import { createTestIdp } from '../helpers/saml-idp.js'
-import { startSamlIdpPages } from '../helpers/saml-idp-pages.js'
-import { useSsoBrowserApp } from '../helpers/sso-browser-app.js'
+import { ROLE_IDS } from '../../../src/access/permissions.js'
+import { checkPage, expectNoTokenInPage, openPage, signIn } from '../../helpers/console.js'
+import { createTenantAsAdmin, insertMembership, insertUser } from '../../helpers/fixtures.js'
+import { createTestIdp } from '../../helpers/saml-idp.js'
+import { startSamlIdpPages } from '../../helpers/saml-idp-pages.js'
+import { useSsoBrowserApp } from '../../helpers/sso-browser-app.js'
 
 /**
  * The console session's life in a real Chromium (docs/console.md): signing in through the tenant's SAML
  * identity provider — e-mail first, the IdP on another origin, back through the SameSite=Strict hand-over
  * page, which finishes only the sign-in this browser started (its nonce, used once) — and the session
  * ending at once when the person's password changes and when the token expires (sign-out and disabling
- * are in console-tenants.test.ts; attacks on the sign-in in console-sign-in-security.test.ts). The app listens on a port fixed before it is
+ * are in tenants.test.ts; attacks on the sign-in in sign-in-security.test.ts). The app listens on a port fixed before it is
  * built, as the SSO return URL must name it; its clock follows the wall clock and can be moved on.
  */
 const app = useSsoBrowserApp()

@@ -1,8 +1,8 @@
 import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
-import { checkPage } from '../helpers/console.js'
-import { useAdminConsole } from '../helpers/console-admin.js'
-import { createTenantAsAdmin, uniqueName } from '../helpers/fixtures.js'
+import { checkPage } from '../../helpers/console.js'
+import { useAdminConsole } from '../../helpers/console-admin.js'
+import { createTenantAsAdmin, uniqueName } from '../../helpers/fixtures.js'
 
 /**
  * What the console's routes accept (docs/console.md "Inputs and refusals"), in Chromium as the

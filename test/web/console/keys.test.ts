@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { ROLE_IDS } from '../../src/access/permissions.js'
-import { checkPage } from '../helpers/console.js'
-import { htmlOf, useAdminConsole } from '../helpers/console-admin.js'
-import { createTenantAsAdmin, uniqueName } from '../helpers/fixtures.js'
+import { ROLE_IDS } from '../../../src/access/permissions.js'
+import { checkPage } from '../../helpers/console.js'
+import { htmlOf, useAdminConsole } from '../../helpers/console-admin.js'
+import { createTenantAsAdmin, uniqueName } from '../../helpers/fixtures.js'
 
 /**
  * API keys and SCIM in the console (docs/console-admin.md), in a real Chromium: a key's secret and a SCIM token are in

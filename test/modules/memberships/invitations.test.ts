@@ -7,7 +7,7 @@ import { useInvitationFixture } from '../../helpers/invitation-fixture.js'
 /**
  * The life of an invitation token (docs/api.md#tenant-users-and-invitations): delivered by mail through a real SMTP server, looked up,
  * accepted once, replaced by a resend, killed by a cancel, expired by the clock; stored only as a hash.
- * Also the acceptance page's answers over HTTP (the browser drives it in browser.test.ts).
+ * Also the acceptance page's answers over HTTP (the browser drives it in test/web/invitation.test.ts).
  */
 const DAY_MS = 86_400_000
 

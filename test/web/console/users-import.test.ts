@@ -1,8 +1,8 @@
 import type { BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type ConsoleInBrowser, checkPage, openPage, startConsoleInBrowser } from '../helpers/console.js'
-import { insertUser, uniqueEmail } from '../helpers/fixtures.js'
-import type { TestApp } from '../helpers/test-app.js'
+import { type ConsoleInBrowser, checkPage, openPage, startConsoleInBrowser } from '../../helpers/console.js'
+import { insertUser, uniqueEmail } from '../../helpers/fixtures.js'
+import type { TestApp } from '../../helpers/test-app.js'
 
 /**
  * The CSV import of platform users in the console (docs/console.md), in a real Chromium: the rows are checked

@@ -4,7 +4,7 @@ import { REGION_ID, uniqueName } from '../../helpers/fixtures.js'
 import { useInvitationFixture } from '../../helpers/invitation-fixture.js'
 
 /**
- * The acceptance page's answers over HTTP (docs/api.md#tenant-users-and-invitations; a browser drives it in test/browser/), and the
+ * The acceptance page's answers over HTTP (docs/api.md#tenant-users-and-invitations; a browser drives it in test/web/invitation.test.ts), and the
  * rate limits on looking up and accepting invitation tokens. The token's life: invitations.test.ts.
  */
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type ConsoleInBrowser, checkPage, openPage, startConsoleInBrowser } from '../helpers/console.js'
+import { type ConsoleInBrowser, checkPage, openPage, startConsoleInBrowser } from '../../helpers/console.js'
 
 /**
  * An address under /console that no page takes (docs/console.md "Inputs and refusals"): the console's own

@@ -1,11 +1,16 @@
 import { inflateRawSync } from 'node:zlib'
 import type { BrowserContext, Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
-import { ROLE_IDS } from '../../src/access/permissions.js'
-import { openPage, signIn } from '../helpers/console.js'
-import { createTenantAsAdmin, type FixtureUser, insertMembership, insertUser } from '../helpers/fixtures.js'
-import { createTestIdp, type TestIdp } from '../helpers/saml-idp.js'
-import { useSsoBrowserApp } from '../helpers/sso-browser-app.js'
+import { ROLE_IDS } from '../../../src/access/permissions.js'
+import { openPage, signIn } from '../../helpers/console.js'
+import {
+  createTenantAsAdmin,
+  type FixtureUser,
+  insertMembership,
+  insertUser,
+} from '../../helpers/fixtures.js'
+import { createTestIdp, type TestIdp } from '../../helpers/saml-idp.js'
+import { useSsoBrowserApp } from '../../helpers/sso-browser-app.js'
 
 /**
  * The console's sign-in under attack, in a real Chromium (docs/console.md "Sign in", "CSRF"): each test

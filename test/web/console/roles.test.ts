@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { checkPage } from '../helpers/console.js'
-import { useAdminConsole } from '../helpers/console-admin.js'
-import { createTenantAsAdmin, memberWithToken, uniqueName } from '../helpers/fixtures.js'
+import { checkPage } from '../../helpers/console.js'
+import { useAdminConsole } from '../../helpers/console-admin.js'
+import { createTenantAsAdmin, memberWithToken, uniqueName } from '../../helpers/fixtures.js'
 
 /**
  * Roles in the console (docs/console-admin.md), in a real Chromium: create and edit a tenant role with permission

@@ -1,16 +1,16 @@
 import type { Browser, BrowserContext } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ROLE_IDS } from '../../src/access/permissions.js'
+import { ROLE_IDS } from '../../../src/access/permissions.js'
 import {
   type ConsoleInBrowser,
   checkPage,
   openPage,
   signIn,
   startConsoleInBrowser,
-} from '../helpers/console.js'
-import { freshTenant, insertMembership, insertUser } from '../helpers/fixtures.js'
-import type { TestSmtpServer } from '../helpers/smtp.js'
-import type { TestApp } from '../helpers/test-app.js'
+} from '../../helpers/console.js'
+import { freshTenant, insertMembership, insertUser } from '../../helpers/fixtures.js'
+import type { TestSmtpServer } from '../../helpers/smtp.js'
+import type { TestApp } from '../../helpers/test-app.js'
 
 /**
  * Members and invitations in the console (docs/console.md), in a real Chromium: inviting many by pasting their

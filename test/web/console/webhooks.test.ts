@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { checkPage } from '../helpers/console.js'
-import { type AdminConsole, htmlOf, startAdminConsole } from '../helpers/console-admin.js'
-import { createTenantAsAdmin, uniqueName } from '../helpers/fixtures.js'
-import { WebhookReceiver } from '../helpers/webhook-receiver.js'
+import { checkPage } from '../../helpers/console.js'
+import { type AdminConsole, htmlOf, startAdminConsole } from '../../helpers/console-admin.js'
+import { createTenantAsAdmin, uniqueName } from '../../helpers/fixtures.js'
+import { WebhookReceiver } from '../../helpers/webhook-receiver.js'
 
 /**
  * Webhooks in the console (docs/console-admin.md), in a real Chromium, against a receiver on loopback that verifies

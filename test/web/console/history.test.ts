@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { ROLE_IDS } from '../../src/access/permissions.js'
-import { checkPage } from '../helpers/console.js'
-import { useAdminConsole } from '../helpers/console-admin.js'
-import { createTenantAsAdmin, insertUser, uniqueName } from '../helpers/fixtures.js'
-import { TEST_ADMIN } from '../helpers/test-env.js'
+import { ROLE_IDS } from '../../../src/access/permissions.js'
+import { checkPage } from '../../helpers/console.js'
+import { useAdminConsole } from '../../helpers/console-admin.js'
+import { createTenantAsAdmin, insertUser, uniqueName } from '../../helpers/fixtures.js'
+import { TEST_ADMIN } from '../../helpers/test-env.js'
 
 /**
  * The audit list's CSV download and the "History" links in a real Chromium (docs/console-admin.md "Audit"): the

@@ -1,11 +1,11 @@
 import type { BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ROLE_IDS } from '../../src/access/permissions.js'
-import { type ConsoleInBrowser, checkPage, openPage, startConsoleInBrowser } from '../helpers/console.js'
-import { freshTenant, insertUser, uniqueEmail } from '../helpers/fixtures.js'
-import type { TestSmtpServer } from '../helpers/smtp.js'
-import type { TestApp } from '../helpers/test-app.js'
-import { TEST_ADMIN } from '../helpers/test-env.js'
+import { ROLE_IDS } from '../../../src/access/permissions.js'
+import { type ConsoleInBrowser, checkPage, openPage, startConsoleInBrowser } from '../../helpers/console.js'
+import { freshTenant, insertUser, uniqueEmail } from '../../helpers/fixtures.js'
+import type { TestSmtpServer } from '../../helpers/smtp.js'
+import type { TestApp } from '../../helpers/test-app.js'
+import { TEST_ADMIN } from '../../helpers/test-env.js'
 
 /**
  * The platform users pages of the console (docs/console.md), in a real Chromium: search, create, edit, a

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { openSecret, type StoredProperties } from '../../src/modules/integrations/integration-secrets.js'
-import { checkPage } from '../helpers/console.js'
-import { htmlOf, useAdminConsole } from '../helpers/console-admin.js'
-import { createTenantAsAdmin } from '../helpers/fixtures.js'
+import { openSecret, type StoredProperties } from '../../../src/modules/integrations/integration-secrets.js'
+import { checkPage } from '../../helpers/console.js'
+import { htmlOf, useAdminConsole } from '../../helpers/console-admin.js'
+import { createTenantAsAdmin } from '../../helpers/fixtures.js'
 
 /**
  * The integrations pages in a real Chromium (docs/console-admin.md "Integrations"): forms by type with the type's own

@@ -1,8 +1,8 @@
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import addFormats from 'ajv-formats'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTenantAsAdmin } from '../../helpers/fixtures.js'
-import { createTestApp, type TestApp } from '../../helpers/test-app.js'
+import { createTenantAsAdmin } from '../helpers/fixtures.js'
+import { createTestApp, type TestApp } from '../helpers/test-app.js'
 
 /**
  * What a 200 is sent as is what the document declares for it (issue 37 item 8): the audit lists answer

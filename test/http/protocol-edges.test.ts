@@ -1,6 +1,6 @@
 import { connect } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestApp, type TestApp } from '../../helpers/test-app.js'
+import { createTestApp, type TestApp } from '../helpers/test-app.js'
 
 /**
  * The protocol's edges answer in the error envelope (issue 29 item 6): a request line over Node's header

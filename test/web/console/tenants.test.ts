@@ -1,6 +1,6 @@
 import type { Browser, BrowserContext } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ROLE_IDS } from '../../src/access/permissions.js'
+import { ROLE_IDS } from '../../../src/access/permissions.js'
 import {
   type ConsoleInBrowser,
   checkPage,
@@ -8,10 +8,10 @@ import {
   openPage,
   signIn,
   startConsoleInBrowser,
-} from '../helpers/console.js'
-import { createTenantAsAdmin, insertUser, uniqueName } from '../helpers/fixtures.js'
-import type { TestApp } from '../helpers/test-app.js'
-import { TEST_ADMIN } from '../helpers/test-env.js'
+} from '../../helpers/console.js'
+import { createTenantAsAdmin, insertUser, uniqueName } from '../../helpers/fixtures.js'
+import type { TestApp } from '../../helpers/test-app.js'
+import { TEST_ADMIN } from '../../helpers/test-env.js'
 
 /**
  * The console's foundation and tenants in a real Chromium (docs/console.md): signing in and out, the session

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { ROLE_IDS } from '../../src/access/permissions.js'
-import { openPage, signIn } from '../helpers/console.js'
-import { useAdminConsole } from '../helpers/console-admin.js'
-import { createTenantAsAdmin, memberWithToken } from '../helpers/fixtures.js'
+import { ROLE_IDS } from '../../../src/access/permissions.js'
+import { openPage, signIn } from '../../helpers/console.js'
+import { useAdminConsole } from '../../helpers/console-admin.js'
+import { createTenantAsAdmin, memberWithToken } from '../../helpers/fixtures.js'
 
 /**
  * A record's console pages read it through the tenant in their path (kit/tenant-scope.ts readRecordFor).

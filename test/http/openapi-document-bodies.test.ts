@@ -1,9 +1,9 @@
 import swagger from '@fastify/swagger'
 import Fastify from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { documentValidators, watchBodiesAgainstDocument } from '../../helpers/document-conformance.js'
-import { createTenantAsAdmin, REGION_ID, uniqueName } from '../../helpers/fixtures.js'
-import { createTestApp, type TestApp } from '../../helpers/test-app.js'
+import { documentValidators, watchBodiesAgainstDocument } from '../helpers/document-conformance.js'
+import { createTenantAsAdmin, REGION_ID, uniqueName } from '../helpers/fixtures.js'
+import { createTestApp, type TestApp } from '../helpers/test-app.js'
 
 /**
  * The OpenAPI document says what the service accepts (issue 29 item 7): request bodies are open (unknown

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { ROLE_IDS } from '../../src/access/permissions.js'
-import { openPage, signIn } from '../helpers/console.js'
-import { useAdminConsole } from '../helpers/console-admin.js'
-import { createTenantAsAdmin, memberWithToken, uniqueName } from '../helpers/fixtures.js'
-import { TEST_ADMIN } from '../helpers/test-env.js'
+import { ROLE_IDS } from '../../../src/access/permissions.js'
+import { openPage, signIn } from '../../helpers/console.js'
+import { useAdminConsole } from '../../helpers/console-admin.js'
+import { createTenantAsAdmin, memberWithToken, uniqueName } from '../../helpers/fixtures.js'
+import { TEST_ADMIN } from '../../helpers/test-env.js'
 
 /**
  * The signed-in person's identity (docs/console.md "Sessions"): read from the API at sign-in and kept

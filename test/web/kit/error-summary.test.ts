@@ -6,9 +6,9 @@ import {
   checkPageAtBothSizes,
   openPage,
   startConsoleInBrowser,
-} from '../helpers/console.js'
-import { insertUser } from '../helpers/fixtures.js'
-import { resetTokenIn } from '../helpers/smtp.js'
+} from '../../helpers/console.js'
+import { insertUser } from '../../helpers/fixtures.js'
+import { resetTokenIn } from '../../helpers/smtp.js'
 
 /**
  * The page kit's error summary (docs/pages.md) as a person with a screen reader meets it, on a console
