@@ -54,7 +54,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       user_id uuid references users (id),
       purpose text not null constraint mfa_challenges_purpose_check
         check (purpose in ('sign_in', 'step_up', 'passkey_sign_in', 'webauthn_registration')),
-      session_id uuid references user_sessions (id),
+      session_id uuid references user_sessions (id) on delete cascade,
       webauthn_challenge text,
       token_ttl integer,
       attempts integer not null default 0,
