@@ -49,6 +49,7 @@ import { acceptanceRoutes } from './modules/memberships/acceptance.routes.js'
 import { createInvitationLimiters } from './modules/memberships/invitation-limits.js'
 import { membershipRoutes } from './modules/memberships/memberships.routes.js'
 import { resolveNarrowToken } from './modules/memberships/narrow-token.js'
+import { createSecondFactorState } from './modules/mfa/answer-limits.js'
 import { regionRoutes } from './modules/regions/regions.routes.js'
 import { roleRoutes } from './modules/roles/roles.routes.js'
 import { createRoleCatalogCache } from './modules/roles/roles.service.js'
@@ -143,6 +144,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     passwordResetLimiters: createPasswordResetLimiters(deps.clock, counters),
     outboxSignal: new OutboxSignal(),
     statementBatchers: new StatementBatchers(),
+    // Its `webauthn` is set below once the WebAuthn answers exist (modules/mfa/webauthn-answers.ts).
+    secondFactors: createSecondFactorState(deps.clock, counters),
   }
   const ctx: ServiceContext = { ...deps, access, counters, ...state }
   const authenticator = new Authenticator(

@@ -12,6 +12,44 @@ import type { OutboundLookup } from './http/outbound.js'
 import type { CounterStore, FailureLimiter } from './http/rate-limit.js'
 import type { OutboxSignal } from './outbox/outbox-signal.js'
 
+/** The request options a second-factor challenge carries when the account has a passkey, and their challenge. */
+export interface WebAuthnRequest {
+  /** PublicKeyCredentialRequestOptionsJSON: sent to the client as the challenge's `webauthn`. */
+  options: Record<string, unknown>
+  /** The options' challenge (base64url), kept with the mfa challenge (`webauthn_challenge`). */
+  challenge: string
+}
+
+/**
+ * The WebAuthn half of answering a second-factor challenge (docs/security.md, "Signing in with a second
+ * factor"), implemented by modules/mfa/webauthn-answers.ts and wired by buildApp. Both calls are for one
+ * account: a sign-in's or step-up's challenge is bound to it.
+ */
+export interface WebAuthnAnswers {
+  /** Request options over the account's active passkeys (userVerification "required"); none: undefined. */
+  requestOptions(userId: string): Promise<WebAuthnRequest | undefined>
+  /**
+   * Verifies an assertion against the account's passkeys and the challenge its options carried (origin,
+   * relying party, user verification, a counter that only grows). The factor and the amr it earns;
+   * undefined for a wrong answer (counted as one); a 400 naming `webauthn` for what is no assertion.
+   */
+  verify(
+    userId: string,
+    response: Record<string, unknown>,
+    expectedChallenge: string,
+  ): Promise<{ factorId: string; amr: 'hwk' | 'swk' } | undefined>
+}
+
+/** Second factors' per-application state (modules/mfa, docs/security.md "Second factors"). */
+export interface SecondFactorState {
+  /** Wrong second factors per account: 10 in 15 minutes, then 429 (modules/mfa/answer-limits.ts). */
+  failures: FailureLimiter
+  /** Whether a person has an active factor, for Basic's refusal: cleared by this process's factor changes. */
+  hasFactor: TtlCache<string, boolean>
+  /** The WebAuthn half of answering a challenge; undefined until wired, and then assertions are refused. */
+  webauthn: WebAuthnAnswers | undefined
+}
+
 /** The platform row: the root every root tenant hangs from. */
 export interface Platform {
   id: string
@@ -47,6 +85,8 @@ export interface ServiceContext {
   statementBatchers: StatementBatchers
   /** Rate-limit and lock-out counters: shared through a server database, in memory when embedded. */
   counters: CounterStore
+  /** Second factors: wrong answers per account, and the WebAuthn implementation once wired. */
+  secondFactors: SecondFactorState
   /**
    * How the outbound rule resolves a name (http/outbound.ts); dns.lookup when absent. Tests hand in a
    * resolver to map a name to a loopback or private address.
@@ -66,4 +106,5 @@ export type AppState = Pick<
   | 'passwordResetLimiters'
   | 'outboxSignal'
   | 'statementBatchers'
+  | 'secondFactors'
 >

@@ -31,6 +31,11 @@ export interface UserActor {
   authMethods?: readonly AuthMethod[]
   /** The session of the token used (docs/security.md); absent for Basic, which carries no token. */
   sessionId?: string
+  /**
+   * When the person last proved who they are for this token (its `auth_time`, seconds since the epoch):
+   * the sign-in, or the latest step-up (docs/security.md, "Step-up"). Absent for Basic.
+   */
+  authTime?: number
 }
 
 export interface ApiKeyActor {

@@ -31,7 +31,7 @@ const PASSWORD: UserActor['authMethods'] = ['pwd']
  */
 export function toUserActor(
   p: UserPrincipal,
-  grant?: Pick<UserTokenClaims, 'sessionId' | 'authMethods' | 'sso'>,
+  grant?: Pick<UserTokenClaims, 'sessionId' | 'authMethods' | 'sso' | 'authTime'>,
 ): UserActor {
   const sso = grant?.sso
   const actor: UserActor = {
@@ -44,7 +44,10 @@ export function toUserActor(
     platformPermissions: sso ? NO_PERMISSIONS : p.platformPermissions,
     authMethods: grant?.authMethods ?? PASSWORD,
   }
-  if (grant) actor.sessionId = grant.sessionId
+  if (grant) {
+    actor.sessionId = grant.sessionId
+    actor.authTime = grant.authTime
+  }
   if (sso) actor.sso = sso
   return actor
 }
