@@ -241,8 +241,8 @@ export async function insertOutboxRows(db: Executor, rows: readonly NewOutboxRow
 }
 
 /**
- * Writes `row` already leased to its caller for `leaseMs`, who sends it at once (a webhook's test event),
- * and answers it as stored: no worker takes it unless the caller dies and the lease runs out.
+ * Writes `row` already leased to its caller for `leaseMs`, who sends it at once (send-now.ts), and
+ * answers it as stored: no worker takes it unless the caller dies and the lease runs out.
  */
 export async function insertLeasedToCaller(
   db: Executor,

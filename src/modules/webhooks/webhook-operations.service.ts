@@ -7,7 +7,8 @@ import type { WebhookRow } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
 import { createOutboundFetch, outboundPolicy } from '../../http/outbound.js'
 import { updateTenantOwnedRow } from '../../http/request-context.js'
-import { insertLeasedToCaller, markSent, WEBHOOK_KIND } from '../../outbox/outbox.repository.js'
+import { WEBHOOK_KIND } from '../../outbox/outbox.repository.js'
+import { sendNow } from '../../outbox/send-now.js'
 import {
   type DeliveryPayload,
   TEST_EVENT,
@@ -33,8 +34,6 @@ import { MANAGE, toDelivery, toWebhook, webhookNotFound } from './webhooks.servi
 
 /** How long the replaced secret keeps signing after a rotation. */
 export const ROTATION_OVERLAP_MS = 24 * 3_600_000
-/** A send started by a request ends well within this; past it, the worker may take the row over. */
-const SEND_LEASE_MS = 120_000
 
 function deliverer(ctx: ServiceContext): WebhookDeliverer {
   return new WebhookDeliverer(ctx, {
@@ -62,10 +61,10 @@ async function recordedAttempt(ctx: ServiceContext, webhook: WebhookRow, attempt
 }
 
 /**
- * `POST …/webhooks/{id}/test`: a `webhook.test` event, sent now. Its outbox row is written already leased
- * to this request (the worker takes it over only if this process dies mid-send), so it jumps no queue and
- * waits behind none; a disabled endpoint gets it too (checking a repaired receiver before re-enabling).
- * One attempt, no retry. It is no audit event: it changes nothing but the delivery log.
+ * `POST …/webhooks/{id}/test`: a `webhook.test` event, sent now by this request (outbox/send-now.ts: it
+ * jumps no queue, and a worker sends it only if this process dies mid-send), its attempt recorded in the
+ * delivery log and answered; a disabled endpoint gets it too (checking a repaired receiver before
+ * re-enabling). One attempt, no retry. It is no audit event: it changes nothing but the delivery log.
  */
 export async function sendTestEvent(
   ctx: ServiceContext,
@@ -75,7 +74,6 @@ export async function sendTestEvent(
 ): Promise<Delivery> {
   const webhook = await requireWebhook(ctx, actor, tenantId, id)
   const now = ctx.clock.now()
-  const messageId = newId()
   const payload: DeliveryPayload = {
     webhookId: webhook.id,
     action: TEST_EVENT,
@@ -88,10 +86,14 @@ export async function sendTestEvent(
       message: 'A test event from Tenantry: this endpoint receives and verifies its webhooks.',
     },
   }
-  const row = { id: messageId, tenantId: webhook.tenant_id, kind: WEBHOOK_KIND, payload: { ...payload }, now }
-  const leased = await insertLeasedToCaller(ctx.db, row, SEND_LEASE_MS)
-  const sent = await deliverer(ctx).deliverRow(leased)
-  if (sent.sent) await markSent(ctx.db, [messageId], ctx.clock.now())
+  const message = {
+    id: newId(),
+    tenantId: webhook.tenant_id,
+    kind: WEBHOOK_KIND,
+    payload: { ...payload },
+    now,
+  }
+  const sent = await sendNow(ctx, message, (row) => deliverer(ctx).deliverRow(row))
   if (!sent.attemptId) throw new Error('the test event was not attempted')
   return recordedAttempt(ctx, webhook, sent.attemptId)
 }
