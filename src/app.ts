@@ -50,6 +50,9 @@ import { createInvitationLimiters } from './modules/memberships/invitation-limit
 import { membershipRoutes } from './modules/memberships/memberships.routes.js'
 import { resolveNarrowToken } from './modules/memberships/narrow-token.js'
 import { createSecondFactorState } from './modules/mfa/answer-limits.js'
+import { factorRoutes } from './modules/mfa/factors.routes.js'
+import { mfaTokenRoutes } from './modules/mfa/mfa-tokens.routes.js'
+import { secondFactorGate } from './modules/mfa/sign-in.service.js'
 import { regionRoutes } from './modules/regions/regions.routes.js'
 import { roleRoutes } from './modules/roles/roles.routes.js'
 import { createRoleCatalogCache } from './modules/roles/roles.service.js'
@@ -108,6 +111,8 @@ const ROUTE_MODULES: RouteModule[] = [
   ssoRoutes(ssoTestPage),
   scimSettingsRoutes,
   sessionRoutes,
+  factorRoutes,
+  mfaTokenRoutes,
 ]
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
@@ -156,6 +161,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     counters,
     deps.logger,
   )
+
+  // A password then asks for the account's second factor (docs/security.md); mfa builds on auth.
+  authenticator.secondFactors = secondFactorGate(ctx, authenticator.sessions)
 
   app.setValidatorCompiler(validatorCompiler)
   const root = app as unknown as FastifyInstance

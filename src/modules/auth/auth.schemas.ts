@@ -20,6 +20,17 @@ export const TokenRequestBody = Body(
         description: `Lifetime in seconds; default ${TOKEN_TTL.default}, at most 7 days`,
       }),
     ),
+    code: Type.Optional(
+      Type.String({
+        minLength: 6,
+        maxLength: 12,
+        pattern: '^[0-9 ]+$',
+        errorMessage: 'must be the six digits the authenticator app shows',
+        description:
+          'The one-call form for command-line clients: the authenticator app’s code with the password, for an ' +
+          'account with a second factor (docs/security.md, "Signing in with a second factor")',
+      }),
+    ),
   },
   { examples: [{ username: 'admin@tenantry.local', password: 'correct horse battery staple', ttl: 3600 }] },
 )
@@ -50,6 +61,9 @@ export const LoginSchema = Type.Object({
   platformPermissions: Type.Array(PermissionName),
   authMethods: Type.Array(AuthMethodName, {
     description: 'How the credential used was won: the token’s `amr`; `["pwd"]` for Basic with a password',
+  }),
+  mfa: Type.Boolean({
+    description: 'Whether the account has an active second factor (an authenticator app or a passkey)',
   }),
   tenants: Type.Array(
     Type.Object({

@@ -9,7 +9,11 @@ import type { Login } from './auth.schemas.js'
  * The caller's identity and effective permissions (docs/api.md#authentication, `POST /v1/login`). A tenant's permissions
  * include those inherited from memberships in its ancestors and the platform role's.
  */
-export async function describeLogin(ctx: ServiceContext, actor: Actor): Promise<Login> {
+export async function describeLogin(
+  ctx: ServiceContext,
+  actor: Actor,
+  hasSecondFactor: (userId: string) => Promise<boolean> = async () => false,
+): Promise<Login> {
   if (actor.kind !== 'user') {
     throw new AppError('permission_denied', 'POST /v1/login describes a user; an API key has no login')
   }
@@ -39,6 +43,7 @@ export async function describeLogin(ctx: ServiceContext, actor: Actor): Promise<
     platformRoleName: user.role_name,
     platformPermissions: ordered(new Set(user.permissions.filter(isPermission))),
     authMethods: [...(actor.authMethods ?? [])],
+    mfa: await hasSecondFactor(actor.userId),
     tenants,
   }
 }

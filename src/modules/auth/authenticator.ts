@@ -9,7 +9,7 @@ import type { Database } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
 import { loginFailures } from '../../http/metrics.js'
 import { type CounterStore, FailureLimiter, MemoryCounterStore } from '../../http/rate-limit.js'
-import { recordAudit } from '../audit/audit.repository.js'
+import { recordLoginLockout } from './login-lockout.js'
 import { PasswordChecks } from './password-checks.js'
 import {
   type ApiKeyPrincipal,
@@ -19,6 +19,7 @@ import {
   type UserPrincipal,
 } from './principals.js'
 import { findApiKeyCredentials, findUserCredentials } from './principals.repository.js'
+import type { SecondFactorGate } from './second-factor-gate.js'
 import { SessionTokens, type SignInClient } from './session-tokens.js'
 
 export const WWW_AUTHENTICATE = 'Bearer realm="tenantry", Basic realm="tenantry", charset="UTF-8"'
@@ -61,6 +62,8 @@ export class Authenticator {
   readonly #failuresByAddress: FailureLimiter
   /** The sessions behind user tokens: issuing them, and whether one is still live. */
   readonly sessions: SessionTokens
+  /** Second factors (modules/mfa), set by app.ts: a password then asks for the account's factor. */
+  secondFactors: SecondFactorGate | undefined = undefined
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -103,30 +106,14 @@ export class Authenticator {
         const decoded = Buffer.from(value, 'base64').toString('utf8')
         const colon = decoded.indexOf(':')
         if (colon < 1) throw unauthorized('Malformed Basic credentials')
-        return this.login(decoded.slice(0, colon), decoded.slice(colon + 1), address)
+        const actor = await this.login(decoded.slice(0, colon), decoded.slice(colon + 1), address)
+        // Basic carries no second factor: refused for an account that has one (programs use API keys).
+        if (actor.kind === 'user') await this.secondFactors?.checkBasic(actor.userId)
+        return actor
       }
       default:
         throw unauthorized('Unsupported authorization scheme')
     }
-  }
-
-  /** The audit event of a login lockout (docs/webhooks.md), for a name that is a user or an API key. */
-  async #recordLockout(name: string): Promise<void> {
-    const target = UUID.test(name)
-      ? (await findApiKeyCredentials(this.db, name)) && { type: 'apiKey', id: name }
-      : await findUserCredentials(this.db, { email: name }).then((row) => row && { type: 'user', id: row.id })
-    if (!target) return
-    await recordAudit(
-      this.db,
-      this.clock,
-      { kind: 'system' },
-      {
-        action: target.type === 'user' ? 'user.login_locked' : 'api_key.login_locked',
-        tenantId: null,
-        target,
-        changes: {},
-      },
-    )
   }
 
   /** Username (e-mail or API key id) and password/secret → actor (Basic); failures are rate limited. */
@@ -137,10 +124,26 @@ export class Authenticator {
   /**
    * `POST /v1/tokens`: a key's token, or a new session of the user and its first token (amr `pwd`). A
    * session is written only while the password checked is still the user's and the user may sign in.
+   * For an account with a second factor the password only earns the challenge (401 `mfa_required`), or
+   * — with `code`, the one-call form — a session won with both.
    */
-  async createToken(username: string, password: string, client: SignInClient, ttlSeconds: number) {
+  async createToken(
+    username: string,
+    password: string,
+    client: SignInClient,
+    ttlSeconds: number,
+    code?: string,
+  ) {
     const { actor, passwordHash } = await this.#prove(username, password, client.ip ?? '')
     if (actor.kind === 'api_key') return this.signer.signApiKey(actor.keyId, this.clock.now(), ttlSeconds)
+    const signedIn = await this.secondFactors?.passwordSignIn({
+      userId: actor.userId,
+      passwordHash,
+      client,
+      ttlSeconds,
+      code,
+    })
+    if (signedIn) return signedIn
     const signIn = { userId: actor.userId, authMethods: ['pwd'] as const, passwordHash, client }
     const started = await this.sessions.start(signIn, ttlSeconds)
     if (!started) throw unauthorized('Invalid username or password')
@@ -160,7 +163,7 @@ export class Authenticator {
         this.#failuresByName.fail(name),
         this.#failuresByAddress.fail(address),
       ])
-      if (lockedOut) await this.#recordLockout(name)
+      if (lockedOut) await recordLoginLockout(this.db, this.clock, name)
       throw unauthorized('Invalid username or password')
     }
     return proved

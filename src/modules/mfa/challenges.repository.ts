@@ -20,6 +20,7 @@ export interface ChallengeRow {
   webauthn_challenge: string | null
   token_ttl: number | null
   attempts: number
+  created: Date
   expires_at: Date
 }
 
@@ -72,6 +73,7 @@ export async function findLiveChallenge(
       'webauthn_challenge',
       'token_ttl',
       'attempts',
+      'created',
       'expires_at',
     ])
     .where('token_hash', '=', tokenHash)

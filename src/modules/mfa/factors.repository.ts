@@ -88,6 +88,22 @@ export async function listActiveFactors(db: Kysely<Database>, userId: string): P
     .execute()
 }
 
+/** The person's pending factors created after `after` (older ones count for nothing and are swept). */
+export async function listPendingFactors(
+  db: Kysely<Database>,
+  userId: string,
+  after: Date,
+): Promise<FactorRow[]> {
+  return db
+    .selectFrom('user_factors')
+    .select(FACTOR_COLUMNS)
+    .where('user_id', '=', userId)
+    .where('status', '=', 'pending')
+    .where('created', '>', after)
+    .orderBy('created')
+    .execute()
+}
+
 /** Whether the person has an active TOTP or passkey (recovery codes are a fallback, not a factor). */
 export async function hasActiveFactor(db: Kysely<Database>, userId: string): Promise<boolean> {
   const row = await db

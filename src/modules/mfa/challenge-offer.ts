@@ -1,0 +1,74 @@
+import type { ServiceContext } from '../../context.js'
+import { AppError, type MfaChallengeBody } from '../../errors.js'
+import { WWW_AUTHENTICATE } from '../auth/authenticator.js'
+import { createChallenge } from './challenges.js'
+import type { ChallengePurpose } from './challenges.repository.js'
+import { listActiveFactors } from './factors.repository.js'
+import { recoveryCodeSummary } from './recovery-codes.repository.js'
+
+/**
+ * The second factor asked for (docs/security.md, "Signing in with a second factor", "Step-up"): a new
+ * challenge and what the account can answer it with — `totp` with an authenticator app, `webauthn` with a
+ * passkey (and the request options, once WebAuthn is wired), `recovery` while codes remain.
+ */
+
+export type FactorKind = MfaChallengeBody['factors'][number]
+
+/** The kinds of answer the account has, in a stable order. */
+export async function factorKinds(ctx: ServiceContext, userId: string): Promise<FactorKind[]> {
+  const active = await listActiveFactors(ctx.db, userId)
+  const kinds: FactorKind[] = []
+  if (active.some((f) => f.type === 'totp')) kinds.push('totp')
+  if (active.some((f) => f.type === 'webauthn')) kinds.push('webauthn')
+  if (((await recoveryCodeSummary(ctx.db, userId))?.remaining ?? 0) > 0) kinds.push('recovery')
+  return kinds
+}
+
+export interface OfferOptions {
+  purpose: Extract<ChallengePurpose, 'sign_in' | 'step_up'>
+  sessionId?: string | undefined
+  tokenTtl?: number | undefined
+}
+
+/** A new challenge bound to the account and purpose, as the error body carries it. */
+export async function offerChallenge(
+  ctx: ServiceContext,
+  userId: string,
+  options: OfferOptions,
+): Promise<MfaChallengeBody> {
+  const factors = await factorKinds(ctx, userId)
+  const passkeys = factors.includes('webauthn') ? ctx.secondFactors.webauthn : undefined
+  const request = await passkeys?.requestOptions(userId)
+  const issued = await createChallenge(ctx.db, ctx.clock, {
+    purpose: options.purpose,
+    userId,
+    sessionId: options.sessionId ?? null,
+    tokenTtl: options.tokenTtl ?? null,
+    webauthnChallenge: request?.challenge ?? null,
+  })
+  return { token: issued.token, factors, ...(request ? { webauthn: request.options } : {}) }
+}
+
+/** 401 mfa_required: the password was right; now the second factor, through POST /v1/tokens/mfa. */
+export function mfaRequired(
+  challenge: MfaChallengeBody,
+  message = 'This account has a second factor: answer the challenge at POST /v1/tokens/mfa',
+  attribute?: Record<string, string>,
+): AppError {
+  return new AppError(
+    'mfa_required',
+    message,
+    attribute,
+    { 'www-authenticate': WWW_AUTHENTICATE },
+    { mfa: challenge },
+  )
+}
+
+/** 401 reauthentication_required: a second factor at most ten minutes old, through POST /v1/tokens/step-up. */
+export function reauthenticationRequired(
+  challenge: MfaChallengeBody,
+  message = 'This needs a second factor from the last 10 minutes: answer the challenge at POST /v1/tokens/step-up',
+  attribute?: Record<string, string>,
+): AppError {
+  return new AppError('reauthentication_required', message, attribute, undefined, { mfa: challenge })
+}
