@@ -52,7 +52,10 @@ import { resolveNarrowToken } from './modules/memberships/narrow-token.js'
 import { createSecondFactorState } from './modules/mfa/answer-limits.js'
 import { factorRoutes } from './modules/mfa/factors.routes.js'
 import { mfaTokenRoutes } from './modules/mfa/mfa-tokens.routes.js'
+import { passkeyRoutes } from './modules/mfa/passkey.routes.js'
 import { secondFactorGate } from './modules/mfa/sign-in.service.js'
+import { webauthnRoutes } from './modules/mfa/webauthn.routes.js'
+import { PasskeyAnswers } from './modules/mfa/webauthn-answers.js'
 import { regionRoutes } from './modules/regions/regions.routes.js'
 import { roleRoutes } from './modules/roles/roles.routes.js'
 import { createRoleCatalogCache } from './modules/roles/roles.service.js'
@@ -113,6 +116,8 @@ const ROUTE_MODULES: RouteModule[] = [
   sessionRoutes,
   factorRoutes,
   mfaTokenRoutes,
+  webauthnRoutes,
+  passkeyRoutes,
 ]
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
@@ -153,6 +158,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     secondFactors: createSecondFactorState(deps.clock, counters),
   }
   const ctx: ServiceContext = { ...deps, access, counters, ...state }
+  ctx.secondFactors.webauthn = new PasskeyAnswers(ctx)
   const authenticator = new Authenticator(
     deps.db,
     deps.clock,

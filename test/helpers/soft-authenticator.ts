@@ -188,3 +188,36 @@ export class SoftAuthenticator {
     return Buffer.concat([sha256(wrong.rpId ?? this.options.rpId), Buffer.from([flags]), u32(counter)])
   }
 }
+
+/** The service a ceremony talks to: `request` of test-app.ts (kept structural: this file builds bytes). */
+interface Requester {
+  request(
+    method: string,
+    url: string,
+    options?: { token?: string; body?: unknown },
+  ): Promise<{ status: number; body: any }>
+}
+
+/** An authenticator for the test app's relying party (TENANTRY_PUBLIC_URL http://tenantry.test). */
+export function authenticatorFor(publicUrl: string, multiDevice = false): SoftAuthenticator {
+  const url = new URL(publicUrl)
+  return new SoftAuthenticator({ origin: url.origin, rpId: url.hostname, multiDevice })
+}
+
+/** Enrols a passkey of `authenticator` for the bearer of `token` over HTTP; the 201's factor. */
+export async function enrolPasskeyOverHttp(
+  t: Requester,
+  token: string,
+  authenticator: SoftAuthenticator,
+  name?: string,
+): Promise<{ id: string; name: string }> {
+  const options = await t.request('POST', '/v1/me/factors/webauthn/options', { token })
+  if (options.status !== 200) throw new Error(`passkey options: ${JSON.stringify(options.body)}`)
+  const response = authenticator.register(options.body.result)
+  const enrolled = await t.request('POST', '/v1/me/factors/webauthn', {
+    token,
+    body: { response, ...(name ? { name } : {}) },
+  })
+  if (enrolled.status !== 201) throw new Error(`passkey enrolment: ${JSON.stringify(enrolled.body)}`)
+  return enrolled.body.result
+}
