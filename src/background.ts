@@ -3,6 +3,9 @@ import type { ServiceContext } from './context.js'
 import { sweepCounters } from './http/counter-store.js'
 import { sweepIdempotencyKeys } from './http/idempotency.js'
 import { deleteEndedSessions } from './modules/auth/session-store.repository.js'
+import { deleteExpiredChallenges } from './modules/mfa/challenges.repository.js'
+import { deleteStalePendingFactors } from './modules/mfa/factors.repository.js'
+import { PENDING_TOTP_MS } from './modules/mfa/factors.service.js'
 import { deleteExpiredSsoRequests } from './modules/sso/sso.repository.js'
 import { forgetExpiredPreviousSecrets } from './modules/webhooks/webhooks.repository.js'
 import { OutboxWorker } from './outbox/outbox-worker.js'
@@ -50,8 +53,9 @@ export function startBackgroundWork(
 /**
  * Drops what has outlived its use: idempotency records past their 24-hour window, ended rate-limit
  * windows, single sign-on login requests, replay-cache entries and test sign-ins past their expiry,
- * webhook secrets replaced by a rotation more than 24 hours ago, and sessions whose tokens have all expired
- * (docs/security.md). Each sweep on
+ * webhook secrets replaced by a rotation more than 24 hours ago, sessions whose tokens have all expired,
+ * second-factor challenges past their five minutes and authenticator apps never confirmed within ten
+ * (docs/security.md; a pending one is refused after ten minutes whether swept or not). Each sweep on
  * its own: one failing does not stop the others.
  */
 export async function sweepExpired(ctx: Pick<ServiceContext, 'db' | 'clock' | 'logger'>): Promise<void> {
@@ -62,6 +66,11 @@ export async function sweepExpired(ctx: Pick<ServiceContext, 'db' | 'clock' | 'l
     ['single sign-on request', () => deleteExpiredSsoRequests(ctx.db, now)],
     ['replaced webhook secret', () => forgetExpiredPreviousSecrets(ctx.db, now)],
     ['ended session', () => deleteEndedSessions(ctx.db, now)],
+    ['second-factor challenge', () => deleteExpiredChallenges(ctx.db, now)],
+    [
+      'unconfirmed second factor',
+      () => deleteStalePendingFactors(ctx.db, new Date(now.getTime() - PENDING_TOTP_MS)),
+    ],
   ]
   for (const [name, sweep] of sweeps) {
     await sweep().catch((error: unknown) => ctx.logger.warn({ err: error }, `${name} sweep failed`))

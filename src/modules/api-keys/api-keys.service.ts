@@ -11,6 +11,7 @@ import { preconditionFailed } from '../../http/etag.js'
 import { type Page, readPage } from '../../http/pagination.js'
 import { updateTenantOwnedRow } from '../../http/request-context.js'
 import { MASKED, recordAudit } from '../audit/audit.repository.js'
+import { requireRecentSecondFactor } from '../mfa/step-up.js'
 import { describeRole, findTenantRoleFor } from '../roles/roles.service.js'
 import { checkRoleCeiling, requireTenantPermission } from '../tenants/tenant-access.js'
 import { countLiveScimKeys, findApiKey, insertApiKey } from './api-keys.repository.js'
@@ -66,6 +67,8 @@ export async function createApiKey(
   const access = await manageableTenant(ctx, actor, tenantId)
   const role = await findTenantRoleFor(ctx, access.tenant, input.roleId)
   checkRoleCeiling(role, access.permissions)
+  // A key outlives the session that made it: a step-up operation (docs/security.md, "Step-up").
+  await requireRecentSecondFactor(ctx, actor)
 
   const secret = randomSecret()
   const now = ctx.clock.now()

@@ -49,12 +49,13 @@ export const identityProviderRoutes: RouteModule = async (app, ctx) => {
       schema: {
         tags,
         operationId: 'createIdentityProvider',
-        errors: ['tenant_not_found', 'permission_denied'],
+        errors: ['tenant_not_found', 'permission_denied', 'reauthentication_required'],
         summary: 'Add a SAML 2.0 or OpenID Connect identity provider to a tenant',
         description:
           'Needs IDENTITY_PROVIDERS_UPDATE in the tenant. SAML: metadataUrl (fetched under the outbound rule) or ' +
           'metadataFile, validated now (400 on attribute["metadata-url"] or attribute.metadataFile). OIDC: issuer ' +
-          '(discovery is read now; 400 on attribute.issuer), clientId, clientSecret (encrypted, write-only).',
+          '(discovery is read now; 400 on attribute.issuer), clientId, clientSecret (encrypted, write-only).' +
+          ' A step-up operation for a person with a second factor: without one from the last 10 minutes, 401 reauthentication_required carrying the challenge (docs/security.md, "Step-up").',
         params: TenantParams,
         body: {
           ...CreateIdentityProviderBody,
@@ -102,11 +103,16 @@ export const identityProviderRoutes: RouteModule = async (app, ctx) => {
       schema: {
         tags,
         operationId: 'updateIdentityProvider',
-        errors: ['tenant_not_found', 'permission_denied', 'identity_provider_not_found'],
+        errors: [
+          'tenant_not_found',
+          'permission_denied',
+          'identity_provider_not_found',
+          'reauthentication_required',
+        ],
         summary: 'Change an identity provider (partial)',
         description:
           'Needs IDENTITY_PROVIDERS_UPDATE in the tenant. The protocol cannot change. clientSecret "********" ' +
-          'keeps the stored secret.',
+          'keeps the stored secret. A step-up operation for a person with a second factor: without one from the last 10 minutes, 401 reauthentication_required carrying the challenge (docs/security.md, "Step-up").',
         params: IdentityProviderParams,
         body: {
           ...UpdateIdentityProviderBody,

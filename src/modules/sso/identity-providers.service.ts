@@ -9,6 +9,7 @@ import { createOutboundFetch, OutboundRefusedError, outboundPolicy } from '../..
 import { checkOutboundAddress } from '../../http/outbound-save-check.js'
 import { updateTenantOwnedRow } from '../../http/request-context.js'
 import { MASKED, recordAudit } from '../audit/audit.repository.js'
+import { requireRecentSecondFactor } from '../mfa/step-up.js'
 import { requireTenantPermission } from '../tenants/tenant-access.js'
 import { identityProviderChanges, providerSettings } from './identity-provider-audit.js'
 import {
@@ -148,6 +149,8 @@ export async function createIdentityProvider(
   input: CreateIdentityProviderInput,
 ): Promise<IdentityProvider> {
   await requireTenantPermission(ctx, actor, tenantId, WRITE)
+  // Who controls a tenant's identity provider signs in as its members: a step-up operation.
+  await requireRecentSecondFactor(ctx, actor)
   const id = newId()
   const fields = await protocolFields(ctx, input.identityProvider, input, undefined)
   const now = ctx.clock.now()
@@ -193,6 +196,7 @@ export async function updateIdentityProviderById(
   await requireTenantPermission(ctx, actor, tenantId, WRITE)
   const current = await findTenantIdentityProvider(ctx.db, tenantId, id)
   if (!current) throw identityProviderNotFound()
+  await requireRecentSecondFactor(ctx, actor)
   if (input.identityProvider !== undefined && input.identityProvider !== current.protocol)
     throw invalidField('identityProvider', 'cannot change; create another provider')
   const fields = await protocolFields(ctx, current.protocol, input, current)

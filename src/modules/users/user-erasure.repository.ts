@@ -29,6 +29,12 @@ export async function deleteApiKeysCreatedBy(db: Kysely<Database>, userId: strin
   return db.deleteFrom('api_keys').where('created_by', '=', userId).returning(['tenant_id', 'id']).execute()
 }
 
+/** The person's second factors and recovery codes (migration 0019) go with the person. */
+export async function deleteSecondFactors(db: Kysely<Database>, userId: string): Promise<void> {
+  await db.deleteFrom('user_factors').where('user_id', '=', userId).execute()
+  await db.deleteFrom('recovery_codes').where('user_id', '=', userId).execute()
+}
+
 /** The record stays, with nothing personal in it: the e-mail column gets a placeholder (it is unique). */
 export async function eraseUserRow(db: Kysely<Database>, userId: string, actorId: string, now: Date) {
   await db

@@ -7,6 +7,7 @@ import { loadRoleCatalog } from '../roles/roles.service.js'
 import { checkAnAdministratorRemains } from './lockout-guard.js'
 import {
   deleteApiKeysCreatedBy,
+  deleteSecondFactors,
   eraseUserRow,
   lockUser,
   removeMemberships,
@@ -17,12 +18,24 @@ import { userNotFound } from './users.service.js'
 /**
  * `DELETE /v1/users/{id}` (docs/product.md#offboarding-and-erasure): erases a person. Needs MANAGE_ALL_USERS in the caller's platform
  * role, never on oneself, and the role ceiling (nobody erases a user holding permissions it lacks). In one
- * transaction: memberships removed, API keys the user created deleted, sessions ended (the status move
+ * transaction: memberships removed, API keys the user created deleted, second factors and recovery codes
+ * deleted, sessions ended (the status move
  * does it, migration 0017) and reset links cleared, e-mail, names, telephone, external id and password removed, the record kept as
  * status "erased", the person's data removed from the outbox, stored responses and audit events, and a
  * `user.erased` event (plus `membership.removed` / `api_key.deleted`) written.
  */
-export async function eraseUser(ctx: ServiceContext, actor: Actor, userId: string): Promise<void> {
+/**
+ * The step-up guard (modules/mfa/step-up.ts requireRecentSecondFactor), handed in by app.ts through
+ * userRoutes: second factors build on users, so users does not import them.
+ */
+export type StepUpGuard = (ctx: ServiceContext, actor: Actor) => Promise<void>
+
+export async function eraseUser(
+  ctx: ServiceContext,
+  actor: Actor,
+  userId: string,
+  requireStepUp: StepUpGuard,
+): Promise<void> {
   if (actor.kind !== 'user' || !actor.platformPermissions.has('MANAGE_ALL_USERS')) {
     throw new AppError(
       'permission_denied',
@@ -31,6 +44,8 @@ export async function eraseUser(ctx: ServiceContext, actor: Actor, userId: strin
   }
   const id = userId.toLowerCase()
   if (actor.userId === id) throw new AppError('self_lockout', 'Users cannot erase themselves')
+  // Erasure cannot be undone: a step-up operation (docs/security.md, "Step-up").
+  await requireStepUp(ctx, actor)
   const roles = await loadRoleCatalog(ctx)
   const now = ctx.clock.now()
   await ctx.db.transaction().execute(async (tx) => {
@@ -48,6 +63,7 @@ export async function eraseUser(ctx: ServiceContext, actor: Actor, userId: strin
     await checkAnAdministratorRemains(tx, user, 'erased')
     const tenants = await removeMemberships(tx, id)
     const keys = await deleteApiKeysCreatedBy(tx, id)
+    await deleteSecondFactors(tx, id)
     await scrubPersonalData(
       tx,
       id,

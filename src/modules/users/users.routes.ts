@@ -3,7 +3,7 @@ import { PageBody, pageBody } from '../../http/pagination.js'
 import { Result } from '../../http/schemas.js'
 import type { RouteModule } from '../../http/typed-app.js'
 import { getUserWithToken, type NarrowTokenResolver, updateUserWithToken } from './narrow-credential.js'
-import { eraseUser } from './user-erasure.service.js'
+import { eraseUser, type StepUpGuard } from './user-erasure.service.js'
 import { updateUserById } from './user-update.service.js'
 import { ListUsersQuery, UpdateUserBody, UserParams, UserSchema } from './users.schemas.js'
 import { getUser, listVisibleUsers } from './users.service.js'
@@ -23,7 +23,7 @@ const ACTING_ON_A_USER = [
  * module's route (bulk/bulk.routes.ts). `resolveNarrowToken` reads the one-time tokens these routes also
  * take (memberships/narrow-token.ts, handed in by app.ts: see docs/architecture.md).
  */
-export function userRoutes(resolveNarrowToken: NarrowTokenResolver): RouteModule {
+export function userRoutes(resolveNarrowToken: NarrowTokenResolver, requireStepUp: StepUpGuard): RouteModule {
   return async (app, ctx) => {
     app.get(
       '/users',
@@ -117,18 +117,19 @@ export function userRoutes(resolveNarrowToken: NarrowTokenResolver): RouteModule
         schema: {
           tags,
           operationId: 'eraseUser',
-          errors: ACTING_ON_A_USER,
+          errors: [...ACTING_ON_A_USER, 'reauthentication_required'],
           summary: 'Erase a person (memberships, keys, tokens and personal data removed; the id stays)',
           description:
             'Needs MANAGE_ALL_USERS in the caller’s platform role; the role ceiling applies, nobody erases ' +
             'themselves (409 self_lockout) and the last Platform Administrator stays (docs/product.md#offboarding-and-erasure). The e-mail becomes free; the record stays as status "erased" so that ' +
-            'references and audit events still resolve; personal data inside audit events and queued mail is removed.',
+            'references and audit events still resolve; personal data inside audit events and queued mail is removed.' +
+            ' A step-up operation for a person with a second factor: without one from the last 10 minutes, 401 reauthentication_required carrying the challenge (docs/security.md, "Step-up").',
           params: UserParams,
           response: { 204: Type.Null({ description: 'Erased' }) },
         },
       },
       async (request, reply) => {
-        await eraseUser(ctx, request.actor, request.params.userId)
+        await eraseUser(ctx, request.actor, request.params.userId, requireStepUp)
         return reply.code(204).send(null)
       },
     )
