@@ -50,11 +50,11 @@ import { createInvitationLimiters } from './modules/memberships/invitation-limit
 import { membershipRoutes } from './modules/memberships/memberships.routes.js'
 import { resolveNarrowToken } from './modules/memberships/narrow-token.js'
 import { createSecondFactorState } from './modules/mfa/answer-limits.js'
+import { factorResetRoutes } from './modules/mfa/factor-reset.routes.js'
 import { factorRoutes } from './modules/mfa/factors.routes.js'
 import { mfaTokenRoutes } from './modules/mfa/mfa-tokens.routes.js'
 import { passkeyRoutes } from './modules/mfa/passkey.routes.js'
 import { secondFactorGate } from './modules/mfa/sign-in.service.js'
-import { requireRecentSecondFactor } from './modules/mfa/step-up.js'
 import { webauthnRoutes } from './modules/mfa/webauthn.routes.js'
 import { PasskeyAnswers } from './modules/mfa/webauthn-answers.js'
 import { regionRoutes } from './modules/regions/regions.routes.js'
@@ -103,7 +103,7 @@ const ROUTE_MODULES: RouteModule[] = [
   tenantRoutes,
   integrationRoutes,
   bulkUserRoutes,
-  userRoutes(resolveNarrowToken, requireRecentSecondFactor),
+  userRoutes(resolveNarrowToken),
   passwordResetRoutes,
   roleRoutes,
   apiKeyRoutes,
@@ -119,6 +119,7 @@ const ROUTE_MODULES: RouteModule[] = [
   mfaTokenRoutes,
   webauthnRoutes,
   passkeyRoutes,
+  factorResetRoutes,
 ]
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/

@@ -5,13 +5,20 @@ import type { Config } from '../config.js'
 import type { Keys } from '../crypto/keys.js'
 import type { Database, OutboxRow } from '../db/schema.js'
 import { recordAudit } from './audit-trail.js'
+import { openFactorResetMail, renderFactorResetMail } from './mail/factor-reset-mail.js'
 import { openInvitationMail, UndeliverableMail } from './mail/invitation-mail.js'
 import { renderInvitationMail } from './mail/invitation-template.js'
 import { invitationLink, passwordResetLink } from './mail/links.js'
 import { type OutgoingMail, PermanentMailError } from './mail/mailer.js'
 import { openPasswordResetMail } from './mail/password-reset-mail.js'
 import { renderPasswordResetMail } from './mail/password-reset-template.js'
-import { INVITATION_EMAIL, markFailed, markRetry, PASSWORD_RESET_EMAIL } from './outbox.repository.js'
+import {
+  FACTOR_RESET_EMAIL,
+  INVITATION_EMAIL,
+  markFailed,
+  markRetry,
+  PASSWORD_RESET_EMAIL,
+} from './outbox.repository.js'
 
 /** The outbox worker's mail: what a row's mail says, and what a mail that fails for good leaves. */
 
@@ -33,6 +40,10 @@ export function composeMail(
     const { facts, token } = openPasswordResetMail(deps.keys, row.id, row.payload)
     const link = passwordResetLink(links, { token, userId: facts.userId })
     return { to: facts.to, ...renderPasswordResetMail(facts, link) }
+  }
+  if (row.kind === FACTOR_RESET_EMAIL) {
+    const facts = openFactorResetMail(row.payload)
+    return { to: facts.to, ...renderFactorResetMail(facts) }
   }
   throw new UndeliverableMail(`unknown outbox kind "${row.kind}"`)
 }

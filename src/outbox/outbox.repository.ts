@@ -13,6 +13,8 @@ type Executor = Kysely<Database> | Transaction<Database>
 
 export const INVITATION_EMAIL = 'invitation_email'
 export const PASSWORD_RESET_EMAIL = 'password_reset_email'
+/** A notice that an administrator reset a person's second factors (mail/factor-reset-mail.ts). */
+export const FACTOR_RESET_EMAIL = 'factor_reset_email'
 /** A webhook delivery (payload: webhookId, eventId, action); ordering_key is the webhook's id. */
 export const WEBHOOK_KIND = 'webhook'
 

@@ -1,5 +1,6 @@
 import type { Actor, UserActor } from '../../access/actor.js'
 import type { ServiceContext } from '../../context.js'
+import type { UserRow } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
 import { recordAudit } from '../audit/audit.repository.js'
 import type { SessionTokens } from '../auth/session-tokens.js'
@@ -87,10 +88,21 @@ export async function revokeUserSessions(
       'This would end your own session: sign your other sessions out with DELETE /v1/me/sessions',
     )
   }
-  const target = (await canReadUser(ctx, actor, id)) ? await findUserById(ctx.db, id) : undefined
+  await userToActOn(ctx, actor, id)
+  await endSessions(ctx, sessions, actor, id, { except: undefined })
+}
+
+/**
+ * Another person an administrator acts on without changing a field of theirs (signing them out
+ * everywhere; resetting their second factors, mfa/factor-reset.service.ts): one the caller can read
+ * (else 404, so ids do not leak) and not erased, with MANAGE_ALL_USERS over them and every role they hold
+ * within the caller's ceiling (403). `userId` in lower case.
+ */
+export async function userToActOn(ctx: ServiceContext, actor: Actor, userId: string): Promise<UserRow> {
+  const target = (await canReadUser(ctx, actor, userId)) ? await findUserById(ctx.db, userId) : undefined
   if (!target || target.status === 'erased') throw userNotFound()
   await checkMayActOnUser(ctx, actor, target)
-  await endSessions(ctx, sessions, actor, id, { except: undefined })
+  return target
 }
 
 /** Ends the chosen sessions and writes their event in one transaction; how many it ended. */
