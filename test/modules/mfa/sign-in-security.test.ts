@@ -157,8 +157,9 @@ describe('second factor at sign-in under attack', () => {
     const person = await personWithTotp(t)
     // A challenge won with the old password before the reset does not survive it either.
     const before = await passwordStep(t, person)
-    expect((await t.request('PUT', '/v1/request-password-reset', { body: { email: person.email } })).status)
-      .toBeLessThan(300)
+    expect(
+      (await t.request('PUT', '/v1/request-password-reset', { body: { email: person.email } })).status,
+    ).toBeLessThan(300)
     const link = resetTokenIn((await smtp.waitForMailTo(person.email, 1))[0]!)
     t.clock.advance(1000)
     const reset = await t.request('PUT', `/v1/users/${person.id}`, {
