@@ -129,30 +129,71 @@ export const RequestOptionsSchema = Type.Object(
   },
 )
 
-export const PasskeyEnrolmentBody = Body({
-  name: Type.Optional(Name({ description: 'What the person calls this passkey; default "Passkey"' })),
-  response: RegistrationResponseSchema,
-})
+/** A registration as startRegistration returns it, shortened: examples for the document. */
+const REGISTRATION_EXAMPLE = {
+  id: 'pF3y2mQ0rN8cW1xV7tK4bJ6hE9aL5sD0uG2iO8yT3wQ',
+  rawId: 'pF3y2mQ0rN8cW1xV7tK4bJ6hE9aL5sD0uG2iO8yT3wQ',
+  type: 'public-key' as const,
+  response: {
+    clientDataJSON: 'eyJ0eXBlIjoid2ViYXV0aG4uY3JlYXRlIiwiY2hhbGxlbmdlIjoiZEdWemRBIn0',
+    attestationObject: 'o2NmbXRkbm9uZWdhdHRTdG10oGhhdXRoRGF0YVjF',
+    transports: ['internal', 'hybrid'],
+  },
+  authenticatorAttachment: 'platform',
+  clientExtensionResults: {},
+}
 
-export const PasskeyOptionsBody = Body({
-  username: Type.Optional(
-    Type.String({
-      minLength: 1,
-      maxLength: 254,
-      description:
-        'Accepted and ignored: the options never depend on it, so they say nothing of who has an account',
-    }),
-  ),
-})
+export const PasskeyEnrolmentBody = Body(
+  {
+    name: Type.Optional(Name({ description: 'What the person calls this passkey; default "Passkey"' })),
+    response: RegistrationResponseSchema,
+  },
+  { examples: [{ name: 'Work laptop', response: REGISTRATION_EXAMPLE }] },
+)
 
-export const PasskeySignInBody = Body({
-  response: AuthenticationResponseSchema,
-  ttl: Type.Optional(
-    Type.Integer({
-      minimum: TOKEN_TTL.min,
-      maximum: TOKEN_TTL.max,
-      description: `Lifetime in seconds; default ${TOKEN_TTL.default}, at most 7 days`,
-    }),
-  ),
-})
-export type PasskeySignIn = Static<typeof PasskeySignInBody>
+export const PasskeyOptionsBody = Body(
+  {
+    username: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 254,
+        description:
+          'Accepted and ignored: the options never depend on it, so they say nothing of who has an account',
+      }),
+    ),
+  },
+  { examples: [{}, { username: 'jane.doe@example.com' }] },
+)
+
+export const PasskeySignInBody = Body(
+  {
+    response: AuthenticationResponseSchema,
+    ttl: Type.Optional(
+      Type.Integer({
+        minimum: TOKEN_TTL.min,
+        maximum: TOKEN_TTL.max,
+        description: `Lifetime in seconds; default ${TOKEN_TTL.default}, at most 7 days`,
+      }),
+    ),
+  },
+  {
+    examples: [
+      {
+        response: {
+          id: 'pF3y2mQ0rN8cW1xV7tK4bJ6hE9aL5sD0uG2iO8yT3wQ',
+          rawId: 'pF3y2mQ0rN8cW1xV7tK4bJ6hE9aL5sD0uG2iO8yT3wQ',
+          type: 'public-key',
+          response: {
+            clientDataJSON: 'eyJ0eXBlIjoid2ViYXV0aG4uZ2V0IiwiY2hhbGxlbmdlIjoiZEdWemRBIn0',
+            authenticatorData: 'SZYN5YgOjGh0NBcPZHZgW4_krrmihjLHmVzzuoMdl2MFAAAAAQ',
+            signature: 'MEUCIQDh7wPz1vK3o1Yk0m5gJvQm3sV2bS8vHqz1c4x0aY2bAiB',
+            userHandle: 'AZOm8SxOfRCaVWsfPC1OXw',
+          },
+          authenticatorAttachment: 'platform',
+          clientExtensionResults: {},
+        },
+        ttl: 3600,
+      },
+    ],
+  },
+)
