@@ -162,4 +162,18 @@ describe('passkey sign-in', () => {
     t.clock.advance(15 * 60_000 + 1)
     expect((await signIn(person.authenticator)).status).toBe(200)
   })
+  it('limits wrong answers per client address like failed logins: 100 a minute, then 429', async () => {
+    const person = await withPasskey()
+    // Answers to no challenge of the service name no account: only the address counts them.
+    const stray = Buffer.from('a challenge the service never issued').toString('base64url')
+    for (let attempt = 0; attempt < 100; attempt += 1) {
+      const response = person.authenticator.assert(await options(), { challenge: stray })
+      expect((await t.request('POST', '/v1/tokens/passkey', { body: { response } })).status).toBe(401)
+    }
+    const locked = await signIn(person.authenticator)
+    expect(locked.status).toBe(429)
+    expect(Number(locked.headers['retry-after'])).toBeGreaterThan(0)
+    t.clock.advance(60_000 + 1)
+    expect((await signIn(person.authenticator)).status).toBe(200)
+  })
 })
