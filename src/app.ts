@@ -55,6 +55,7 @@ import { factorRoutes } from './modules/mfa/factors.routes.js'
 import { mfaTokenRoutes } from './modules/mfa/mfa-tokens.routes.js'
 import { passkeyRoutes } from './modules/mfa/passkey.routes.js'
 import { secondFactorGate } from './modules/mfa/sign-in.service.js'
+import { requireRecentSecondFactor } from './modules/mfa/step-up.js'
 import { webauthnRoutes } from './modules/mfa/webauthn.routes.js'
 import { PasskeyAnswers } from './modules/mfa/webauthn-answers.js'
 import { regionRoutes } from './modules/regions/regions.routes.js'
@@ -103,7 +104,7 @@ const ROUTE_MODULES: RouteModule[] = [
   tenantRoutes,
   integrationRoutes,
   bulkUserRoutes,
-  userRoutes(resolveNarrowToken),
+  userRoutes(resolveNarrowToken, requireRecentSecondFactor),
   passwordResetRoutes,
   roleRoutes,
   apiKeyRoutes,

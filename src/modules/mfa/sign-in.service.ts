@@ -1,5 +1,6 @@
 import type { ServiceContext } from '../../context.js'
 import { AppError } from '../../errors.js'
+import { TOKEN_TTL } from '../auth/auth.schemas.js'
 import { unauthorized } from '../auth/authenticator.js'
 import type { PasswordSignIn, SecondFactorGate } from '../auth/second-factor-gate.js'
 import type { SessionTokens, SignInClient } from '../auth/session-tokens.js'
@@ -92,7 +93,7 @@ export async function completeSignIn(
   if (!(await spendChallenge(ctx.db, ctx.clock, challenge.id))) throw challengeGone()
   // A password changed (a reset, say) since the challenge was issued ends that sign-in too.
   if (await signInLapsedSince(ctx.db, userId, challenge.created)) throw unauthorized('Sign in again')
-  const ttl = challenge.token_ttl ?? 86_400
+  const ttl = challenge.token_ttl ?? TOKEN_TTL.default
   return { token: await startSession(sessions, userId, right, client, ttl, undefined), ttl }
 }
 
