@@ -55,7 +55,7 @@ export interface paths {
         put?: never;
         /**
          * Exchange a username and password (or API key id and secret) for a token
-         * @description No credentials: the body is the credential. The token goes in `Authorization: Bearer <token>`. A user’s token starts a session (GET /v1/me/sessions) and says how it was won (`amr`: `pwd`), when (`auth_time`) and its session (`sid`); an API key’s token has no session. Failed attempts are limited per username and per address (429 with Retry-After).
+         * @description No credentials: the body is the credential. The token goes in `Authorization: Bearer <token>`. A user’s token starts a session (GET /v1/me/sessions) and says how it was won (`amr`: `pwd`), when (`auth_time`) and its session (`sid`); an API key’s token has no session. Failed attempts are limited per username and per address (429 with Retry-After). For an account with a second factor a right password answers 401 mfa_required carrying the challenge (`error.mfa`: answer it at POST /v1/tokens/mfa), or — with `code` — the token at once; the token’s `amr` then holds `pwd` and `otp`.
          */
         post: operations["createToken"];
         delete?: never;
@@ -294,7 +294,7 @@ export interface paths {
         post?: never;
         /**
          * Erase a person (memberships, keys, tokens and personal data removed; the id stays)
-         * @description Needs MANAGE_ALL_USERS in the caller’s platform role; the role ceiling applies, nobody erases themselves (409 self_lockout) and the last Platform Administrator stays (docs/product.md#offboarding-and-erasure). The e-mail becomes free; the record stays as status "erased" so that references and audit events still resolve; personal data inside audit events and queued mail is removed.
+         * @description Needs MANAGE_ALL_USERS in the caller’s platform role; the role ceiling applies, nobody erases themselves (409 self_lockout) and the last Platform Administrator stays (docs/product.md#offboarding-and-erasure). The e-mail becomes free; the record stays as status "erased" so that references and audit events still resolve; personal data inside audit events and queued mail is removed. A step-up operation for a person with a second factor: without one from the last 10 minutes, 401 reauthentication_required carrying the challenge (docs/security.md, "Step-up").
          */
         delete: operations["eraseUser"];
         options?: never;
@@ -469,7 +469,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API key; its secret is shown once
-         * @description Needs MANAGE_ALL_APP_CREDENTIALS effective in the tenant. roleId must be a tenant role within the caller’s permissions there.
+         * @description Needs MANAGE_ALL_APP_CREDENTIALS effective in the tenant. roleId must be a tenant role within the caller’s permissions there. A step-up operation for a person with a second factor: without one from the last 10 minutes, 401 reauthentication_required carrying the challenge (docs/security.md, "Step-up").
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -777,7 +777,7 @@ export interface paths {
         put?: never;
         /**
          * Add a SAML 2.0 or OpenID Connect identity provider to a tenant
-         * @description Needs IDENTITY_PROVIDERS_UPDATE in the tenant. SAML: metadataUrl (fetched under the outbound rule) or metadataFile, validated now (400 on attribute["metadata-url"] or attribute.metadataFile). OIDC: issuer (discovery is read now; 400 on attribute.issuer), clientId, clientSecret (encrypted, write-only).
+         * @description Needs IDENTITY_PROVIDERS_UPDATE in the tenant. SAML: metadataUrl (fetched under the outbound rule) or metadataFile, validated now (400 on attribute["metadata-url"] or attribute.metadataFile). OIDC: issuer (discovery is read now; 400 on attribute.issuer), clientId, clientSecret (encrypted, write-only). A step-up operation for a person with a second factor: without one from the last 10 minutes, 401 reauthentication_required carrying the challenge (docs/security.md, "Step-up").
          */
         post: operations["createIdentityProvider"];
         delete?: never;
@@ -800,7 +800,7 @@ export interface paths {
         get: operations["getIdentityProvider"];
         /**
          * Change an identity provider (partial)
-         * @description Needs IDENTITY_PROVIDERS_UPDATE in the tenant. The protocol cannot change. clientSecret "********" keeps the stored secret.
+         * @description Needs IDENTITY_PROVIDERS_UPDATE in the tenant. The protocol cannot change. clientSecret "********" keeps the stored secret. A step-up operation for a person with a second factor: without one from the last 10 minutes, 401 reauthentication_required carrying the challenge (docs/security.md, "Step-up").
          */
         put: operations["updateIdentityProvider"];
         post?: never;
@@ -1118,6 +1118,246 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/me/factors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's second factors, and its recovery codes as one entry
+         * @description Active factors, pending authenticator apps (not yet confirmed, gone after 10 minutes), and the recovery codes as `{id: "recovery", type: "recovery", remaining}` when a set exists. An API key: 403.
+         */
+        get: operations["listMyFactors"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/factors/totp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start adding an authenticator app (TOTP): its key, shown this once
+         * @description The factor is pending until POST /v1/me/factors/{id}/verify confirms a code, within 10 minutes. When the account already has a factor: A step-up operation for an account with an active factor: its token’s second factor must be at most 10 minutes old, else 401 reauthentication_required carrying the challenge (answer it at POST /v1/tokens/step-up).
+         */
+        post: operations["enrolTotp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/factors/{factorId}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm a pending authenticator app with a code it shows: it becomes active
+         * @description A wrong code is 400 naming `code`; an unknown, active or expired pending factor 404 factor_not_found. Writes `mfa.factor_added`.
+         */
+        post: operations["verifyFactor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/factors/{factorId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove one of your factors, or (`recovery`) your recovery codes
+         * @description A step-up operation for an account with an active factor: its token’s second factor must be at most 10 minutes old, else 401 reauthentication_required carrying the challenge (answer it at POST /v1/tokens/step-up). The last factor cannot go while a policy requires one of you (409 mfa_required_by_policy). Writes `mfa.factor_removed`.
+         */
+        delete: operations["removeMyFactor"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/recovery-codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new set of ten recovery codes, shown this once; the old set stops working
+         * @description A step-up operation for an account with an active factor: its token’s second factor must be at most 10 minutes old, else 401 reauthentication_required carrying the challenge (answer it at POST /v1/tokens/step-up). Each code answers a second-factor challenge once. Writes `mfa.recovery_codes_generated`.
+         */
+        post: operations["generateRecoveryCodes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tokens/mfa": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Answer the second-factor challenge of a sign-in: the token
+         * @description No credentials: `mfaToken` is the `error.mfa.token` of POST /v1/tokens’s 401 mfa_required (single use, 5 minutes, bound to that account). Exactly one of `code` (the authenticator app’s six digits; each accepted once), `recoveryCode` (each usable once) or `webauthn` (a passkey’s assertion over the challenge’s `webauthn` options). Wrong answers are limited: 5 per challenge, then it is dead; 10 per account in 15 minutes, then 429 with Retry-After (and `mfa.challenge_failed`). A wrong answer is 401 mfa_required naming the field (the challenge stays while it has answers left); a spent, expired or dead challenge 401 unauthorized: sign in again. The token’s `amr` holds `pwd` and the factor (`otp`, `rec`, `hwk` or `swk`), `auth_time` now.
+         */
+        post: operations["createTokenWithSecondFactor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tokens/step-up": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Prove a second factor again: a fresh token of the same session
+         * @description With the current token. Exactly one of `code` (the authenticator app’s six digits; each accepted once), `recoveryCode` (each usable once) or `webauthn` (a passkey’s assertion over the challenge’s `webauthn` options). Wrong answers are limited: 5 per challenge, then it is dead; 10 per account in 15 minutes, then 429 with Retry-After (and `mfa.challenge_failed`). The new token belongs to the same session and expires with it; its `auth_time` is now and its `amr` gains the factor, so step-up operations (docs: Step-up) work for 10 minutes. `mfaToken` (from a 401 reauthentication_required) is needed with `webauthn`. A wrong answer is 401 reauthentication_required naming the field, with a new challenge. Basic and API keys: 403.
+         */
+        post: operations["stepUp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/factors/webauthn/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Creation options to enrol a passkey
+         * @description Any authenticated person (an API key: 403). The options, in JSON form, for navigator.credentials.create() (@simplewebauthn/browser startRegistration): relying party the host of the service’s public URL, user verification required, a discoverable credential preferred, the caller’s passkeys excluded. Their `challenge` is single use, bound to the caller and to enrolment, valid 5 minutes; the response sent to POST /v1/me/factors/webauthn echoes it, which is how the service finds it. Adding a factor to an account that already has one is a step-up operation: without a second factor from the last 10 minutes, 401 reauthentication_required with the challenge to answer at POST /v1/tokens/step-up.
+         */
+        post: operations["createPasskeyOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/factors/webauthn": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enrol a passkey with the browser’s response
+         * @description Any authenticated person. `response` is what startRegistration returned for options from POST /v1/me/factors/webauthn/options. A response to no live enrolment challenge of the caller’s (another person’s, a sign-in’s, a used or expired one), from another origin or relying party, without user verification, or of a passkey already enrolled is 400 naming `response`. Records `mfa.factor_added`. Adding a factor to an account that already has one is a step-up operation: without a second factor from the last 10 minutes, 401 reauthentication_required with the challenge to answer at POST /v1/tokens/step-up.
+         */
+        post: operations["enrolPasskey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tokens/passkey/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Request options to sign in with a passkey
+         * @description No credentials. WebAuthn request options (JSON form) for navigator.credentials.get() (@simplewebauthn/browser startAuthentication): user verification required and an empty `allowCredentials`, so any discoverable passkey of this service may answer. `username` may be sent and changes nothing — the answer is the same for every address, with or without an account. The `challenge` is single use, valid 5 minutes.
+         */
+        post: operations["createPasskeySignInOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tokens/passkey": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Exchange a passkey’s assertion for a token
+         * @description No credentials: the assertion is the credential. Its credential id names the account; a verified passkey with user verification counts as both factors, so the new session’s `amr` is `hwk` (a security key) or `swk` (a synced passkey). A wrong, replayed or expired answer, an unknown passkey, or a disabled or erased person: 401. Wrong answers are limited per client address (100 a minute) and per account with the other second factors (10 in 15 minutes), then 429 with Retry-After. A signature counter that goes backwards is refused and audited (`mfa.passkey_counter_regressed`).
+         */
+        post: operations["createTokenWithPasskey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{userId}/factors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Reset a person’s second factors
+         * @description Removes every second factor (authenticator apps, passkeys) and recovery code of the person, ends every session of theirs and e-mails them that an administrator did it; one `user.mfa_reset` event. Needs MANAGE_ALL_USERS over that user (its platform role, or effective in a tenant where it is a member) and every role the user holds within the caller’s platform permissions (403 role_exceeds_caller), as for any change of that user; never oneself (409 self_lockout). A step-up operation: a caller with a second factor needs one from the last 10 minutes (401 reauthentication_required with the challenge to answer at POST /v1/tokens/step-up).
+         */
+        delete: operations["resetUserFactors"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1143,12 +1383,22 @@ export interface components {
                  * @description Stable identifier of the failure; the closed list of reasons.
                  * @enum {string}
                  */
-                reason: "validation_failed" | "invalid_json" | "unauthorized" | "reset_token_expired" | "permission_denied" | "role_exceeds_caller" | "sso_required" | "not_found" | "tenant_not_found" | "user_not_found" | "role_not_found" | "region_not_found" | "integration_not_found" | "api_key_not_found" | "invitation_not_found" | "identity_provider_not_found" | "webhook_not_found" | "webhook_delivery_not_found" | "sso_test_not_found" | "session_not_found" | "method_not_allowed" | "request_timeout" | "tenant_name_taken" | "email_taken" | "already_member" | "integration_exists" | "integration_name_taken" | "role_name_taken" | "role_read_only" | "idempotency_key_reused" | "invalid_state_transition" | "self_lockout" | "last_platform_administrator" | "scim_key_limit" | "scim_user_name_taken" | "scim_email_taken" | "scim_group_name_taken" | "invitation_expired" | "precondition_failed" | "payload_too_large" | "too_many_items" | "unsupported_media_type" | "rate_limited" | "headers_too_large" | "internal" | "service_unavailable" | "database_unavailable";
+                reason: "validation_failed" | "invalid_json" | "unauthorized" | "mfa_required" | "reauthentication_required" | "reset_token_expired" | "permission_denied" | "role_exceeds_caller" | "sso_required" | "not_found" | "tenant_not_found" | "user_not_found" | "role_not_found" | "region_not_found" | "integration_not_found" | "api_key_not_found" | "invitation_not_found" | "identity_provider_not_found" | "webhook_not_found" | "webhook_delivery_not_found" | "sso_test_not_found" | "session_not_found" | "factor_not_found" | "method_not_allowed" | "request_timeout" | "tenant_name_taken" | "email_taken" | "already_member" | "integration_exists" | "integration_name_taken" | "role_name_taken" | "role_read_only" | "idempotency_key_reused" | "invalid_state_transition" | "self_lockout" | "last_platform_administrator" | "scim_key_limit" | "scim_user_name_taken" | "scim_email_taken" | "scim_group_name_taken" | "mfa_required_by_policy" | "invitation_expired" | "precondition_failed" | "payload_too_large" | "too_many_items" | "unsupported_media_type" | "rate_limited" | "headers_too_large" | "internal" | "service_unavailable" | "database_unavailable";
                 message: string;
                 attribute?: {
                     [key: string]: string;
                 };
                 requestId?: string;
+                /** @description With mfa_required and reauthentication_required: the challenge to answer with POST /v1/tokens/mfa or /v1/tokens/step-up */
+                mfa?: {
+                    /** @description Single use, 5 minutes, bound to the account */
+                    token: string;
+                    factors: ("totp" | "webauthn" | "recovery")[];
+                    /** @description WebAuthn request options (JSON form), when the account has a passkey */
+                    webauthn?: {
+                        [key: string]: unknown;
+                    };
+                };
             };
         };
     };
@@ -1372,6 +1622,8 @@ export interface operations {
                     password: string;
                     /** @description Lifetime in seconds; default 86400, at most 7 days */
                     ttl?: number;
+                    /** @description The one-call form for command-line clients: the authenticator app’s code with the password, for an account with a second factor (docs/security.md, "Signing in with a second factor") */
+                    code?: string;
                 };
             };
         };
@@ -1437,7 +1689,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No or invalid credentials: `unauthorized` */
+            /** @description No or invalid credentials: `unauthorized`, `mfa_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1464,7 +1716,46 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "unauthorized";
+                            reason: "unauthorized" | "mfa_required";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: `mfa_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 403,
+                     *         "reason": "mfa_required",
+                     *         "message": "Mfa required",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 403
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "mfa_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -1710,6 +2001,8 @@ export interface operations {
                             platformPermissions: ("MANAGE_TENANT" | "VIEW_ALL_USERS" | "MANAGE_ALL_USERS" | "MANAGE_TENANT_ENROLLMENT" | "VIEW_ALL_PROVIDERS" | "MANAGE_ALL_PROVIDERS" | "VIEW_ALL_ROLES" | "MANAGE_ALL_ROLES" | "MANAGE_ALL_APP_CREDENTIALS" | "VIEW_AUDIT_LOG" | "IDENTITY_PROVIDERS_READ" | "IDENTITY_PROVIDERS_UPDATE" | "MANAGE_WEBHOOKS")[];
                             /** @description How the credential used was won: the token’s `amr`; `["pwd"]` for Basic with a password */
                             authMethods: ("pwd" | "otp" | "hwk" | "swk" | "sso" | "rec")[];
+                            /** @description Whether the account has an active second factor (an authenticator app or a passkey) */
+                            mfa: boolean;
                             tenants: {
                                 /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
                                 tenantId: string;
@@ -7502,7 +7795,7 @@ export interface operations {
                                  * @description Stable identifier of the failure; the closed list of reasons.
                                  * @enum {string}
                                  */
-                                reason: "validation_failed" | "invalid_json" | "unauthorized" | "reset_token_expired" | "permission_denied" | "role_exceeds_caller" | "sso_required" | "not_found" | "tenant_not_found" | "user_not_found" | "role_not_found" | "region_not_found" | "integration_not_found" | "api_key_not_found" | "invitation_not_found" | "identity_provider_not_found" | "webhook_not_found" | "webhook_delivery_not_found" | "sso_test_not_found" | "session_not_found" | "method_not_allowed" | "request_timeout" | "tenant_name_taken" | "email_taken" | "already_member" | "integration_exists" | "integration_name_taken" | "role_name_taken" | "role_read_only" | "idempotency_key_reused" | "invalid_state_transition" | "self_lockout" | "last_platform_administrator" | "scim_key_limit" | "scim_user_name_taken" | "scim_email_taken" | "scim_group_name_taken" | "invitation_expired" | "precondition_failed" | "payload_too_large" | "too_many_items" | "unsupported_media_type" | "rate_limited" | "headers_too_large" | "internal" | "service_unavailable" | "database_unavailable";
+                                reason: "validation_failed" | "invalid_json" | "unauthorized" | "mfa_required" | "reauthentication_required" | "reset_token_expired" | "permission_denied" | "role_exceeds_caller" | "sso_required" | "not_found" | "tenant_not_found" | "user_not_found" | "role_not_found" | "region_not_found" | "integration_not_found" | "api_key_not_found" | "invitation_not_found" | "identity_provider_not_found" | "webhook_not_found" | "webhook_delivery_not_found" | "sso_test_not_found" | "session_not_found" | "factor_not_found" | "method_not_allowed" | "request_timeout" | "tenant_name_taken" | "email_taken" | "already_member" | "integration_exists" | "integration_name_taken" | "role_name_taken" | "role_read_only" | "idempotency_key_reused" | "invalid_state_transition" | "self_lockout" | "last_platform_administrator" | "scim_key_limit" | "scim_user_name_taken" | "scim_email_taken" | "scim_group_name_taken" | "mfa_required_by_policy" | "invitation_expired" | "precondition_failed" | "payload_too_large" | "too_many_items" | "unsupported_media_type" | "rate_limited" | "headers_too_large" | "internal" | "service_unavailable" | "database_unavailable";
                                 message: string;
                                 attribute?: {
                                     [key: string]: string;
@@ -7568,7 +7861,7 @@ export interface operations {
                              * @description Stable identifier of the failure; the closed list of reasons.
                              * @enum {string}
                              */
-                            reason: "validation_failed" | "invalid_json" | "unauthorized" | "reset_token_expired" | "permission_denied" | "role_exceeds_caller" | "sso_required" | "not_found" | "tenant_not_found" | "user_not_found" | "role_not_found" | "region_not_found" | "integration_not_found" | "api_key_not_found" | "invitation_not_found" | "identity_provider_not_found" | "webhook_not_found" | "webhook_delivery_not_found" | "sso_test_not_found" | "session_not_found" | "method_not_allowed" | "request_timeout" | "tenant_name_taken" | "email_taken" | "already_member" | "integration_exists" | "integration_name_taken" | "role_name_taken" | "role_read_only" | "idempotency_key_reused" | "invalid_state_transition" | "self_lockout" | "last_platform_administrator" | "scim_key_limit" | "scim_user_name_taken" | "scim_email_taken" | "scim_group_name_taken" | "invitation_expired" | "precondition_failed" | "payload_too_large" | "too_many_items" | "unsupported_media_type" | "rate_limited" | "headers_too_large" | "internal" | "service_unavailable" | "database_unavailable";
+                            reason: "validation_failed" | "invalid_json" | "unauthorized" | "mfa_required" | "reauthentication_required" | "reset_token_expired" | "permission_denied" | "role_exceeds_caller" | "sso_required" | "not_found" | "tenant_not_found" | "user_not_found" | "role_not_found" | "region_not_found" | "integration_not_found" | "api_key_not_found" | "invitation_not_found" | "identity_provider_not_found" | "webhook_not_found" | "webhook_delivery_not_found" | "sso_test_not_found" | "session_not_found" | "factor_not_found" | "method_not_allowed" | "request_timeout" | "tenant_name_taken" | "email_taken" | "already_member" | "integration_exists" | "integration_name_taken" | "role_name_taken" | "role_read_only" | "idempotency_key_reused" | "invalid_state_transition" | "self_lockout" | "last_platform_administrator" | "scim_key_limit" | "scim_user_name_taken" | "scim_email_taken" | "scim_group_name_taken" | "mfa_required_by_policy" | "invitation_expired" | "precondition_failed" | "payload_too_large" | "too_many_items" | "unsupported_media_type" | "rate_limited" | "headers_too_large" | "internal" | "service_unavailable" | "database_unavailable";
                             message: string;
                             attribute?: {
                                 [key: string]: string;
@@ -7589,7 +7882,7 @@ export interface operations {
                              * @description Stable identifier of the failure; the closed list of reasons.
                              * @enum {string}
                              */
-                            reason: "validation_failed" | "invalid_json" | "unauthorized" | "reset_token_expired" | "permission_denied" | "role_exceeds_caller" | "sso_required" | "not_found" | "tenant_not_found" | "user_not_found" | "role_not_found" | "region_not_found" | "integration_not_found" | "api_key_not_found" | "invitation_not_found" | "identity_provider_not_found" | "webhook_not_found" | "webhook_delivery_not_found" | "sso_test_not_found" | "session_not_found" | "method_not_allowed" | "request_timeout" | "tenant_name_taken" | "email_taken" | "already_member" | "integration_exists" | "integration_name_taken" | "role_name_taken" | "role_read_only" | "idempotency_key_reused" | "invalid_state_transition" | "self_lockout" | "last_platform_administrator" | "scim_key_limit" | "scim_user_name_taken" | "scim_email_taken" | "scim_group_name_taken" | "invitation_expired" | "precondition_failed" | "payload_too_large" | "too_many_items" | "unsupported_media_type" | "rate_limited" | "headers_too_large" | "internal" | "service_unavailable" | "database_unavailable";
+                            reason: "validation_failed" | "invalid_json" | "unauthorized" | "mfa_required" | "reauthentication_required" | "reset_token_expired" | "permission_denied" | "role_exceeds_caller" | "sso_required" | "not_found" | "tenant_not_found" | "user_not_found" | "role_not_found" | "region_not_found" | "integration_not_found" | "api_key_not_found" | "invitation_not_found" | "identity_provider_not_found" | "webhook_not_found" | "webhook_delivery_not_found" | "sso_test_not_found" | "session_not_found" | "factor_not_found" | "method_not_allowed" | "request_timeout" | "tenant_name_taken" | "email_taken" | "already_member" | "integration_exists" | "integration_name_taken" | "role_name_taken" | "role_read_only" | "idempotency_key_reused" | "invalid_state_transition" | "self_lockout" | "last_platform_administrator" | "scim_key_limit" | "scim_user_name_taken" | "scim_email_taken" | "scim_group_name_taken" | "mfa_required_by_policy" | "invitation_expired" | "precondition_failed" | "payload_too_large" | "too_many_items" | "unsupported_media_type" | "rate_limited" | "headers_too_large" | "internal" | "service_unavailable" | "database_unavailable";
                             message: string;
                             requestId?: string;
                         };
@@ -8908,7 +9201,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No or invalid credentials: `unauthorized` */
+            /** @description No or invalid credentials: `unauthorized`, `reauthentication_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8935,7 +9228,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "unauthorized";
+                            reason: "unauthorized" | "reauthentication_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -13034,7 +13327,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No or invalid credentials: `unauthorized` */
+            /** @description No or invalid credentials: `unauthorized`, `reauthentication_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13061,7 +13354,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "unauthorized";
+                            reason: "unauthorized" | "reauthentication_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -21586,7 +21879,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No or invalid credentials: `unauthorized` */
+            /** @description No or invalid credentials: `unauthorized`, `reauthentication_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21613,7 +21906,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "unauthorized";
+                            reason: "unauthorized" | "reauthentication_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -22436,7 +22729,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No or invalid credentials: `unauthorized` */
+            /** @description No or invalid credentials: `unauthorized`, `reauthentication_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22463,7 +22756,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "unauthorized";
+                            reason: "unauthorized" | "reauthentication_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -27696,6 +27989,4272 @@ export interface operations {
                              * @enum {string}
                              */
                             reason: "unauthorized";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: `permission_denied`, `role_exceeds_caller` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 403,
+                     *         "reason": "permission_denied",
+                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 403
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "permission_denied" | "role_exceeds_caller";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: `user_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 404,
+                     *         "reason": "user_not_found",
+                     *         "message": "User not found",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 404
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "user_not_found";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Conflict: `self_lockout` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 409,
+                     *         "reason": "self_lockout",
+                     *         "message": "Self lockout",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 409
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "self_lockout";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests (see Retry-After): `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 429,
+                     *         "reason": "rate_limited",
+                     *         "message": "Too many failed attempts; try again later",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 429
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "rate_limited";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Internal error (the log has the cause, under the request id): `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 500,
+                     *         "reason": "internal",
+                     *         "message": "An internal error occurred; quote the request id when reporting it",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 500
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "internal";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Unavailable: `database_unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 503,
+                     *         "reason": "database_unavailable",
+                     *         "message": "Database unavailable",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 503
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "database_unavailable";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure, in the same envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listMyFactors: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @description The factor’s id; `recovery` for the recovery codes */
+                            id: string;
+                            type: "totp" | "webauthn" | "recovery";
+                            name: string;
+                            /** @description pending: a TOTP key not confirmed with a code yet (it counts for nothing, gone after 10 minutes) */
+                            status: "pending" | "active";
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-22T10:15:00Z
+                             */
+                            created: string;
+                            lastUsed: string | null;
+                            /** @description Recovery codes only: how many are left unused */
+                            remaining?: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description No or invalid credentials: `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 401,
+                     *         "reason": "unauthorized",
+                     *         "message": "Credentials are required",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 401
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "unauthorized";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: `permission_denied` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 403,
+                     *         "reason": "permission_denied",
+                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 403
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "permission_denied";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests (see Retry-After): `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 429,
+                     *         "reason": "rate_limited",
+                     *         "message": "Too many failed attempts; try again later",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 429
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "rate_limited";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Internal error (the log has the cause, under the request id): `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 500,
+                     *         "reason": "internal",
+                     *         "message": "An internal error occurred; quote the request id when reporting it",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 500
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "internal";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Unavailable: `database_unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 503,
+                     *         "reason": "database_unavailable",
+                     *         "message": "Database unavailable",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 503
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "database_unavailable";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure, in the same envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    enrolTotp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Phone"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description What the person calls it; default "Authenticator app" */
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                            id: string;
+                            /** @enum {string} */
+                            status: "pending";
+                            /** @description The key in base32, to type into an app: shown this once */
+                            secret: string;
+                            /** @description otpauth://totp/… for an app to take */
+                            otpauthUri: string;
+                            /** @description The URI as a QR code, an SVG document */
+                            qrSvg: string;
+                        };
+                    };
+                };
+            };
+            /** @description Bad request: `validation_failed`, `invalid_json` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 400,
+                     *         "reason": "validation_failed",
+                     *         "message": "Invalid name (is required)",
+                     *         "attribute": {
+                     *           "name": "is required"
+                     *         },
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 400
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "validation_failed" | "invalid_json";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No or invalid credentials: `unauthorized`, `reauthentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 401,
+                     *         "reason": "unauthorized",
+                     *         "message": "Credentials are required",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 401
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "unauthorized" | "reauthentication_required";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: `permission_denied` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 403,
+                     *         "reason": "permission_denied",
+                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 403
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "permission_denied";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Conflict: `idempotency_key_reused` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 409,
+                     *         "reason": "idempotency_key_reused",
+                     *         "message": "Idempotency key reused",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 409
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "idempotency_key_reused";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too large: `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 413,
+                     *         "reason": "payload_too_large",
+                     *         "message": "Payload too large",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 413
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "payload_too_large";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Unsupported media type: `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 415,
+                     *         "reason": "unsupported_media_type",
+                     *         "message": "Unsupported media type",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 415
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "unsupported_media_type";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests (see Retry-After): `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 429,
+                     *         "reason": "rate_limited",
+                     *         "message": "Too many failed attempts; try again later",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 429
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "rate_limited";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Internal error (the log has the cause, under the request id): `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 500,
+                     *         "reason": "internal",
+                     *         "message": "An internal error occurred; quote the request id when reporting it",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 500
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "internal";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Unavailable: `database_unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 503,
+                     *         "reason": "database_unavailable",
+                     *         "message": "Database unavailable",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 503
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "database_unavailable";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure, in the same envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    verifyFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                factorId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "123456"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The six digits the authenticator app shows */
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @description The factor’s id; `recovery` for the recovery codes */
+                            id: string;
+                            type: "totp" | "webauthn" | "recovery";
+                            name: string;
+                            /** @description pending: a TOTP key not confirmed with a code yet (it counts for nothing, gone after 10 minutes) */
+                            status: "pending" | "active";
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-22T10:15:00Z
+                             */
+                            created: string;
+                            lastUsed: string | null;
+                            /** @description Recovery codes only: how many are left unused */
+                            remaining?: number;
+                        };
+                    };
+                };
+            };
+            /** @description Bad request: `validation_failed`, `invalid_json` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 400,
+                     *         "reason": "validation_failed",
+                     *         "message": "Invalid name (is required)",
+                     *         "attribute": {
+                     *           "name": "is required"
+                     *         },
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 400
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "validation_failed" | "invalid_json";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No or invalid credentials: `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 401,
+                     *         "reason": "unauthorized",
+                     *         "message": "Credentials are required",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 401
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "unauthorized";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: `permission_denied` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 403,
+                     *         "reason": "permission_denied",
+                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 403
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "permission_denied";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: `factor_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 404,
+                     *         "reason": "factor_not_found",
+                     *         "message": "Factor not found",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 404
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "factor_not_found";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Conflict: `idempotency_key_reused` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 409,
+                     *         "reason": "idempotency_key_reused",
+                     *         "message": "Idempotency key reused",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 409
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "idempotency_key_reused";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too large: `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 413,
+                     *         "reason": "payload_too_large",
+                     *         "message": "Payload too large",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 413
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "payload_too_large";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Unsupported media type: `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 415,
+                     *         "reason": "unsupported_media_type",
+                     *         "message": "Unsupported media type",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 415
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "unsupported_media_type";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests (see Retry-After): `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 429,
+                     *         "reason": "rate_limited",
+                     *         "message": "Too many failed attempts; try again later",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 429
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "rate_limited";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Internal error (the log has the cause, under the request id): `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 500,
+                     *         "reason": "internal",
+                     *         "message": "An internal error occurred; quote the request id when reporting it",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 500
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "internal";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Unavailable: `database_unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 503,
+                     *         "reason": "database_unavailable",
+                     *         "message": "Database unavailable",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 503
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "database_unavailable";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure, in the same envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    removeMyFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                factorId: string | "recovery";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: `validation_failed` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 400,
+                     *         "reason": "validation_failed",
+                     *         "message": "Invalid name (is required)",
+                     *         "attribute": {
+                     *           "name": "is required"
+                     *         },
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 400
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "validation_failed";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No or invalid credentials: `unauthorized`, `reauthentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 401,
+                     *         "reason": "unauthorized",
+                     *         "message": "Credentials are required",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 401
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "unauthorized" | "reauthentication_required";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: `permission_denied` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 403,
+                     *         "reason": "permission_denied",
+                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 403
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "permission_denied";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: `factor_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 404,
+                     *         "reason": "factor_not_found",
+                     *         "message": "Factor not found",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 404
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "factor_not_found";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Conflict: `mfa_required_by_policy` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 409,
+                     *         "reason": "mfa_required_by_policy",
+                     *         "message": "Mfa required by policy",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 409
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "mfa_required_by_policy";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests (see Retry-After): `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 429,
+                     *         "reason": "rate_limited",
+                     *         "message": "Too many failed attempts; try again later",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 429
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "rate_limited";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Internal error (the log has the cause, under the request id): `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 500,
+                     *         "reason": "internal",
+                     *         "message": "An internal error occurred; quote the request id when reporting it",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 500
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "internal";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Unavailable: `database_unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 503,
+                     *         "reason": "database_unavailable",
+                     *         "message": "Database unavailable",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 503
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "database_unavailable";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure, in the same envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    generateRecoveryCodes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @description Ten codes, each usable once: shown this once, kept only as keyed hashes */
+                            codes: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Bad request: `validation_failed` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 400,
+                     *         "reason": "validation_failed",
+                     *         "message": "Invalid name (is required)",
+                     *         "attribute": {
+                     *           "name": "is required"
+                     *         },
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 400
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "validation_failed";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No or invalid credentials: `unauthorized`, `reauthentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 401,
+                     *         "reason": "unauthorized",
+                     *         "message": "Credentials are required",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 401
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "unauthorized" | "reauthentication_required";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: `permission_denied` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 403,
+                     *         "reason": "permission_denied",
+                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 403
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "permission_denied";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Conflict: `idempotency_key_reused` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 409,
+                     *         "reason": "idempotency_key_reused",
+                     *         "message": "Idempotency key reused",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 409
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "idempotency_key_reused";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests (see Retry-After): `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 429,
+                     *         "reason": "rate_limited",
+                     *         "message": "Too many failed attempts; try again later",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 429
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "rate_limited";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Internal error (the log has the cause, under the request id): `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 500,
+                     *         "reason": "internal",
+                     *         "message": "An internal error occurred; quote the request id when reporting it",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 500
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "internal";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Unavailable: `database_unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 503,
+                     *         "reason": "database_unavailable",
+                     *         "message": "Database unavailable",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 503
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "database_unavailable";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure, in the same envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createTokenWithSecondFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "mfaToken": "q0Hc3rXh0bVwS1v9Jm3N2pYp1w4U7bS0kq8yX6dWm2E",
+                 *       "code": "123456"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The `error.mfa.token` of the 401 mfa_required that POST /v1/tokens answered */
+                    mfaToken: string;
+                    /** @description The six digits the authenticator app shows */
+                    code?: string;
+                    /** @description One of the recovery codes, with or without its hyphen, in any case */
+                    recoveryCode?: string;
+                    /** @description A WebAuthn assertion (AuthenticationResponseJSON) */
+                    webauthn?: {
+                        id: string;
+                        /** @enum {string} */
+                        type: "public-key";
+                        response: {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "token": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIwMTkzYTZmMSJ9.c2lnbmF0dXJl",
+                     *       "ttl": 3600
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description A JWT for `Authorization: Bearer <token>` */
+                        token: string;
+                        ttl: number;
+                    };
+                };
+            };
+            /** @description Bad request: `validation_failed`, `invalid_json` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 400,
+                     *         "reason": "validation_failed",
+                     *         "message": "Invalid name (is required)",
+                     *         "attribute": {
+                     *           "name": "is required"
+                     *         },
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 400
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "validation_failed" | "invalid_json";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No or invalid credentials: `unauthorized`, `mfa_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 401,
+                     *         "reason": "unauthorized",
+                     *         "message": "Credentials are required",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 401
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "unauthorized" | "mfa_required";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: `mfa_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 403,
+                     *         "reason": "mfa_required",
+                     *         "message": "Mfa required",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 403
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "mfa_required";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too large: `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 413,
+                     *         "reason": "payload_too_large",
+                     *         "message": "Payload too large",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 413
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "payload_too_large";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Unsupported media type: `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 415,
+                     *         "reason": "unsupported_media_type",
+                     *         "message": "Unsupported media type",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 415
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "unsupported_media_type";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests (see Retry-After): `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 429,
+                     *         "reason": "rate_limited",
+                     *         "message": "Too many failed attempts; try again later",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 429
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "rate_limited";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Internal error (the log has the cause, under the request id): `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 500,
+                     *         "reason": "internal",
+                     *         "message": "An internal error occurred; quote the request id when reporting it",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 500
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "internal";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Unavailable: `database_unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 503,
+                     *         "reason": "database_unavailable",
+                     *         "message": "Database unavailable",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 503
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "database_unavailable";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure, in the same envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    stepUp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "123456"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The `error.mfa.token` of the 401 reauthentication_required; required with `webauthn` */
+                    mfaToken?: string;
+                    /** @description The six digits the authenticator app shows */
+                    code?: string;
+                    /** @description One of the recovery codes, with or without its hyphen, in any case */
+                    recoveryCode?: string;
+                    /** @description A WebAuthn assertion (AuthenticationResponseJSON) */
+                    webauthn?: {
+                        id: string;
+                        /** @enum {string} */
+                        type: "public-key";
+                        response: {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "token": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIwMTkzYTZmMSJ9.c2lnbmF0dXJl",
+                     *       "ttl": 3600
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description A JWT for `Authorization: Bearer <token>` */
+                        token: string;
+                        ttl: number;
+                    };
+                };
+            };
+            /** @description Bad request: `validation_failed`, `invalid_json` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 400,
+                     *         "reason": "validation_failed",
+                     *         "message": "Invalid name (is required)",
+                     *         "attribute": {
+                     *           "name": "is required"
+                     *         },
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 400
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "validation_failed" | "invalid_json";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No or invalid credentials: `unauthorized`, `reauthentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 401,
+                     *         "reason": "unauthorized",
+                     *         "message": "Credentials are required",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 401
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "unauthorized" | "reauthentication_required";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: `permission_denied` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 403,
+                     *         "reason": "permission_denied",
+                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 403
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "permission_denied";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Conflict: `idempotency_key_reused` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 409,
+                     *         "reason": "idempotency_key_reused",
+                     *         "message": "Idempotency key reused",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 409
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "idempotency_key_reused";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too large: `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 413,
+                     *         "reason": "payload_too_large",
+                     *         "message": "Payload too large",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 413
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "payload_too_large";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Unsupported media type: `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 415,
+                     *         "reason": "unsupported_media_type",
+                     *         "message": "Unsupported media type",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 415
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "unsupported_media_type";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests (see Retry-After): `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 429,
+                     *         "reason": "rate_limited",
+                     *         "message": "Too many failed attempts; try again later",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 429
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "rate_limited";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Internal error (the log has the cause, under the request id): `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 500,
+                     *         "reason": "internal",
+                     *         "message": "An internal error occurred; quote the request id when reporting it",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 500
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "internal";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Unavailable: `database_unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 503,
+                     *         "reason": "database_unavailable",
+                     *         "message": "Database unavailable",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 503
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "database_unavailable";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure, in the same envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createPasskeyOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description WebAuthn creation options (JSON form): hand them to @simplewebauthn/browser startRegistration */
+                        result: {
+                            /** @description Single use, 5 minutes, bound to the caller and to enrolment; the response echoes it */
+                            challenge: string;
+                            rp: {
+                                /** @description The host of the service’s public URL */
+                                id?: string;
+                                name: string;
+                            };
+                            user: {
+                                /** @description The user handle: the account id’s 16 bytes, base64url */
+                                id: string;
+                                name: string;
+                                displayName: string;
+                            };
+                            pubKeyCredParams: {
+                                alg: number;
+                                type: string;
+                            }[];
+                            timeout?: number;
+                            attestation?: string;
+                            /** @description The caller’s passkeys: each enrolled once */
+                            excludeCredentials?: {
+                                id: string;
+                                /** @description "public-key" */
+                                type: string;
+                                transports?: string[];
+                            }[];
+                            authenticatorSelection?: {
+                                residentKey?: string;
+                                requireResidentKey?: boolean;
+                                userVerification?: string;
+                                authenticatorAttachment?: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Bad request: `validation_failed` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 400,
+                     *         "reason": "validation_failed",
+                     *         "message": "Invalid name (is required)",
+                     *         "attribute": {
+                     *           "name": "is required"
+                     *         },
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 400
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "validation_failed";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No or invalid credentials: `unauthorized`, `reauthentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 401,
+                     *         "reason": "unauthorized",
+                     *         "message": "Credentials are required",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 401
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "unauthorized" | "reauthentication_required";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: `permission_denied` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 403,
+                     *         "reason": "permission_denied",
+                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 403
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "permission_denied";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Conflict: `idempotency_key_reused` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 409,
+                     *         "reason": "idempotency_key_reused",
+                     *         "message": "Idempotency key reused",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 409
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "idempotency_key_reused";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests (see Retry-After): `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 429,
+                     *         "reason": "rate_limited",
+                     *         "message": "Too many failed attempts; try again later",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 429
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "rate_limited";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Internal error (the log has the cause, under the request id): `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 500,
+                     *         "reason": "internal",
+                     *         "message": "An internal error occurred; quote the request id when reporting it",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 500
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "internal";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Unavailable: `database_unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 503,
+                     *         "reason": "database_unavailable",
+                     *         "message": "Database unavailable",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 503
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "database_unavailable";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure, in the same envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    enrolPasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What the person calls this passkey; default "Passkey" */
+                    name?: string;
+                    /** @description What navigator.credentials.create() answered, as @simplewebauthn/browser startRegistration returns it */
+                    response: {
+                        /** @description The credential id (base64url) */
+                        id: string;
+                        /** @description The credential id (base64url) */
+                        rawId: string;
+                        /** @enum {string} */
+                        type: "public-key";
+                        response: {
+                            /** @description clientDataJSON */
+                            clientDataJSON: string;
+                            /** @description The attestation object (CBOR) */
+                            attestationObject: string;
+                            transports?: string[];
+                        };
+                        authenticatorAttachment?: string;
+                        clientExtensionResults?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @description The factor’s id; `recovery` for the recovery codes */
+                            id: string;
+                            type: "totp" | "webauthn" | "recovery";
+                            name: string;
+                            /** @description pending: a TOTP key not confirmed with a code yet (it counts for nothing, gone after 10 minutes) */
+                            status: "pending" | "active";
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-22T10:15:00Z
+                             */
+                            created: string;
+                            lastUsed: string | null;
+                            /** @description Recovery codes only: how many are left unused */
+                            remaining?: number;
+                        };
+                    };
+                };
+            };
+            /** @description Bad request: `validation_failed`, `invalid_json` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 400,
+                     *         "reason": "validation_failed",
+                     *         "message": "Invalid name (is required)",
+                     *         "attribute": {
+                     *           "name": "is required"
+                     *         },
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 400
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "validation_failed" | "invalid_json";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No or invalid credentials: `unauthorized`, `reauthentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 401,
+                     *         "reason": "unauthorized",
+                     *         "message": "Credentials are required",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 401
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "unauthorized" | "reauthentication_required";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: `permission_denied` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 403,
+                     *         "reason": "permission_denied",
+                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 403
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "permission_denied";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Conflict: `idempotency_key_reused` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 409,
+                     *         "reason": "idempotency_key_reused",
+                     *         "message": "Idempotency key reused",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 409
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "idempotency_key_reused";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too large: `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 413,
+                     *         "reason": "payload_too_large",
+                     *         "message": "Payload too large",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 413
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "payload_too_large";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Unsupported media type: `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 415,
+                     *         "reason": "unsupported_media_type",
+                     *         "message": "Unsupported media type",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 415
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "unsupported_media_type";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests (see Retry-After): `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 429,
+                     *         "reason": "rate_limited",
+                     *         "message": "Too many failed attempts; try again later",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 429
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "rate_limited";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Internal error (the log has the cause, under the request id): `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 500,
+                     *         "reason": "internal",
+                     *         "message": "An internal error occurred; quote the request id when reporting it",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 500
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "internal";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Unavailable: `database_unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 503,
+                     *         "reason": "database_unavailable",
+                     *         "message": "Database unavailable",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 503
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "database_unavailable";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure, in the same envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createPasskeySignInOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Accepted and ignored: the options never depend on it, so they say nothing of who has an account */
+                    username?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description WebAuthn request options (JSON form): hand them to @simplewebauthn/browser startAuthentication */
+                        result: {
+                            /** @description Single use, 5 minutes; the assertion echoes it */
+                            challenge: string;
+                            rpId?: string;
+                            timeout?: number;
+                            userVerification?: string;
+                            /** @description Always empty for a passkey sign-in: any discoverable passkey of this service answers */
+                            allowCredentials?: {
+                                id: string;
+                                /** @description "public-key" */
+                                type: string;
+                                transports?: string[];
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Bad request: `validation_failed`, `invalid_json` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 400,
+                     *         "reason": "validation_failed",
+                     *         "message": "Invalid name (is required)",
+                     *         "attribute": {
+                     *           "name": "is required"
+                     *         },
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 400
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "validation_failed" | "invalid_json";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too large: `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 413,
+                     *         "reason": "payload_too_large",
+                     *         "message": "Payload too large",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 413
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "payload_too_large";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Unsupported media type: `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 415,
+                     *         "reason": "unsupported_media_type",
+                     *         "message": "Unsupported media type",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 415
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "unsupported_media_type";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Internal error (the log has the cause, under the request id): `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 500,
+                     *         "reason": "internal",
+                     *         "message": "An internal error occurred; quote the request id when reporting it",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 500
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "internal";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Unavailable: `database_unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 503,
+                     *         "reason": "database_unavailable",
+                     *         "message": "Database unavailable",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 503
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "database_unavailable";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure, in the same envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createTokenWithPasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What navigator.credentials.get() answered, as @simplewebauthn/browser startAuthentication returns it */
+                    response: {
+                        /** @description The credential id (base64url) */
+                        id: string;
+                        /** @description The credential id (base64url) */
+                        rawId: string;
+                        /** @enum {string} */
+                        type: "public-key";
+                        response: {
+                            /** @description clientDataJSON */
+                            clientDataJSON: string;
+                            /** @description The authenticator data */
+                            authenticatorData: string;
+                            /** @description The signature */
+                            signature: string;
+                            userHandle?: string;
+                        };
+                        authenticatorAttachment?: string;
+                        clientExtensionResults?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                    /** @description Lifetime in seconds; default 86400, at most 7 days */
+                    ttl?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "token": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIwMTkzYTZmMSJ9.c2lnbmF0dXJl",
+                     *       "ttl": 3600
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description A JWT for `Authorization: Bearer <token>` */
+                        token: string;
+                        ttl: number;
+                    };
+                };
+            };
+            /** @description Bad request: `validation_failed`, `invalid_json` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 400,
+                     *         "reason": "validation_failed",
+                     *         "message": "Invalid name (is required)",
+                     *         "attribute": {
+                     *           "name": "is required"
+                     *         },
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 400
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "validation_failed" | "invalid_json";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No or invalid credentials: `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 401,
+                     *         "reason": "unauthorized",
+                     *         "message": "Credentials are required",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 401
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "unauthorized";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too large: `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 413,
+                     *         "reason": "payload_too_large",
+                     *         "message": "Payload too large",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 413
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "payload_too_large";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Unsupported media type: `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 415,
+                     *         "reason": "unsupported_media_type",
+                     *         "message": "Unsupported media type",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 415
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "unsupported_media_type";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests (see Retry-After): `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 429,
+                     *         "reason": "rate_limited",
+                     *         "message": "Too many failed attempts; try again later",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 429
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "rate_limited";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Internal error (the log has the cause, under the request id): `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 500,
+                     *         "reason": "internal",
+                     *         "message": "An internal error occurred; quote the request id when reporting it",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 500
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "internal";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Unavailable: `database_unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 503,
+                     *         "reason": "database_unavailable",
+                     *         "message": "Database unavailable",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 503
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "database_unavailable";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure, in the same envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    resetUserFactors: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f */
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every factor gone, every session ended, the person told */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: `validation_failed` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 400,
+                     *         "reason": "validation_failed",
+                     *         "message": "Invalid name (is required)",
+                     *         "attribute": {
+                     *           "name": "is required"
+                     *         },
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 400
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "validation_failed";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No or invalid credentials: `unauthorized`, `reauthentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 401,
+                     *         "reason": "unauthorized",
+                     *         "message": "Credentials are required",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 401
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "unauthorized" | "reauthentication_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */

@@ -5,13 +5,15 @@ import { collectRouteMethods } from '../../http/protocol-edges.js'
 import { auditRoutes } from './audit/audit.routes.js'
 import { integrationRoutes } from './integrations/integrations.routes.js'
 import { keyRoutes } from './keys/keys.routes.js'
-import { ENHANCE_SCRIPT, FAVICON, STYLESHEET } from './kit/assets.js'
+import { ENHANCE_SCRIPT, FAVICON, PASSKEY_SCRIPT, STYLESHEET, webauthnBrowserBundle } from './kit/assets.js'
 import { consoleErrorHandler, consoleNotFoundHandler } from './kit/error-pages.js'
 import { multipartFormParser } from './kit/multipart.js'
 import { ConsolePages } from './kit/pages.js'
+import { stepUpRoutes } from './kit/step-up.js'
 import { memberRoutes } from './members/members.routes.js'
 import { roleRoutes } from './roles/roles.routes.js'
 import { scimRoutes } from './scim/scim.routes.js'
+import { securityRoutes } from './security/security.routes.js'
 import { SessionStore } from './session/session-store.js'
 import { signInRoutes } from './session/sign-in.routes.js'
 import { identityProviderRoutes } from './sso/identity-providers.routes.js'
@@ -78,6 +80,8 @@ export async function consoleRoutes(router: FastifyInstance, root: FastifyInstan
   asset('/console/assets/console.css', 'text/css; charset=utf-8', STYLESHEET)
   asset('/console/assets/console.js', 'text/javascript; charset=utf-8', ENHANCE_SCRIPT)
   asset('/console/assets/favicon.svg', 'image/svg+xml', FAVICON)
+  asset('/console/assets/webauthn.js', 'text/javascript; charset=utf-8', webauthnBrowserBundle())
+  asset('/console/assets/passkey.js', 'text/javascript; charset=utf-8', PASSKEY_SCRIPT)
   router.get('/console', { schema: { hide: true } }, async (_request, reply) =>
     reply.redirect('/console/tenants', 303),
   )
@@ -101,5 +105,7 @@ export async function consoleRoutes(router: FastifyInstance, root: FastifyInstan
     identityProviderRoutes(signedIn, pages)
     ssoTestRoutes(signedIn, pages)
     passwordPolicyRoutes(signedIn, pages)
+    securityRoutes(signedIn, pages)
+    stepUpRoutes(signedIn, pages)
   })
 }

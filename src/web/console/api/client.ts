@@ -25,6 +25,25 @@ export class TokenRefused extends Error {
   }
 }
 
+/** The second factor the API asks for (the error envelope's `mfa`, docs/api.md#conventions). */
+export interface MfaChallenge {
+  token: string
+  factors: Array<'totp' | 'webauthn' | 'recovery'>
+  webauthn?: Record<string, unknown> | undefined
+}
+
+/**
+ * The API asked the signed-in person to confirm it is them (401 `reauthentication_required`, a sensitive
+ * operation needing a recent second factor): not the end of the session but a step-up, which the
+ * console asks for on the page and then carries on (docs/console.md "Step-up").
+ */
+export class StepUpRequired extends Error {
+  constructor(readonly challenge: MfaChallenge) {
+    super('The API asks for a second factor before this operation')
+    this.name = 'StepUpRequired'
+  }
+}
+
 /** A base the URLs are resolved against; inject never opens a socket, so no host is ever contacted. */
 const BASE = 'http://console.invalid'
 
@@ -34,16 +53,32 @@ const BASE = 'http://console.invalid'
  */
 export type AnswerWatch = (method: string, status: number) => void
 
+/**
+ * The API as the console's caller: `clientAddress` is the browser's address and `userAgent` its
+ * User-Agent, so a session the call starts (signing in) is listed as that browser's (docs/security.md).
+ */
 export function apiClient(
   app: FastifyInstance,
   token: string | undefined,
   clientAddress: string,
   watch?: AnswerWatch,
+  userAgent?: string,
 ): ApiClient {
   return createClient<paths, JsonMedia>({
     baseUrl: BASE,
     fetch: async (request) => {
-      const response = await injectFetch(app, request, token, clientAddress)
+      const response = await injectFetch(app, request, token, clientAddress, userAgent)
+      // A signed-in page's 401 ends the session (the watch), unless it asks for a step-up. The console's
+      // own calls outside a page (sign-out, the step-up's answer) have no watch and read every answer.
+      if (watch && response.status === 401) {
+        const challenge = stepUpChallengeOf(
+          await response
+            .clone()
+            .json()
+            .catch(() => undefined),
+        )
+        if (challenge) throw new StepUpRequired(challenge)
+      }
       watch?.(request.method, response.status)
       return response
     },
@@ -55,6 +90,7 @@ async function injectFetch(
   request: Request,
   token: string | undefined,
   clientAddress: string,
+  userAgent: string | undefined,
 ): Promise<Response> {
   const url = new URL(request.url)
   const headers: Record<string, string> = {}
@@ -62,6 +98,7 @@ async function injectFetch(
     headers[name] = value
   })
   if (token) headers.authorization = `Bearer ${token}`
+  if (userAgent) headers['user-agent'] = userAgent
   const payload = request.body ? Buffer.from(await request.arrayBuffer()) : undefined
   const response = await app.inject({
     method: request.method as 'GET',
@@ -88,6 +125,14 @@ export interface ApiError {
   reason: string
   message: string
   attribute?: Record<string, string>
+  /** With `mfa_required` and `reauthentication_required`: the second factor asked for. */
+  mfa?: MfaChallenge
+}
+
+/** The challenge of a `reauthentication_required` answer's body; undefined for any other. */
+function stepUpChallengeOf(body: unknown): MfaChallenge | undefined {
+  const error = (body as { error?: ApiError } | undefined)?.error
+  return error?.reason === 'reauthentication_required' && error.mfa ? error.mfa : undefined
 }
 
 export function apiErrorOf(body: unknown, status: number): ApiError {

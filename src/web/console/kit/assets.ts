@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs'
+
 /**
  * The console's own stylesheet, icon and one small script, served by the app (no build step, no outside
  * resource; the CSP allows styles from 'self' and scripts only by nonce).
@@ -6,6 +8,8 @@ export const STYLESHEET = `
 :root { color-scheme: light; --ink: #0b0c0c; --accent: #1d4ed8; --error: #b3261e; --muted: #505a5f;
   --line: #b1b4b6; --bg-soft: #f3f2f1; --ok: #00703c; }
 * { box-sizing: border-box; }
+/* What a page draws hidden stays hidden whatever its class lays out (a passkey's controls without JavaScript). */
+[hidden] { display: none !important; }
 html { -webkit-text-size-adjust: 100%; }
 body { margin: 0; font-family: system-ui, -apple-system, "Segoe UI", sans-serif; line-height: 1.5; color: var(--ink);
   background: #fff; overflow-wrap: anywhere; }
@@ -83,6 +87,19 @@ ul.plain { list-style: none; padding: 0; }
 .links a { font-weight: 700; }
 form.search { display: flex; flex-wrap: wrap; gap: 0.75rem; align-items: flex-end; margin: 0 0 1rem; }
 form.search .field { margin: 0; flex: 1 1 14rem; }
+/* A button that reads as a link: another way of doing the same thing ("Use a recovery code"). */
+.text-button { background: none; border: 0; box-shadow: none; padding: 0; color: var(--accent); font: inherit;
+  font-weight: 400; text-decoration: underline; cursor: pointer; }
+.other-ways li { margin: 0.5rem 0; }
+input.code { max-width: 14rem; letter-spacing: 0.1em; }
+.passkey-status:empty { display: none; }
+/* The QR code of an authenticator app: drawn by the API as SVG, on white with its quiet zone. */
+.qr { width: 13rem; height: 13rem; background: #fff; border: 1px solid var(--line); margin: 0 0 1rem; }
+.qr svg { display: block; width: 100%; height: 100%; }
+.secret-key { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: 1.1rem;
+  letter-spacing: 0.08em; word-break: break-all; }
+ol.codes { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: 1.15rem;
+  columns: 2 10rem; padding-left: 2.75rem; margin: 0 0 1.5rem; }
 @media (max-width: 40rem) {
   h1 { font-size: 1.5rem; }
   dl.summary { grid-template-columns: 1fr; }
@@ -98,14 +115,22 @@ export const FAVICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 
 
 /**
  * The one enhancement script: moves focus to the error summary (or the first error) after a failed
- * submit, disables a form's submit button once pressed (a double click then sends once; without
+ * submit and, from a link of the summary, into its field, disables a form's submit button once pressed (a double click then sends once; without
  * JavaScript the form's Idempotency-Key makes a second submit show the first result), and shows each
  * `<time data-local>` (kit/time.ts) in the reader's own time zone, its title keeping the UTC value.
  */
 export const ENHANCE_SCRIPT = `
 (() => {
   const summary = document.querySelector('[data-error-summary]');
-  if (summary) summary.focus();
+  if (summary) {
+    summary.focus();
+    // A link of the summary puts the focus in its field, not only the page at it (GOV.UK's summary).
+    summary.addEventListener('click', (event) => {
+      const link = event.target.closest('a[href^="#"]');
+      const field = link && document.getElementById(link.getAttribute('href').slice(1));
+      if (field && typeof field.focus === 'function') { event.preventDefault(); field.focus(); }
+    });
+  }
   const local = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric',
     hour: '2-digit', minute: '2-digit', second: '2-digit', timeZoneName: 'short' });
   for (const time of document.querySelectorAll('time[data-local]')) {
@@ -119,3 +144,60 @@ export const ENHANCE_SCRIPT = `
   }
 })();
 `
+
+/**
+ * The passkey script (docs/console.md "Second factors"), loaded after @simplewebauthn/browser's bundle
+ * (served as /console/assets/webauthn.js, its global SimpleWebAuthnBrowser) on the pages that offer a
+ * passkey. A form `data-passkey="authenticate|register"` carries the API's options in `data-options`;
+ * its controls are drawn hidden (a page without JavaScript says a passkey needs it) and shown here, as
+ * is any element marked `data-needs-webauthn` (the security page's "Add a passkey"). The
+ * button asks the browser for the passkey, puts the answer in the form's `webauthn` field and posts the
+ * form — the console sends it to the API, which decides. A refusal or a cancelled prompt is said in the
+ * form's status line, and the button works again.
+ */
+export const PASSKEY_SCRIPT = `
+(() => {
+  const lib = window.SimpleWebAuthnBrowser;
+  const supported = Boolean(lib && lib.browserSupportsWebAuthn());
+  for (const element of document.querySelectorAll('[data-needs-webauthn]')) element.hidden = !supported;
+  for (const form of document.querySelectorAll('form[data-passkey]')) {
+    const controls = form.querySelector('[data-passkey-controls]');
+    const status = form.querySelector('[data-passkey-status]');
+    const start = form.querySelector('[data-passkey-start]');
+    const say = (text) => { if (status) status.textContent = text; };
+    if (!supported || !start) {
+      say('This browser cannot use passkeys.');
+      continue;
+    }
+    if (controls) controls.hidden = false;
+    start.addEventListener('click', async () => {
+      start.disabled = true;
+      say('Follow your browser’s prompt to use your passkey.');
+      try {
+        const optionsJSON = JSON.parse(form.dataset.options || '{}');
+        const response = form.dataset.passkey === 'register'
+          ? await lib.startRegistration({ optionsJSON })
+          : await lib.startAuthentication({ optionsJSON });
+        form.elements.webauthn.value = JSON.stringify(response);
+        say('Checking your passkey…');
+        form.submit();
+      } catch (error) {
+        start.disabled = false;
+        const why = error && error.message ? ': ' + error.message : '';
+        say('The passkey was not used' + why + '. Try again, or use another way.');
+      }
+    });
+  }
+})();
+`
+
+/**
+ * @simplewebauthn/browser's own browser bundle (its UMD build, which sets the global
+ * SimpleWebAuthnBrowser), read once from the installed package: the console serves it as
+ * /console/assets/webauthn.js, so the passkey pages load nothing from another site. The package exports
+ * only its entry, so the bundle is found beside it.
+ */
+export function webauthnBrowserBundle(): string {
+  const entry = import.meta.resolve('@simplewebauthn/browser')
+  return readFileSync(new URL('../dist/bundle/index.umd.min.js', entry), 'utf8')
+}

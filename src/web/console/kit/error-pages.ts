@@ -2,11 +2,12 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { AppError } from '../../../errors.js'
 import { html, type SafeHtml } from '../../../html.js'
 import { drainRequestBody } from '../../../http/drain.js'
-import { TokenRefused } from '../api/client.js'
+import { StepUpRequired, TokenRefused } from '../api/client.js'
 import { NOT_FOUND } from './inputs.js'
 import { consolePage } from './layout.js'
 import type { ConsolePages, PageResult } from './pages.js'
 import { Refusal, refusalPage, refusalResult } from './refusals.js'
+import { askStepUp } from './step-up.js'
 
 /**
  * The console's one error handler (docs/console.md "Inputs and refusals"): whatever a console request fails with
@@ -15,11 +16,14 @@ import { Refusal, refusalPage, refusalResult } from './refusals.js'
  * - a form or query string the schema refuses: the 400 page naming each field and what is wrong;
  * - an API refusal a page threw (kit/refusals.ts): the form again, "changed meanwhile", or its page;
  * - a token the API refused: the session ends, and the sign-in page;
+ * - an operation the API asks a second factor for (`reauthentication_required`): the step-up page, which
+ *   then carries on with the action (kit/step-up.ts);
  * - a body too large or unreadable: its 4xx page; anything else is a bug, logged, answered 500.
  */
 export function consoleErrorHandler(pages: ConsolePages) {
   return async (error: FastifyError, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     if (error instanceof TokenRefused) return pages.signInAgain(request, reply)
+    if (error instanceof StepUpRequired) return askStepUp(pages, request, reply, error)
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') await drainRequestBody(request.raw)
     const signed = pages.signedOf(request)
     const nonce = pages.nonceOf(request, reply)
@@ -35,6 +39,7 @@ export function consoleErrorHandler(pages: ConsolePages) {
         result = await refusalResult(signed, error)
       } catch (again) {
         if (again instanceof TokenRefused) return pages.signInAgain(request, reply)
+        if (again instanceof StepUpRequired) return askStepUp(pages, request, reply, again)
         // Drawing the form again needed the API too, and it refused (the record went meanwhile).
         if (!(again instanceof Refusal)) throw again
         result = refusalPage(signed, again.refused)

@@ -31,6 +31,15 @@ export class FormTokens {
     return { formId, formToken: this.#mac(sessionBinding, formId) }
   }
 
+  /**
+   * The token of a form id already issued and verified: a form re-sent by the console itself on the
+   * person's behalf (kit/step-up.ts carries on an action under the confirming form's id).
+   */
+  tokenFor(sessionBinding: string, formId: string): FormToken {
+    if (!sessionBinding) throw new Error('A form token must be bound to a session or a browser')
+    return { formId, formToken: this.#mac(sessionBinding, formId) }
+  }
+
   verify(sessionBinding: string, form: Record<string, unknown>): string | undefined {
     const formId = typeof form.formId === 'string' ? form.formId : ''
     const token = typeof form.formToken === 'string' ? form.formToken : ''

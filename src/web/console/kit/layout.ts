@@ -12,7 +12,7 @@ export interface Viewer {
   signOut: { formId: string; formToken: string }
 }
 
-export type Area = 'tenants' | 'users' | 'audit' | 'none'
+export type Area = 'tenants' | 'users' | 'audit' | 'security' | 'none'
 
 export interface PageOptions {
   /** The page's own title: the page kit adds "Error: " when the page shows errors, and the site's name. */
@@ -22,6 +22,8 @@ export interface PageOptions {
   area?: Area
   /** A breadcrumb trail: [text, href] pairs, the last one the current page (no link). */
   crumbs?: [string, string | undefined][]
+  /** Scripts of the console's own this page loads besides console.js (the passkey's), under its nonce. */
+  scripts?: string[] | undefined
   /** The page's language and brand (web/kit/frame.ts); today's defaults when absent. */
   language?: string | undefined
   brand?: Brand | undefined
@@ -29,7 +31,7 @@ export interface PageOptions {
 
 /**
  * A console page in the page kit's frame (web/kit/frame.ts): a skip link, the header with the brand and
- * the navigation the person may use ("Tenants", "Users", "Audit", "Sign out"), breadcrumbs, the main
+ * the navigation the person may use ("Tenants", "Users", "Audit", their own "Security", "Sign out"), breadcrumbs, the main
  * region. Only the console's own stylesheet, icon and nonce script load.
  */
 export function consolePage(options: PageOptions, body: SafeHtml): string {
@@ -42,6 +44,7 @@ export function consolePage(options: PageOptions, body: SafeHtml): string {
 <li><a href="/console/tenants"${current('tenants')}>Tenants</a></li>
 ${viewer.users ? html`<li><a href="/console/users"${current('users')}>Users</a></li>` : ''}
 ${viewer.audit ? html`<li><a href="/console/audit"${current('audit')}>Audit</a></li>` : ''}
+<li><a href="/console/security"${current('security')}>Security</a></li>
 </ul></nav>
 <span class="person">${viewer.name}</span>
 <form method="post" action="/console/sign-out">
@@ -68,7 +71,12 @@ ${viewer.audit ? html`<li><a href="/console/audit"${current('audit')}>Audit</a><
 <a class="brand" href="/console">${site}</a>
 ${nav}
 </div></header>`,
-      end: html`<script nonce="${nonce}" src="/console/assets/console.js"></script>`,
+      end: html`<script nonce="${nonce}" src="/console/assets/console.js"></script>${(
+        options.scripts ?? []
+      ).map(
+        (src) => html`
+<script nonce="${nonce}" src="${src}"></script>`,
+      )}`,
     },
     html`${crumbs}
 ${body}`,

@@ -21,6 +21,8 @@ export interface Signed {
   page(options: Omit<PageOptions, 'nonce' | 'viewer'>, body: SafeHtml): string
   /** On a POST: the verified form id, the form's Idempotency-Key. */
   formId: string
+  /** What this session's sealed values are bound to (kit/sealed.ts): the session's key. */
+  sessionBinding: string
   /** A GET of the API as this person, its body a stream (an export of any length, never buffered). */
   stream(url: string): Promise<ApiStream>
 }
@@ -116,7 +118,7 @@ export class ConsolePages {
     // API refuses on any call ends the session there (kit/identity.ts, the error handler).
     const identity = new RequestIdentity(this.sessions, session, this.ctx.clock.now())
     admitted.identity = identity
-    const api = apiClient(this.app, session.token, request.ip, identity.watch)
+    const api = apiClient(this.app, session.token, request.ip, identity.watch, request.headers['user-agent'])
     const login = await identity.read(api)
     const form = () => this.tokens.issue(session.idHash)
     const viewer: Viewer = {
@@ -132,6 +134,7 @@ export class ConsolePages {
       viewer,
       form,
       formId,
+      sessionBinding: session.idHash,
       page: (options, body) => consolePage({ ...options, nonce, viewer }, body),
       stream: (url) => apiStream(this.app, session.token, request.ip, url, identity.watch),
     }
@@ -141,6 +144,11 @@ export class ConsolePages {
   /** The person the hook admitted to this request; undefined before, or outside the signed-in pages. */
   signedOf(request: FastifyRequest): Signed | undefined {
     return this.#admitted.get(request)?.signed
+  }
+
+  /** The session the hook found for this request (its token: kit/step-up.ts asks the API with it). */
+  sessionOf(request: FastifyRequest): ConsoleSession | undefined {
+    return this.#admitted.get(request)?.session
   }
 
   /** This response's script nonce: the one the hook set, or a fresh one. */

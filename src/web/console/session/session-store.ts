@@ -74,6 +74,19 @@ export class SessionStore implements IdentityStore {
     }
   }
 
+  /**
+   * The session's token replaced by a fresh one of the same API session (a step-up, kit/step-up.ts): the
+   * row, its cookie and its expiry stay.
+   */
+  async replaceToken(idHash: string, token: string): Promise<void> {
+    const sealed = encryptSecret(this.keys, token, `console-session:${idHash}`)
+    await this.db
+      .updateTable('console_sessions')
+      .set({ token: JSON.stringify(sealed) })
+      .where('id_hash', '=', idHash)
+      .execute()
+  }
+
   async keepLogin(idHash: string, login: Login, now: Date): Promise<void> {
     await this.db
       .updateTable('console_sessions')

@@ -1,11 +1,21 @@
+import type { FastifyReply } from 'fastify'
 import type { TypedApp } from '../../../http/typed-app.js'
-import { apiClient } from '../api/client.js'
+import { apiClient, apiErrorOf, type MfaChallenge } from '../api/client.js'
 import { sameOrigin } from '../kit/form-token.js'
+import type { Errors } from '../kit/forms.js'
 import { Form, OneOf, Query, Typed } from '../kit/inputs.js'
 import { type ConsolePages, readCookie, SESSION_COOKIE } from '../kit/pages.js'
+import { seal, unseal } from '../kit/sealed.js'
+import {
+  type FactorChallenge,
+  type FactorWay,
+  factorAnswer,
+  refusedFactor,
+  wayOf,
+} from '../kit/second-factor.js'
 import { browserBinding, presentedBrowserBinding } from './browser-binding.js'
-import { safeNext } from './next-page.js'
-import { emailStep, secondStep } from './sign-in.views.js'
+import { DEFAULT_NEXT, safeNext } from './next-page.js'
+import { emailStep, secondFactorStep, secondStep } from './sign-in.views.js'
 import { ssoSignInRoutes } from './sso-sign-in.routes.js'
 import { SESSION_TTL_SECONDS, startSession } from './start-session.js'
 
@@ -15,12 +25,46 @@ const EMAIL = /^[^\s@]+@[^\s@]+$/
 const SignInQuery = Query({ next: Typed(), signedOut: Typed(8) })
 /** Both steps' form: the e-mail, then (step "password") the password; `next` carried along. */
 const SignInForm = Form({ email: Typed(), password: Typed(), next: Typed(), step: OneOf(['password']) })
+/**
+ * The second step's forms (docs/console.md "Second factors"): the sealed challenge, and the answer — the
+ * app's code, a recovery code or a passkey's (`method`) — or which form to show (`show`).
+ */
+const SecondFactorForm = Form({
+  challenge: Typed(32_768),
+  method: OneOf(['code', 'recovery', 'passkey']),
+  show: OneOf(['code', 'recovery']),
+  code: Typed(64),
+  recoveryCode: Typed(64),
+  webauthn: Typed(16_384),
+})
+
+/** A sign-in between its password and its second factor, as the browser carries it sealed. */
+interface PendingSignIn extends FactorChallenge {
+  /** The API's single-use challenge token (`error.mfa.token`). */
+  mfaToken: string
+  email: string
+  next: string
+}
+const PENDING = 'sign-in-second-factor'
+/** As long as the API's challenge lives. */
+const PENDING_TTL_MS = 5 * 60_000
 
 /**
  * Sign in (e-mail first, then the password or the tenant's identity providers, docs/console.md) and sign
  * out. The platform token is asked from `POST /v1/tokens` like any client and kept server-side; the
  * browser gets only the session cookie. Single sign-on's start and landing: sso-sign-in.routes.ts.
  */
+/** The sign-in waiting for its second factor, from the API's challenge. */
+function pending(mfa: MfaChallenge, email: string, next: string): PendingSignIn {
+  return {
+    mfaToken: mfa.token,
+    factors: mfa.factors,
+    ...(mfa.webauthn ? { webauthn: mfa.webauthn } : {}),
+    email,
+    next,
+  }
+}
+
 export function signInRoutes(router: TypedApp, pages: ConsolePages): void {
   const { app, ctx } = pages
   ssoSignInRoutes(router, pages)
@@ -57,7 +101,7 @@ export function signInRoutes(router: TypedApp, pages: ConsolePages): void {
       const reason = email ? 'must be an e-mail address, like name@example.com' : 'is required'
       return reply.send(emailStep(nonce, { token, next, email, errors: { email: reason } }))
     }
-    const api = apiClient(app, undefined, request.ip)
+    const api = apiClient(app, undefined, request.ip, undefined, request.headers['user-agent'])
     const info = await api.GET('/v1/auth-info/{emailOrTenantId}', {
       params: { path: { emailOrTenantId: email } },
     })
@@ -78,6 +122,9 @@ export function signInRoutes(router: TypedApp, pages: ConsolePages): void {
       body: { username: email, password: secret, ttl: SESSION_TTL_SECONDS },
     })
     if (!issued.data) {
+      const refused = apiErrorOf(issued.error, issued.response.status)
+      if (refused.reason === 'mfa_required' && refused.mfa)
+        return askSecondFactor(reply, nonce, binding, pending(refused.mfa, email, next))
       const reason =
         issued.response.status === 429
           ? 'was tried too many times: wait a minute and try again'
@@ -86,6 +133,65 @@ export function signInRoutes(router: TypedApp, pages: ConsolePages): void {
       return reply.send(secondStep(nonce, { ...step, errors: { password: reason } }))
     }
     return startSession(pages, request, reply, issued.data.token, SESSION_TTL_SECONDS, next)
+  })
+
+  /** The second step: the page asking for the factor, every form carrying the sealed sign-in. */
+  function askSecondFactor(
+    reply: FastifyReply,
+    nonce: string,
+    binding: string,
+    signIn: PendingSignIn,
+    o: { way?: string | undefined; errors?: Errors } = {},
+  ) {
+    const until = new Date(ctx.clock.now().getTime() + PENDING_TTL_MS)
+    return reply.send(
+      secondFactorStep(nonce, {
+        email: signIn.email,
+        next: signIn.next,
+        challenge: signIn,
+        sealed: seal(pages.ctx.keys, PENDING, binding, signIn, until),
+        form: () => pages.tokens.issue(binding),
+        way: wayOf(signIn, o.way),
+        errors: o.errors,
+      }),
+    )
+  }
+
+  const secondFactorSchema = { hide: true, body: SecondFactorForm }
+  router.post('/console/sign-in/second-factor', { schema: secondFactorSchema }, async (request, reply) => {
+    const nonce = pages.nonce(reply)
+    const form = request.body
+    const binding = presentedBrowserBinding(request)
+    if (!sameOrigin(request, ctx.config.publicUrl) || !binding || !pages.tokens.verify(binding, form)) {
+      return reply.code(403).send(pages.refusedForm(nonce))
+    }
+    const signIn = unseal<PendingSignIn>(ctx.keys, PENDING, binding, form.challenge, ctx.clock.now())
+    const startAgain = (warning: string, next = signIn?.next ?? DEFAULT_NEXT) =>
+      reply.send(emailStep(nonce, { token: pages.tokens.issue(binding), next, warning }))
+    if (!signIn)
+      return startAgain('This sign-in took longer than 5 minutes or was finished already. Sign in again.')
+    if (form.show || !form.method) return askSecondFactor(reply, nonce, binding, signIn, { way: form.show })
+    const method = form.method
+    const way: FactorWay = method === 'recovery' ? 'recovery' : 'code'
+    const given = factorAnswer(method, form)
+    if ('errors' in given)
+      return askSecondFactor(reply, nonce, binding, signIn, { way, errors: given.errors })
+    const api = apiClient(app, undefined, request.ip, undefined, request.headers['user-agent'])
+    const answered = await api.POST('/v1/tokens/mfa', {
+      body: { mfaToken: signIn.mfaToken, ...given.answer },
+    })
+    if (answered.data) {
+      const { token, ttl } = answered.data
+      return startSession(pages, request, reply, token, Math.min(ttl, SESSION_TTL_SECONDS), signIn.next)
+    }
+    const refused = apiErrorOf(answered.error, answered.response.status)
+    // The challenge is spent (used, expired, or five wrong answers): the sign-in starts again. A wrong
+    // answer (401 mfa_required naming the field) leaves it alive for another try.
+    if (refused.reason === 'unauthorized')
+      return startAgain(
+        'This sign-in can no longer be finished: it was used, took too long or had too many wrong answers. Sign in again.',
+      )
+    return askSecondFactor(reply, nonce, binding, signIn, { way, errors: refusedFactor(method, refused) })
   })
 
   router.post('/console/sign-out', { schema: { hide: true, body: Form({}) } }, async (request, reply) => {

@@ -3,6 +3,13 @@ import { type Errors, errorSummary, textField } from '../../kit/forms.js'
 import type { FormToken } from '../kit/form-token.js'
 import { formTokenFields } from '../kit/forms.js'
 import { consolePage } from '../kit/layout.js'
+import {
+  type FactorChallenge,
+  type FactorWay,
+  factorErrorSummary,
+  PASSKEY_SCRIPTS,
+  secondFactorForms,
+} from '../kit/second-factor.js'
 
 export interface Provider {
   id: string
@@ -13,12 +20,13 @@ const LABELS = { email: 'E-mail', password: 'Password' }
 
 export function emailStep(
   nonce: string,
-  o: { token: FormToken; next: string; email?: string; errors?: Errors; notice?: string },
+  o: { token: FormToken; next: string; email?: string; errors?: Errors; notice?: string; warning?: string },
 ) {
   return consolePage(
     { title: 'Sign in', nonce },
     html`${errorSummary(o.errors, LABELS)}
 ${o.notice ? html`<div class="notice success" role="status"><p>${o.notice}</p></div>` : ''}
+${o.warning ? html`<div class="notice warning" role="alert"><p>${o.warning}</p></div>` : ''}
 <h1>Sign in</h1>
 <form method="post" action="/console/sign-in" novalidate>
 ${formTokenFields(o.token)}
@@ -65,6 +73,48 @@ ${textField({ name: 'password', label: 'Password', type: 'password', autocomplet
     : html`<p>Your organisation signs you in through its identity provider.</p>`
 }
 ${providers.length ? html`<h2>${o.password ? 'Or sign in with' : 'Sign in with'}</h2><ul class="actions plain">${providers}</ul>` : ''}`,
+  )
+}
+
+/**
+ * The second step of signing in (docs/console.md "Second factors"): the password was right and the
+ * account has a second factor. The page asks for the authenticator app's code (or a recovery code, or a
+ * passkey); every form carries the sign-in's challenge sealed to this browser (`challenge`), never in the
+ * URL.
+ */
+export function secondFactorStep(
+  nonce: string,
+  o: {
+    email: string
+    next: string
+    challenge: FactorChallenge
+    sealed: string
+    form: () => FormToken
+    way: FactorWay
+    errors?: Errors | undefined
+  },
+) {
+  const passkey = o.challenge.factors.includes('webauthn')
+  const ask =
+    o.way === 'recovery'
+      ? 'Enter one of your recovery codes.'
+      : o.challenge.factors.includes('totp')
+        ? 'Enter the code from your authenticator app.'
+        : 'Use your passkey.'
+  return consolePage(
+    { title: 'Check it’s you', nonce, ...(passkey ? { scripts: PASSKEY_SCRIPTS } : {}) },
+    html`${factorErrorSummary(o.errors)}
+<h1>Check it’s you</h1>
+<p>Signing in as <strong>${o.email}</strong>. Your account has a second factor: ${ask}</p>
+${secondFactorForms({
+  action: '/console/sign-in/second-factor',
+  form: o.form,
+  carry: { challenge: o.sealed },
+  challenge: o.challenge,
+  way: o.way,
+  errors: o.errors,
+})}
+<p><a href="/console/sign-in?next=${encodeURIComponent(o.next)}">Start again</a></p>`,
   )
 }
 
