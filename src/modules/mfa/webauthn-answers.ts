@@ -10,7 +10,14 @@ import {
   listActiveFactors,
   recordPasskeyUse,
 } from './factors.repository.js'
-import { amrOf, relyingParty, requestOptions, type StoredCredential, verifyAssertion } from './webauthn.js'
+import {
+  amrOf,
+  relyingParty,
+  requestOptions,
+  type StoredCredential,
+  userHandleMatches,
+  verifyAssertion,
+} from './webauthn.js'
 import { AuthenticationResponseSchema } from './webauthn.schemas.js'
 
 /**
@@ -54,8 +61,9 @@ export function assertionOf(response: unknown): AuthenticationResponseJSON {
 }
 
 /**
- * Checks an assertion by `factor` against the options' challenge, and records its use (the new counter,
- * only forward: of two uses racing with one counter, one wins). undefined for a wrong answer.
+ * Checks an assertion by `factor` against the options' challenge — its user handle, when it has one, must
+ * name the passkey's own account — and records its use (the new counter, only forward: of two uses racing
+ * with one counter, one wins). undefined for a wrong answer.
  */
 export async function checkPasskey(
   ctx: PasskeyContext,
@@ -63,6 +71,7 @@ export async function checkPasskey(
   assertion: AuthenticationResponseJSON,
   expectedChallenge: string,
 ): Promise<PasskeyAnswer | undefined> {
+  if (!userHandleMatches(assertion, factor.user_id)) return undefined
   const stored = storedCredential(factor)
   const check = await verifyAssertion(relyingParty(ctx.config), assertion, expectedChallenge, stored)
   if (!check.ok) {

@@ -77,6 +77,20 @@ export function encodeChallenge(token: string): string {
   return Buffer.from(token, 'utf8').toString('base64url')
 }
 
+/** The user handle of an account: its id's 16 bytes, never its e-mail (WebAuthn: no personal data). */
+function userHandleBytes(userId: string): Uint8Array<ArrayBuffer> {
+  return new Uint8Array(Buffer.from(userId.replaceAll('-', ''), 'hex'))
+}
+
+/**
+ * Whether an assertion's user handle, when it carries one (a discoverable passkey does), is the account's
+ * the credential belongs to (WebAuthn §7.2 step 6).
+ */
+export function userHandleMatches(response: AuthenticationResponseJSON, userId: string): boolean {
+  const handle = response.response.userHandle
+  return handle === undefined || handle === Buffer.from(userHandleBytes(userId)).toString('base64url')
+}
+
 /**
  * Creation options for `user`, its passkeys excluded (one authenticator is enrolled once); `challenge` is
  * a challenge token, carried as encodeChallenge(challenge).
@@ -92,8 +106,7 @@ export async function creationOptions(
     rpID: rp.id,
     userName: user.email,
     userDisplayName: user.displayName,
-    // The user handle: the account's id, 16 bytes, never its e-mail (WebAuthn: no personal data).
-    userID: Buffer.from(user.id.replaceAll('-', ''), 'hex'),
+    userID: userHandleBytes(user.id),
     challenge,
     timeout: CEREMONY_TIMEOUT_MS,
     attestationType: 'none',

@@ -93,6 +93,17 @@ describe('passkey sign-in', () => {
     expect((await signIn(person.authenticator, { rpId: 'evil.test' })).status).toBe(401)
   })
 
+  it('refuses an assertion whose user handle names another account than its passkey’s', async () => {
+    const person = await withPasskey()
+    const other = await insertUser(t.database.handle.db)
+    const response = person.authenticator.assert(await options())
+    // The user handle is outside the signature: a client could rewrite it to name someone else.
+    response.response.userHandle = Buffer.from(other.id.replaceAll('-', ''), 'hex').toString('base64url')
+    const refused = await t.request('POST', '/v1/tokens/passkey', { body: { response } })
+    expect(refused.status).toBe(401)
+    expect((await signIn(person.authenticator)).status).toBe(200)
+  })
+
   it('refuses a signature counter that goes backwards, and audits it', async () => {
     const person = await withPasskey()
     expect((await signIn(person.authenticator, { counter: 7 })).status).toBe(200)
