@@ -35,13 +35,15 @@ export function openFactorResetMail(payload: Record<string, unknown>): FactorRes
 export function renderFactorResetMail(facts: FactorResetMailFacts, options: MailOptions = {}): RenderedMail {
   const brand = options.brand ?? DEFAULT_BRAND
   const when = formatUtc(new Date(facts.at))
-  const by = facts.resetByEmail ? `${facts.resetBy} (${facts.resetByEmail})` : facts.resetBy
+  // A person is named with their address; an API key's reset is "an administrator" alone.
+  const by = facts.resetByEmail ? `${facts.resetBy} (${facts.resetByEmail})` : undefined
   const subject = `Your second factors for ${brand.name} were reset`
-  const lead = `Your second factors were reset by an administrator, ${by}, on ${when}.`
+  const lead = `Your second factors were reset by an administrator${by ? `, ${by},` : ''} on ${when}.`
   const meaning =
     'Your authenticator apps, passkeys and recovery codes no longer work, and you were signed out everywhere. ' +
     'Sign in with your password and set up a new second factor.'
-  const unexpected = `If this was not expected, contact ${by} or your organisation's administrator at once: someone may be trying to take over your account.`
+  const whom = by ? `${by} or your organisation's administrator` : "your organisation's administrator"
+  const unexpected = `If this was not expected, contact ${whom} at once: someone may be trying to take over your account.`
   const text = ['Hello,', '', lead, '', meaning, '', unexpected, ''].join('\n')
   const body = html`<p>Hello,</p>
 <p>${lead}</p>

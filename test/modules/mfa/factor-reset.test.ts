@@ -8,6 +8,7 @@ import {
   type SoftAuthenticator,
 } from '../../helpers/soft-authenticator.js'
 import { useTestApp } from '../../helpers/test-app.js'
+import { TEST_ADMIN } from '../../helpers/test-env.js'
 import { supervisorAndOthers } from '../../helpers/users.js'
 
 /**
@@ -82,6 +83,8 @@ describe('an administrator’s reset of second factors', () => {
     expect(mail.to).toBe(person.email)
     expect(mail.text).toContain('Your second factors were reset by an administrator')
     expect(mail.text).toContain('If this was not expected, contact')
+    expect(mail.text).toContain(`(${TEST_ADMIN.email})`)
+    expect(mail.text).not.toMatch(/https?:\/\//)
     expect(mail.html).toContain('<html lang="en"')
   })
 
