@@ -10,11 +10,20 @@
 import { randomBytes } from 'node:crypto'
 import { existsSync, writeFileSync } from 'node:fs'
 import { availableParallelism, cpus, loadavg, release, totalmem } from 'node:os'
+import { keyId } from '../src/crypto/keys.js'
+import { newTotpKey } from '../src/modules/mfa/totp.js'
 import { arrange, call, isMissingRoute } from './lib/arrange.js'
 import { createBenchDatabase } from './lib/database.js'
 import { parseOptions } from './lib/options.js'
 import { RssSampler } from './lib/processes.js'
-import { buildReport, formatCpuBudgets, formatReferences, formatTable, type Report } from './lib/report.js'
+import {
+  buildReport,
+  formatComparisons,
+  formatCpuBudgets,
+  formatReferences,
+  formatTable,
+  type Report,
+} from './lib/report.js'
 import { mailShare, ROUND_ORDER, runRounds } from './lib/rounds.js'
 import { ceilingWorkloads, Pool, type Scenario, tenantryScenarios, type Workload } from './lib/scenarios.js'
 import { seedDatabase } from './lib/seed.js'
@@ -46,25 +55,31 @@ async function main(): Promise<number> {
     const admin = { email: 'admin@bench.test', password: randomBytes(12).toString('base64url') }
     const benchUser = { email: 'tenant-admin@bench.test', password: randomBytes(12).toString('base64url') }
     const { invitees, logins } = options
+    // The server's secret key, chosen here: the seeded authenticator apps' key is sealed with it.
+    const secretKey = randomBytes(32)
+    const totp = { secret: newTotpKey(), keys: { secretKey, secretKeyId: keyId(secretKey) } }
     const seedStart = Date.now()
-    const { serverVersion } = await seedDatabase(database, { admin, benchUser, logins, invitees })
+    const { serverVersion } = await seedDatabase(database, { admin, benchUser, logins, invitees, totp })
     log(
       `seeded ${invitees} invitees and ${logins} login users in ${((Date.now() - seedStart) / 1000).toFixed(1)} s`,
     )
 
     const ceiling = await startCeiling(database, options.profileDir)
     cleanup.push(() => ceiling.stop())
-    const server = await startTenantry(database, admin, options)
+    const server = await startTenantry(database, admin, {
+      ...options,
+      serverEnv: { TENANTRY_SECRET_KEY: secretKey.toString('base64'), ...options.serverEnv },
+    })
     cleanup.push(() => server.stop())
     const rss = new RssSampler(server.child.pid!)
     rss.start()
 
     const arrangement = await arrange({ serverUrl: server.url, ceilingUrl: ceiling.url, admin, benchUser })
     // The login users share the bench user's password (seed.ts).
-    const pools = { invitees: new Pool(invitees), logins: new Pool(logins) }
+    const pools = { invitees: new Pool(invitees), logins: new Pool(logins), mfaLogins: new Pool(logins) }
     const problems: string[] = []
     const scenarios: Scenario[] = []
-    for (const scenario of tenantryScenarios(arrangement, pools, benchUser.password)) {
+    for (const scenario of tenantryScenarios(arrangement, pools, benchUser.password, totp.secret)) {
       if (options.only && !options.only.has(scenario.id)) continue
       const problem = await probe(server.url, scenario)
       if (problem) problems.push(problem)
@@ -101,9 +116,9 @@ async function main(): Promise<number> {
         `the ${invitees} seeded invitees ran out (raise --invitees): repeated invitations answer 409`,
       )
     }
-    if (pools.logins.exhausted) {
+    if (pools.logins.exhausted || pools.mfaLogins.exhausted) {
       problems.push(
-        `the ${logins} login users ran out (raise --logins): repeats hit the verified-password cache`,
+        `the ${logins} login users ran out (raise --logins): repeats hit the verified-password cache, and a code is taken once`,
       )
     }
 
@@ -147,17 +162,24 @@ async function main(): Promise<number> {
   }
 }
 
-/** One request of the scenario first: a missing route or a refusal is reported instead of measured. */
+/** One operation of the scenario first: a missing route or a refusal is reported instead of measured. */
 async function probe(serverUrl: string, scenario: Scenario): Promise<string | undefined> {
-  const request = scenario.next()
-  const token = request.headers?.authorization?.replace(/^Bearer /, '')
-  const response = await call(serverUrl, request.method, request.path, {
-    ...(token ? { token } : {}),
-    ...(request.body !== undefined ? { body: request.body } : {}),
-  })
-  if (isMissingRoute(response)) return `${scenario.label}: the route does not exist in this build`
-  if (response.status < 200 || response.status > 299) {
-    return `${scenario.label}: probe answered ${response.status} ${JSON.stringify(response.body).slice(0, 300)}`
+  const context: Record<string, unknown> = {}
+  for (const step of scenario.steps ?? [{ build: scenario.next, expect: 0 }]) {
+    const request = step.build(context)
+    const token = request.headers?.authorization?.replace(/^Bearer /, '')
+    const response = await call(serverUrl, request.method, request.path, {
+      ...(token ? { token } : {}),
+      ...(request.body !== undefined ? { body: request.body } : {}),
+    })
+    if (isMissingRoute(response)) return `${scenario.label}: the route does not exist in this build`
+    const right = step.expect
+      ? response.status === step.expect
+      : response.status >= 200 && response.status < 300
+    if (!right) {
+      return `${scenario.label}: probe answered ${response.status} ${JSON.stringify(response.body).slice(0, 300)}`
+    }
+    step.read?.(JSON.stringify(response.body), context)
   }
   return undefined
 }
@@ -185,6 +207,7 @@ function print(report: Report, rounds: number, measureSeconds: number, connectio
       "ratio to the budget ceiling; medians of the rounds' pairs):",
     formatReferences(report),
   )
+  section('Against another scenario, round by round (medians of the pairs):', formatComparisons(report))
   section(
     "CPU per request, server + database, against what each ratio budget allows (the paired ceiling's " +
       "CPU ÷ the ratio; the load generator's share left out):",

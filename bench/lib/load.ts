@@ -10,6 +10,18 @@ export interface RequestShape {
 
 export type RequestFactory = () => RequestShape
 
+/**
+ * One request of an operation that takes several (a sign-in with a second factor: the password, then the
+ * code), built from what the steps before it read from their answers, kept per connection in `context`.
+ */
+export interface RequestStep {
+  build(context: Record<string, unknown>): RequestShape
+  /** The status this step answers when all is well; any other counts as a failure. */
+  expect: number
+  /** Reads what a later step needs from this one's answer. */
+  read?(body: string, context: Record<string, unknown>): void
+}
+
 export interface LoadOptions {
   connections: number
   warmupSeconds: number
@@ -20,6 +32,7 @@ export interface LoadOptions {
 
 /** What one measured window produced. Non-2xx and errors also count the warm-up's. */
 export interface LoadResult {
+  /** Requests a second; for a workload of several steps, operations (each of every step) a second. */
   reqPerSec: number
   p50Ms: number
   p99Ms: number
@@ -40,31 +53,30 @@ const MAX_SAMPLES = 3
  */
 export async function drive(
   baseUrl: string,
-  next: RequestFactory,
+  next: RequestFactory | RequestStep[],
   options: LoadOptions,
 ): Promise<LoadResult> {
   const failureSamples: string[] = []
-  const request = {
-    setupRequest: (defaults: AutocannonRequest) => {
-      const shape = next()
-      const headers: Record<string, string> = { ...defaults.headers, ...shape.headers }
-      const built: AutocannonRequest = { ...defaults, method: shape.method, path: shape.path, headers }
-      if (shape.body !== undefined) {
-        headers['content-type'] = 'application/json'
-        built.body = JSON.stringify(shape.body)
-      } else {
-        built.body = Buffer.alloc(0)
-      }
-      return built
-    },
-    onResponse: (status: number, body: string) => {
-      if ((status < 200 || status > 299) && failureSamples.length < MAX_SAMPLES) {
-        failureSamples.push(`${status} ${body.slice(0, 300)}`)
-      }
-    },
+  const sample = (status: number, body: string) => {
+    if (failureSamples.length < MAX_SAMPLES) failureSamples.push(`${status} ${body.slice(0, 300)}`)
   }
+  const steps: RequestStep[] = Array.isArray(next) ? next : [{ build: next, expect: 200 }]
+  // A single request: any non-2xx fails. Several steps: each must answer its own expected status.
+  let unexpected = 0
+  const requests = steps.map((step) => ({
+    setupRequest: (defaults: AutocannonRequest, context: Record<string, unknown>) =>
+      built(defaults, step.build(context)),
+    onResponse: (status: number, body: string, context: Record<string, unknown>) => {
+      if (!Array.isArray(next)) {
+        if (status < 200 || status > 299) sample(status, body)
+      } else if (status !== step.expect) {
+        unexpected += 1
+        sample(status, body)
+      } else step.read?.(body, context)
+    },
+  }))
   const run = (duration: number) =>
-    autocannon({ url: baseUrl, connections: options.connections, duration, timeout: 20, requests: [request] })
+    autocannon({ url: baseUrl, connections: options.connections, duration, timeout: 20, requests })
 
   const warmup = options.warmupSeconds > 0 ? await run(options.warmupSeconds) : undefined
   options.beforeMeasure?.()
@@ -77,16 +89,30 @@ export async function drive(
     }
   }
   const failures = [warmup, measured].reduce(
-    (sum, r) => sum + (r ? r.non2xx + r.errors : 0), // errors include timeouts
-    0,
+    // errors include timeouts
+    (sum, r) => sum + (r ? (Array.isArray(next) ? 0 : r.non2xx) + r.errors : 0),
+    Array.isArray(next) ? unexpected : 0,
   )
+  const operations = measured.requests.total / steps.length
   return {
-    reqPerSec: measured.requests.total / measured.duration,
+    reqPerSec: operations / measured.duration,
     p50Ms: measured.latency.p50,
     p99Ms: measured.latency.p99,
-    requests: measured.requests.total,
+    requests: operations,
     failures,
     statuses,
     failureSamples,
   }
+}
+
+function built(defaults: AutocannonRequest, shape: RequestShape): AutocannonRequest {
+  const headers: Record<string, string> = { ...defaults.headers, ...shape.headers }
+  const request: AutocannonRequest = { ...defaults, method: shape.method, path: shape.path, headers }
+  if (shape.body !== undefined) {
+    headers['content-type'] = 'application/json'
+    request.body = JSON.stringify(shape.body)
+  } else {
+    request.body = Buffer.alloc(0)
+  }
+  return request
 }

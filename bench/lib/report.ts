@@ -58,6 +58,8 @@ export interface Row {
    * it, and its own req/s over the budget's ceiling — how much of a missed budget is the work's own.
    */
   reference?: { ceiling: CeilingId; ratio: number; referenceRatio: number }
+  /** Scenario.compareWith: median over the rounds of this req/s over the other scenario's, and the target. */
+  against?: { scenario: string; ratio: number; minRatio: number; met: boolean }
   note?: string
   serverPeakRssMb?: number
 }
@@ -185,6 +187,20 @@ export function buildReport(input: {
           ratio: median(own.map(([s, c]) => s.result.reqPerSec / c.result.reqPerSec)),
           referenceRatio: median(its.map(([r, c]) => r.result.reqPerSec / c.result.reqPerSec)),
         }
+      }
+    }
+    if (scenario.compareWith) {
+      const { scenario: other, minRatio } = scenario.compareWith
+      const ratio = median(
+        pairedRuns(input.records, scenario.id, other).map(
+          ([s, o]) => s.result.reqPerSec / o.result.reqPerSec,
+        ),
+      )
+      row.against = { scenario: other, ratio, minRatio, met: ratio >= minRatio }
+      if (!row.against.met && input.budgetsEnforced) {
+        problems.push(
+          `${row.label}: ${Math.round(ratio * 100)}% of ${other}, below ${Math.round(minRatio * 100)}%`,
+        )
       }
     }
     if (scenario.budget) {
@@ -318,6 +334,18 @@ export function formatCpuBudgets(report: Report): string[] {
             (row.cpuBudget.spentUs > row.cpuBudget.allowedUs
               ? ` (${Math.round(100 * (1 - row.cpuBudget.allowedUs / row.cpuBudget.spentUs))} % to cut)`
               : ''),
+        ]
+      : [],
+  )
+}
+
+/** One line per scenario held to another (Scenario.compareWith): its rate as a share of the other's. */
+export function formatComparisons(report: Report): string[] {
+  return report.rows.flatMap((row) =>
+    row.against && Number.isFinite(row.against.ratio)
+      ? [
+          `  ${row.label}: ${Math.round(row.against.ratio * 100)} % of ${row.against.scenario}'s rate ` +
+            `(target ≥ ${Math.round(row.against.minRatio * 100)} %${row.against.met ? ', met' : ', MISSED'})`,
         ]
       : [],
   )

@@ -12,6 +12,7 @@ import type { Workload } from './scenarios.js'
 export const ROUND_ORDER = [
   'ceiling-bare',
   'issue-token',
+  'token-mfa',
   'ceiling-select',
   'get-tenant',
   'scim-find-user',
@@ -50,7 +51,7 @@ export async function runRounds(input: RoundsInput): Promise<RunRecord[]> {
       let dbCpuAtStart = new Map<number, number>()
       let windowStart = new Date()
       input.rss.takeWindowPeakMb()
-      const result = await drive(service.url, workload.next, {
+      const result = await drive(service.url, workload.steps ?? workload.next, {
         connections: options.connections,
         warmupSeconds: round === 1 ? options.warmupSeconds : options.rewarmupSeconds,
         measureSeconds: options.measureSeconds,

@@ -1,7 +1,8 @@
+import { TOTP } from 'otpauth'
 import { REGIONS, ROLE_IDS } from '../../src/access/permissions.js'
 import { INVITATION_EMAIL } from '../../src/outbox/outbox.repository.js'
-import type { RequestFactory } from './load.js'
-import { BENCH_EMAIL_DOMAIN, inviteeEmail, loginEmail } from './seed.js'
+import type { RequestFactory, RequestStep } from './load.js'
+import { BENCH_EMAIL_DOMAIN, inviteeEmail, loginEmail, mfaLoginEmail } from './seed.js'
 
 export type CeilingId = 'bare' | 'insert' | 'select' | 'invitation'
 
@@ -18,6 +19,8 @@ export interface Workload {
   label: string
   target: 'server' | 'ceiling'
   next: RequestFactory
+  /** An operation of several requests (its rate counts operations); `next` is then its first request. */
+  steps?: RequestStep[]
   /**
    * The outbox kind of the mail each request queues: the report says how much of a window's mail was
    * sent by the window's end — delivery that falls behind is work left out of the window's figures.
@@ -36,6 +39,11 @@ export interface Scenario extends Workload {
    * reported beside the budget: how much of the gap to `ceiling` is Tenantry's, and how much the work's.
    */
   reference?: CeilingId
+  /**
+   * Another scenario this one is held to, round by round (its req/s over the other's): the sign-in with a
+   * second factor against the password-only one.
+   */
+  compareWith?: { scenario: string; minRatio: number }
 }
 
 /** What the arrangement produced: who calls, and where. */
@@ -118,6 +126,8 @@ export function ceilingWorkloads(
 export interface ScenarioPools {
   invitees: Pool
   logins: Pool
+  /** Users with an authenticator app (seed.ts): each signs in once, so its code is fresh and unused. */
+  mfaLogins: Pool
 }
 
 /** The operations under test, each as a tenant Administrator would call it (tokens: anonymous). */
@@ -125,6 +135,7 @@ export function tenantryScenarios(
   arrangement: Arrangement,
   pools: ScenarioPools,
   loginPassword: string,
+  totpSecret: string,
 ): Scenario[] {
   const auth = { authorization: `Bearer ${arrangement.token}` }
   const counter = () => {
@@ -272,5 +283,47 @@ export function tenantryScenarios(
         body: { username: loginEmail(pools.logins.take()), password: loginPassword },
       }),
     },
+    tokenWithSecondFactor(pools, loginPassword, totpSecret),
   ]
+}
+
+/**
+ * A sign-in with an authenticator app (docs/security.md): the password (401 mfa_required and its
+ * challenge), then the app's current code at POST /v1/tokens/mfa. A code is taken once per account and
+ * step, so every sign-in is of an account not used yet (they share one key, seed.ts).
+ */
+function tokenWithSecondFactor(pools: ScenarioPools, password: string, secret: string): Scenario {
+  const totp = new TOTP({ algorithm: 'SHA1', digits: 6, period: 30, secret })
+  const passwordStep = () => ({
+    method: 'POST' as const,
+    path: '/v1/tokens',
+    body: { username: mfaLoginEmail(pools.mfaLogins.take()), password },
+  })
+  const steps: RequestStep[] = [
+    {
+      build: passwordStep,
+      expect: 401,
+      read: (body, context) => {
+        context.mfaToken = (JSON.parse(body) as { error?: { mfa?: { token?: string } } }).error?.mfa?.token
+      },
+    },
+    {
+      build: (context) => ({
+        method: 'POST',
+        path: '/v1/tokens/mfa',
+        body: { mfaToken: context.mfaToken ?? 'no-challenge-was-answered', code: totp.generate() },
+      }),
+      expect: 200,
+    },
+  ]
+  return {
+    id: 'token-mfa',
+    label: 'POST /v1/tokens + /v1/tokens/mfa',
+    target: 'server',
+    ceiling: 'bare',
+    note: 'sign-ins a second (two requests each): a password, then an authenticator app’s code',
+    compareWith: { scenario: 'issue-token', minRatio: 0.9 },
+    next: passwordStep,
+    steps,
+  }
 }

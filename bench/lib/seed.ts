@@ -3,10 +3,13 @@ import { uuidv7 } from 'uuidv7'
 import { ROLE_IDS } from '../../src/access/permissions.js'
 import { bootstrap } from '../../src/bootstrap.js'
 import { systemClock } from '../../src/clock.js'
+import type { Keys } from '../../src/crypto/keys.js'
 import { hashPassword } from '../../src/crypto/passwords.js'
+import { encryptSecret } from '../../src/crypto/secrets.js'
 import { openDatabase } from '../../src/db/database.js'
 import { migrateToLatest } from '../../src/db/migrate.js'
 import type { Database } from '../../src/db/schema.js'
+import { totpSealing } from '../../src/modules/mfa/answers.service.js'
 import type { BenchDatabase } from './database.js'
 
 /**
@@ -17,18 +20,24 @@ import type { BenchDatabase } from './database.js'
  *   invitation is accepted);
  * - `logins` users sharing one password, so that every POST /v1/tokens names a user not yet verified and
  *   really pays for argon2 (one hash, computed once, verifies for every row);
- * - `invitees`, platform users without a password, each invited once by the invite scenario.
+ * - `invitees`, platform users without a password, each invited once by the invite scenario;
+ * - `logins` more users with the same password and an active authenticator app, all of one key (sealed
+ *   for each factor with the server's secret key, as the API seals it), for the sign-in with a second
+ *   factor: each signs in once, so its code is always fresh.
  */
 export interface SeedPlan {
   admin: { email: string; password: string }
   benchUser: { email: string; password: string }
   logins: number
   invitees: number
+  /** The authenticator apps' key (base32), and the server's secret key that seals it; none: no such users. */
+  totp?: { secret: string; keys: Pick<Keys, 'secretKey' | 'secretKeyId'> }
 }
 
 export const BENCH_EMAIL_DOMAIN = 'bench.test'
 export const loginEmail = (i: number) => `login-${i}@${BENCH_EMAIL_DOMAIN}`
 export const inviteeEmail = (i: number) => `invitee-${i}@${BENCH_EMAIL_DOMAIN}`
+export const mfaLoginEmail = (i: number) => `mfa-login-${i}@${BENCH_EMAIL_DOMAIN}`
 
 const CHUNK = 10_000
 
@@ -49,6 +58,10 @@ export async function seedDatabase(
       const emails = range(from, Math.min(from + CHUNK, plan.logins)).map(loginEmail)
       await insertUsers(db, emails, passwordHash, changedAt)
     }
+    for (let from = 0; plan.totp && from < plan.logins; from += CHUNK) {
+      const emails = range(from, Math.min(from + CHUNK, plan.logins)).map(mfaLoginEmail)
+      await insertFactors(db, await insertUsers(db, emails, passwordHash, changedAt), plan.totp)
+    }
     for (let from = 0; from < plan.invitees; from += CHUNK) {
       const emails = range(from, Math.min(from + CHUNK, plan.invitees)).map(inviteeEmail)
       await insertUsers(db, emails, null, null)
@@ -66,7 +79,7 @@ async function insertUsers(
   emails: string[],
   passwordHash: string | null,
   passwordChangedAt: Date | null,
-): Promise<void> {
+): Promise<string[]> {
   const now = new Date()
   const ids = emails.map(() => uuidv7())
   await sql`
@@ -74,6 +87,22 @@ async function insertUsers(
     select u.id, u.email, ${ROLE_IDS.platformUser}::uuid, 'enabled', ${passwordHash}, ${passwordChangedAt}::timestamptz,
       ${now}::timestamptz, ${now}::timestamptz
     from unnest(${ids}::uuid[], ${emails}::text[]) as u(id, email)
+  `.execute(db)
+  return ids
+}
+
+/** An active authenticator app for each user, of one key, sealed per factor (mfa/answers.service.ts). */
+async function insertFactors(
+  db: Kysely<Database>,
+  userIds: string[],
+  totp: NonNullable<SeedPlan['totp']>,
+): Promise<void> {
+  const ids = userIds.map(() => uuidv7())
+  const secrets = ids.map((id) => JSON.stringify(encryptSecret(totp.keys, totp.secret, totpSealing(id))))
+  await sql`
+    insert into user_factors (id, user_id, type, name, status, created, totp_secret)
+    select f.id, f.user_id, 'totp', 'Bench app', 'active', ${new Date()}::timestamptz, f.secret::jsonb
+    from unnest(${ids}::uuid[], ${userIds}::uuid[], ${secrets}::text[]) as f(id, user_id, secret)
   `.execute(db)
 }
 
