@@ -31154,6 +31154,26 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Work laptop",
+                 *       "response": {
+                 *         "id": "pF3y2mQ0rN8cW1xV7tK4bJ6hE9aL5sD0uG2iO8yT3wQ",
+                 *         "rawId": "pF3y2mQ0rN8cW1xV7tK4bJ6hE9aL5sD0uG2iO8yT3wQ",
+                 *         "type": "public-key",
+                 *         "response": {
+                 *           "clientDataJSON": "eyJ0eXBlIjoid2ViYXV0aG4uY3JlYXRlIiwiY2hhbGxlbmdlIjoiZEdWemRBIn0",
+                 *           "attestationObject": "o2NmbXRkbm9uZWdhdHRTdG10oGhhdXRoRGF0YVjF",
+                 *           "transports": [
+                 *             "internal",
+                 *             "hybrid"
+                 *           ]
+                 *         },
+                 *         "authenticatorAttachment": "platform",
+                 *         "clientExtensionResults": {}
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @description What the person calls this passkey; default "Passkey" */
                     name?: string;
@@ -31831,6 +31851,24 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "response": {
+                 *         "id": "pF3y2mQ0rN8cW1xV7tK4bJ6hE9aL5sD0uG2iO8yT3wQ",
+                 *         "rawId": "pF3y2mQ0rN8cW1xV7tK4bJ6hE9aL5sD0uG2iO8yT3wQ",
+                 *         "type": "public-key",
+                 *         "response": {
+                 *           "clientDataJSON": "eyJ0eXBlIjoid2ViYXV0aG4uZ2V0IiwiY2hhbGxlbmdlIjoiZEdWemRBIn0",
+                 *           "authenticatorData": "SZYN5YgOjGh0NBcPZHZgW4_krrmihjLHmVzzuoMdl2MFAAAAAQ",
+                 *           "signature": "MEUCIQDh7wPz1vK3o1Yk0m5gJvQm3sV2bS8vHqz1c4x0aY2bAiB",
+                 *           "userHandle": "AZOm8SxOfRCaVWsfPC1OXw"
+                 *         },
+                 *         "authenticatorAttachment": "platform",
+                 *         "clientExtensionResults": {}
+                 *       },
+                 *       "ttl": 3600
+                 *     }
+                 */
                 "application/json": {
                     /** @description What navigator.credentials.get() answered, as @simplewebauthn/browser startAuthentication returns it */
                     response: {

@@ -2,7 +2,7 @@ import { Type } from 'typebox'
 import { html } from '../../../html.js'
 import { Uuid } from '../../../http/schemas.js'
 import type { TypedApp } from '../../../http/typed-app.js'
-import { ChosenId, Cursor, Form, OneOf, Query, Typed } from '../kit/inputs.js'
+import { ChosenId, Cursor, Done, Form, OneOf, Query, Typed } from '../kit/inputs.js'
 import type { ConsolePages, PageResult, Signed } from '../kit/pages.js'
 import { personName } from '../kit/readable.js'
 import { ifMatch } from '../kit/record-edits.js'
@@ -10,6 +10,7 @@ import { called } from '../kit/refusals.js'
 import { importRoutes } from './import.routes.js'
 import { mayManageUsers as mayManage } from './may-manage.js'
 import { platformRoleChoices } from './role-choices.js'
+import { USER_SECURITY_NOTICES, userSecurityRoutes } from './user-security.routes.js'
 import { eraseForm, newUserForm, type User, userBody, usersBody } from './users.views.js'
 
 const PAGE_SIZE = 50
@@ -28,6 +29,7 @@ const NamesForm = Form({ firstName: Typed(), lastName: Typed() })
  */
 export function userRoutes(router: TypedApp, pages: ConsolePages): void {
   importRoutes(router, pages)
+  userSecurityRoutes(router, pages)
 
   const UsersQuery = Query({ q: Typed(), cursor: Cursor })
   router.get('/console/users', { schema: { hide: true, querystring: UsersQuery } }, (request, reply) =>
@@ -118,6 +120,7 @@ export function userRoutes(router: TypedApp, pages: ConsolePages): void {
     userId: string,
     errors?: Record<string, string>,
     values?: Record<string, string>,
+    notice?: string,
   ): Promise<PageResult> {
     const read = await readUser(signed, userId)
     const name = personName(read.user)
@@ -132,14 +135,25 @@ export function userRoutes(router: TypedApp, pages: ConsolePages): void {
           canManage: mayManage(signed),
           mayReadAudit: signed.login.platformPermissions.includes('VIEW_AUDIT_LOG'),
           errors,
+          notice,
+          self: read.user.id === signed.login.userId,
           ...(values ? { values } : {}),
         }),
       ),
     ]
   }
 
-  router.get('/console/users/:userId', { schema: { hide: true, params: UserPath } }, (request, reply) =>
-    pages.signedIn(request, reply, (signed) => userPage(signed, request.params.userId)),
+  const userSchema = { hide: true, params: UserPath, querystring: Query({ done: Done }) }
+  router.get('/console/users/:userId', { schema: userSchema }, (request, reply) =>
+    pages.signedIn(request, reply, (signed) =>
+      userPage(
+        signed,
+        request.params.userId,
+        undefined,
+        undefined,
+        USER_SECURITY_NOTICES[request.query.done ?? ''],
+      ),
+    ),
   )
 
   const editSchema = { hide: true, params: UserPath, body: NamesForm }

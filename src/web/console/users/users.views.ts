@@ -66,10 +66,15 @@ export function userBody(o: {
   mayReadAudit: boolean
   errors?: Errors | undefined
   values?: Record<string, string>
+  /** A notice after an action (`?done=`). */
+  notice?: string | undefined
+  /** The person's own record: their factors and sessions are their Security page's, not these buttons'. */
+  self?: boolean
 }) {
   const u = o.user
   const base = `/console/users/${u.id}`
   return html`${errorSummary(o.errors, USER_LABELS)}<h1>${personName(u)}</h1>
+${o.notice ? html`<div class="notice success" role="status"><p>${o.notice}</p></div>` : ''}
 <dl class="summary">
 <dt>E-mail</dt><dd>${u.email}</dd>
 <dt>Status</dt><dd>${u.status}</dd>
@@ -90,7 +95,16 @@ ${textField({ name: 'lastName', label: 'Last name', value: o.values?.lastName ??
 ${actionButton(`${base}/reset`, 'Send a password-reset link', o.form())}
 ${u.status === 'disabled' ? actionButton(`${base}/status`, 'Enable', o.form(), { status: 'enabled' }) : actionButton(`${base}/status`, 'Disable', o.form(), { status: 'disabled' })}
 <a class="button secondary" href="${base}/erase">Erase…</a>
+</div>
+${
+  o.self
+    ? html`<p>Your own second factors and sessions are on your <a href="/console/security">Security</a> page.</p>`
+    : html`<h2>Sign-in</h2>
+<div class="actions">
+<a class="button secondary" href="${base}/reset-factors">Reset second factors…</a>
+<a class="button secondary" href="${base}/sign-out-everywhere">Sign out everywhere…</a>
 </div>`
+}`
     : ''
 }`
 }
