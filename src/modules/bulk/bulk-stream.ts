@@ -10,12 +10,14 @@ import { CreatedRowLines } from './serialization.js'
  * Rows a statement. The first batch is small so that the first answers come back at once; each next
  * batch doubles, up to a size at which a round trip and a commit per batch cost little next to the rows,
  * while a batch (and its answer) still weighs a few hundred kilobytes and an interrupted load loses at
- * most one batch of work. The embedded database pays more for each statement — each transaction opens its
- * tables' files again, and its statements are planned each time — so its batches grow larger
- * (docs/performance.md, "Bulk load").
+ * most one batch of work. On a server database 1,000 rows cost less than 500 (a statement's planning,
+ * round trip and commit) and less than 2,000, whose rows, held while three batches are in flight, outlive
+ * more of V8's young-generation collections and fill the old generation. The embedded database pays more
+ * for each statement — each transaction opens its tables' files again, and its statements are planned
+ * each time — so its batches grow larger (docs/performance.md, "Bulk load").
  */
 export const FIRST_BATCH_ROWS = 250
-export const SERVER_BATCH_ROWS = 500
+export const SERVER_BATCH_ROWS = 1000
 export const EMBEDDED_BATCH_ROWS = 2000
 /** The largest batch, whichever the database. */
 export const STREAM_BATCH_ROWS = Math.max(SERVER_BATCH_ROWS, EMBEDDED_BATCH_ROWS)
@@ -36,8 +38,13 @@ export const FLUSH_AFTER_MS = 200
  */
 export const BATCHES_IN_FLIGHT = 3
 
-/** Answer lines a chunk of the response: about 30 KB for created rows. */
-export const ANSWER_PIECE_LINES = 50
+/**
+ * Characters a chunk of the response, about (75 created rows): each chunk is one write to the socket,
+ * much of whose cost is per write (docs/performance.md, "Bulk load"), so chunks are as large as they can
+ * be while still born in V8's young generation — a string over 128 KiB is not (see `answer` below), and a
+ * chunk with a character past Latin-1 takes two bytes a character.
+ */
+export const ANSWER_PIECE_CHARS = 48 * 1024
 
 export interface StreamLineSerializers {
   result(line: RowOutcome & { line: number }): string
@@ -116,26 +123,29 @@ export async function* streamBulkLoad(
   let batchRows = FIRST_BATCH_ROWS
   const maxBatchRows = loader.serverDatabase ? SERVER_BATCH_ROWS : EMBEDDED_BATCH_ROWS
 
-  // A batch's answer as a few strings of ANSWER_PIECE_LINES lines, each joined at once (appending line by
+  // A batch's answer as a few strings of about ANSWER_PIECE_CHARS, each joined at once (appending line by
   // line leaves a chain to flatten later), and each made only when the response asks for it. Not one
   // string a batch: a string of several hundred kilobytes is born in V8's large-object space, which only
   // a full collection frees. Not made ahead: text waiting for a slow client outlives minor collections
   // and is moved to the old generation, which then grows until the next full collection.
   function* answer(numbers: number[], outcomes: RowOutcome[]): Generator<string> {
     const lines: string[] = []
+    let chars = 0
     for (let i = 0; i < outcomes.length; i++) {
       const outcome = outcomes[i]!
       const line = numbers[i]!
-      lines.push(
+      const text =
         outcome.status === 201 && outcome.result
           ? created.line(outcome.index, line, outcome.result)
           : // The outcome is this answer's own object: giving it its line number costs no copy.
-            serialize.result(Object.assign(outcome, { line })),
-      )
-      if (lines.length === ANSWER_PIECE_LINES || i === outcomes.length - 1) {
+            serialize.result(Object.assign(outcome, { line }))
+      lines.push(text)
+      chars += text.length + 1
+      if (chars >= ANSWER_PIECE_CHARS || i === outcomes.length - 1) {
         lines.push('')
         const piece = lines.join('\n')
         lines.length = 0
+        chars = 0
         yield piece
       }
     }
