@@ -52,6 +52,15 @@ describe('second factor at sign-in under attack', () => {
     expect((await answer((await passwordStep(t, person)).token, { code })).status).toBe(401)
   })
 
+  it('lets one of two sign-ins racing with the same code win, never both', async () => {
+    const person = await personWithTotp(t)
+    const [first, second] = [await passwordStep(t, person), await passwordStep(t, person)]
+    const code = codeNow(t, person.secret)
+    const answers = await Promise.all([answer(first.token, { code }), answer(second.token, { code })])
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 401])
+    nextStep(t)
+  })
+
   it('refuses a code one step outside the window, accepts one inside it', async () => {
     const person = await personWithTotp(t)
     // The step before this one must not be the one the enrolment took.
