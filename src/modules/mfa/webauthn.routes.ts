@@ -1,8 +1,10 @@
+import { isIP } from 'node:net'
 import type { RegistrationResponseJSON } from '@simplewebauthn/server'
 import { created } from '../../http/created.js'
 import { Result } from '../../http/schemas.js'
 import type { RouteModule } from '../../http/typed-app.js'
 import { FactorSchema } from './mfa.schemas.js'
+import { relyingParty } from './webauthn.js'
 import { CreationOptionsSchema, PasskeyEnrolmentBody } from './webauthn.schemas.js'
 import { enrolPasskey, passkeyCreationOptions } from './webauthn-enrolment.service.js'
 
@@ -13,6 +15,15 @@ const stepUp =
 
 /** Enrolling a passkey (docs/security.md, "Passkeys"). */
 export const webauthnRoutes: RouteModule = async (app, ctx) => {
+  const rp = relyingParty(ctx.config)
+  if (isIP(rp.id.replace(/^\[(.*)\]$/, '$1')) !== 0) {
+    // Browsers refuse an IP address as a relying party: say so once, where the operator looks.
+    ctx.logger.warn(
+      { relyingParty: rp.id },
+      'TENANTRY_PUBLIC_URL names an IP address: browsers refuse it as a WebAuthn relying party, so passkeys ' +
+        'cannot be enrolled or used. Publish the service under a domain name (localhost to try it).',
+    )
+  }
   app.post(
     '/me/factors/webauthn/options',
     {

@@ -2,7 +2,7 @@ import { decodeJwt } from 'jose'
 import { describe, expect, it } from 'vitest'
 import { insertUser } from '../../helpers/fixtures.js'
 import { authenticatorFor, enrolPasskeyOverHttp } from '../../helpers/soft-authenticator.js'
-import { useTestApp } from '../../helpers/test-app.js'
+import { createTestApp, useTestApp } from '../../helpers/test-app.js'
 
 /**
  * Enrolling a passkey over HTTP (docs/security.md, "Passkeys"), with real bytes from a software
@@ -145,6 +145,18 @@ describe('passkey enrolment', () => {
     expect(asked.body.error.mfa.factors).toContain('webauthn')
     expect(asked.body.error.mfa.webauthn.allowCredentials).toHaveLength(1)
     expect(decodeJwt(me.token).amr).toEqual(['pwd'])
+  })
+})
+
+describe('the relying party', () => {
+  it('warns at start when TENANTRY_PUBLIC_URL names an IP address, which browsers refuse', async () => {
+    const byAddress = await createTestApp({ env: { TENANTRY_PUBLIC_URL: 'http://127.0.0.1:8080' } })
+    try {
+      expect(byAddress.logs.join('')).toContain('browsers refuse it as a WebAuthn relying party')
+    } finally {
+      await byAddress.close()
+    }
+    expect(t.logs.join('')).not.toContain('WebAuthn relying party')
   })
 })
 
