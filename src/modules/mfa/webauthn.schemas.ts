@@ -1,4 +1,4 @@
-import { type Static, Type } from 'typebox'
+import { Type } from 'typebox'
 import { Body, Name } from '../../http/schemas.js'
 import { TOKEN_TTL } from '../auth/auth.schemas.js'
 
