@@ -58,6 +58,7 @@ import { secondFactorGate } from './modules/mfa/sign-in.service.js'
 import { requireRecentSecondFactor } from './modules/mfa/step-up.js'
 import { webauthnRoutes } from './modules/mfa/webauthn.routes.js'
 import { PasskeyAnswers } from './modules/mfa/webauthn-answers.js'
+import { mfaPolicyRoutes } from './modules/mfa-policy/mfa-policy.routes.js'
 import { regionRoutes } from './modules/regions/regions.routes.js'
 import { roleRoutes } from './modules/roles/roles.routes.js'
 import { createRoleCatalogCache } from './modules/roles/roles.service.js'
@@ -101,7 +102,7 @@ export interface App {
 const ROUTE_MODULES: RouteModule[] = [
   authRoutes,
   regionRoutes,
-  tenantRoutes,
+  tenantRoutes(requireRecentSecondFactor),
   integrationRoutes,
   bulkUserRoutes,
   userRoutes(resolveNarrowToken, requireRecentSecondFactor),
@@ -121,6 +122,7 @@ const ROUTE_MODULES: RouteModule[] = [
   webauthnRoutes,
   passkeyRoutes,
   factorResetRoutes,
+  mfaPolicyRoutes(requireRecentSecondFactor),
 ]
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
@@ -146,7 +148,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
   }).withTypeProvider<TypeBoxTypeProvider>()
 
-  const access = new AccessControl(deps.db)
+  const access = new AccessControl(deps.db, undefined, deps.clock)
   // Counters shared by every process on a server database; the embedded one serves a single process.
   const serverDatabase = /^postgres(ql)?:\/\//.test(deps.config.databaseUrl ?? '')
   const counters = serverDatabase ? new DatabaseCounterStore(deps.db) : new MemoryCounterStore()

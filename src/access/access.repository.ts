@@ -1,5 +1,6 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely'
 import type { Database } from '../db/schema.js'
+import { type EffectiveMfaPolicy, effectiveMfaPolicy, type OwnMfaPolicy } from './mfa-policy.js'
 
 /** The reads that authorization needs, kept apart from the feature modules that own these tables. */
 
@@ -8,6 +9,8 @@ export interface TenantPlacement {
   name: string
   parentIds: string[]
   active: boolean
+  /** The tenant's effective second-factor policy (access/mfa-policy.ts), read with it. */
+  mfa: EffectiveMfaPolicy
 }
 
 export interface AcceptedMembership {
@@ -21,18 +24,51 @@ export interface AcceptedMembership {
    * null the tenant's default (yes when `enabled`, no when `disabled`).
    */
   passwordAllowed: boolean
+  /** When the membership was accepted: the start of the member's grace (docs/security.md, "Policy"). */
+  acceptedAt: Date
 }
 
+/**
+ * A tenant's place in the tree and its effective second-factor policy, in one statement: the tenant and
+ * its ancestors (whose policies it inherits), read by id.
+ */
 export async function findTenantPlacement(
   db: Kysely<Database>,
   tenantId: string,
 ): Promise<TenantPlacement | undefined> {
-  const row = await db
-    .selectFrom('tenants')
-    .select(['id', 'name', 'parent_ids', 'active'])
-    .where('id', '=', tenantId)
-    .executeTakeFirst()
-  return row && { id: row.id, name: row.name, parentIds: row.parent_ids, active: row.active }
+  const rows = await db
+    .selectFrom('tenants as t')
+    .select(['t.id', 't.name', 't.parent_ids', 't.active'])
+    .select(['t.mfa_policy', 't.mfa_grace_days', 't.mfa_accept_idp', 't.mfa_policy_since'])
+    .where(
+      sql<boolean>`t.id = any((select s.parent_ids || s.id from tenants s where s.id = ${tenantId})::uuid[])`,
+    )
+    .execute()
+  const row = rows.find((r) => r.id === tenantId)
+  if (!row) return undefined
+  const byId = new Map(rows.map((r) => [r.id, r]))
+  // From the root down to the tenant (the platform, first of parent_ids, is no tenant row).
+  const lineage: OwnMfaPolicy[] = [...row.parent_ids, row.id].flatMap((id) => {
+    const r = byId.get(id)
+    return r
+      ? [
+          {
+            id,
+            policy: r.mfa_policy,
+            graceDays: r.mfa_grace_days,
+            acceptIdp: r.mfa_accept_idp,
+            since: r.mfa_policy_since,
+          },
+        ]
+      : []
+  })
+  return {
+    id: row.id,
+    name: row.name,
+    parentIds: row.parent_ids,
+    active: row.active,
+    mfa: effectiveMfaPolicy(lineage),
+  }
 }
 
 /**
@@ -47,6 +83,12 @@ export function passwordAllowedSql(policy: RawBuilder<string> = sql<string>`t.cx
         else ${policy} = 'enabled'
       end`
 }
+
+/**
+ * When a membership (`tu`) was accepted: its `accepted_at`, or — written accepted, which leaves that null
+ * (migration 0020) — its creation.
+ */
+export const membershipAcceptedAt = sql<Date>`coalesce(tu.accepted_at, tu.created)`
 
 /** A role's permissions as they grant: none while the role is disabled. */
 export const grantedPermissions = sql<string[]>`case when r.active then r.permissions else '{}'::text[] end`
@@ -68,6 +110,7 @@ export async function listGrantingMemberships(
       'tu.role_id',
       grantedPermissions.as('permissions'),
       passwordAllowedSql().as('password_allowed'),
+      membershipAcceptedAt.as('accepted_at'),
     ])
     .where('tu.user_id', '=', userId)
     .where('tu.status', '=', 'accepted')
@@ -78,5 +121,6 @@ export async function listGrantingMemberships(
     roleId: row.role_id,
     permissions: row.permissions,
     passwordAllowed: row.password_allowed,
+    acceptedAt: row.accepted_at,
   }))
 }

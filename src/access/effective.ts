@@ -1,9 +1,11 @@
 import type { Kysely } from 'kysely'
+import { type Clock, systemClock } from '../clock.js'
 import type { Database } from '../db/schema.js'
 import { AppError } from '../errors.js'
 import { findTenantPlacement, listGrantingMemberships, type TenantPlacement } from './access.repository.js'
 import type { Actor, UserActor } from './actor.js'
 import { TtlCache } from './cache.js'
+import { mfaDeadline, wonWithSecondFactor } from './mfa-policy.js'
 import { isPermission, type Permission } from './permissions.js'
 
 /** What a caller may do in one tenant. */
@@ -17,6 +19,17 @@ export interface TenantAccess {
    * sign in through the tenant's identity provider, or another tenant's SSO (docs/product.md#password-rule). Grants nothing.
    */
   ssoRequired: boolean
+  /**
+   * The caller would have access here, but the tenant's effective policy requires a second factor that
+   * this credential was not won with, and the member's deadline has passed (docs/security.md, "Policy").
+   * Grants nothing.
+   */
+  mfaRequired: boolean
+  /**
+   * When the policy requires a second factor this credential lacks: the earliest deadline of the caller's
+   * memberships that grant here (past when `mfaRequired`). Null when nothing is missing.
+   */
+  mfaDeadline: Date | null
 }
 
 const NONE: ReadonlySet<Permission> = new Set()
@@ -28,6 +41,8 @@ export interface GrantingMembership {
   permissions: ReadonlySet<Permission>
   /** Whether the user may use its platform password there (docs/product.md#password-rule). */
   passwordAllowed: boolean
+  /** When it was accepted: the start of the member's grace under a second-factor policy. */
+  acceptedAt: Date
 }
 
 /**
@@ -45,6 +60,7 @@ export class AccessControl {
   constructor(
     private readonly db: Kysely<Database>,
     ttlMs = 5_000,
+    private readonly clock: Clock = systemClock,
   ) {
     this.#tenants = new TtlCache(ttlMs)
     this.#memberships = new TtlCache(ttlMs)
@@ -82,6 +98,7 @@ export class AccessControl {
         roleId: membership.roleId,
         permissions: new Set(membership.permissions.filter(isPermission)),
         passwordAllowed: membership.passwordAllowed,
+        acceptedAt: membership.acceptedAt,
       })),
     )
   }
@@ -121,14 +138,21 @@ export class AccessControl {
 
     if (actor.kind === 'api_key') {
       const permissions = lineage.includes(actor.tenantId) ? actor.permissions : NONE
-      return { tenant, permissions, member: false, ssoRequired: false }
+      return { tenant, permissions, member: false, ssoRequired: false, mfaRequired: false, mfaDeadline: null }
     }
 
     // One pass over the user's memberships (cached): which grant here, and whether this credential may use them.
     const ssoDepth = actor.sso ? lineage.indexOf(actor.sso.tenantId) : -1
+    // A policy that requires a second factor this credential lacks binds every membership granting here.
+    const binding =
+      tenant.mfa.policy === 'required' && !wonWithSecondFactor(actor, tenant.mfa.acceptIdp)
+        ? tenant.mfa
+        : null
+    const now = this.clock.now().getTime()
     const permissions = new Set<Permission>(actor.platformPermissions)
     let member = false
     let refused = false
+    let deadline: Date | null = null
     for (const membership of await this.#allMemberships(actor.userId)) {
       const depth = lineage.indexOf(membership.tenantId)
       if (depth < 0) continue
@@ -137,14 +161,33 @@ export class AccessControl {
         refused = true
         continue
       }
+      const due = binding && mfaDeadline(binding, membership.acceptedAt)
+      if (due && (!deadline || due < deadline)) deadline = due
       if (membership.tenantId === tenant.id) member = true
       for (const permission of membership.permissions) permissions.add(permission)
     }
     // A password where a membership on the way forbids it grants nothing in this whole subtree, platform
     // role included; another tenant's SSO grants nothing outside that tenant's subtree.
     if (refused && (!actor.sso || ssoDepth < 0))
-      return { tenant, permissions: NONE, member: false, ssoRequired: true }
-    return { tenant, permissions, member, ssoRequired: false }
+      return {
+        tenant,
+        permissions: NONE,
+        member: false,
+        ssoRequired: true,
+        mfaRequired: false,
+        mfaDeadline: null,
+      }
+    // Past a member's deadline without the second factor, the same: nothing here, platform role included.
+    if (deadline && deadline.getTime() <= now)
+      return {
+        tenant,
+        permissions: NONE,
+        member: false,
+        ssoRequired: false,
+        mfaRequired: true,
+        mfaDeadline: deadline,
+      }
+    return { tenant, permissions, member, ssoRequired: false, mfaRequired: false, mfaDeadline: deadline }
   }
 
   /** Whether the caller holds `permission` from its platform role or in at least one tenant. */
@@ -161,6 +204,7 @@ export class AccessControl {
 /** A caller may see a tenant when it holds any permission there or is an accepted member of it. */
 export function canSee(access: TenantAccess | undefined): access is TenantAccess {
   if (access?.ssoRequired) throw ssoRequired(access.tenant.name)
+  if (access?.mfaRequired) throw mfaRequired(access.tenant.name)
   return access !== undefined && (access.permissions.size > 0 || access.member)
 }
 
@@ -172,5 +216,20 @@ export function ssoRequired(tenantName: string): AppError {
   return new AppError(
     'sso_required',
     `Sign in through the identity provider of tenant "${tenantName}" to act in it: this credential does not count there`,
+  )
+}
+
+/**
+ * 403 mfa_required: the caller is a member here, but the tenant's policy requires a second factor this
+ * credential was not won with, and the member's grace has ended (docs/security.md, "Policy"). Said where
+ * sso_required is (canSee), so it holds on every route of the tenant.
+ */
+export function mfaRequired(tenantName: string): AppError {
+  return new AppError(
+    'mfa_required',
+    `Tenant "${tenantName}" requires a second factor: add one to your account and sign in with it to act in this tenant`,
+    undefined,
+    undefined,
+    { status: 403 },
   )
 }

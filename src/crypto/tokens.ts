@@ -35,10 +35,15 @@ export interface ApiKeyTokenClaims {
 
 export type TokenClaims = UserTokenClaims | ApiKeyTokenClaims
 
-/** The tenant whose identity provider proved the user's identity (docs/sso.md). */
+/**
+ * The tenant whose identity provider proved the user's identity (docs/sso.md); `mfa` when the provider
+ * asserted more than one factor (an OIDC `amr`, a SAML AuthnContextClassRef: docs/security.md "Policy"),
+ * signed into the token as `idp_mfa`.
+ */
 export interface SsoOrigin {
   tenantId: string
   providerId: string
+  mfa?: true
 }
 
 /** What a user token says of its session: signed into it, read back from it. */
@@ -68,6 +73,7 @@ export class TokenSigner {
       amr: grant.authMethods,
       auth_time: Math.floor(grant.authTime.getTime() / 1000),
       ...(grant.sso ? { sso: grant.sso.tenantId, idp: grant.sso.providerId } : {}),
+      ...(grant.sso?.mfa ? { idp_mfa: true } : {}),
     }
     return this.#sign(userId, claims, issuedAt, Math.floor(expiresAt.getTime() / 1000))
   }
@@ -106,13 +112,16 @@ export class TokenSigner {
 
 /** A user token's session claims, checked: `sso` in `amr` exactly when the token names the tenant. */
 function userClaims(sub: string, exp: number, payload: Record<string, unknown>): UserTokenClaims | undefined {
-  const { sid, amr, auth_time: authTime, sso, idp } = payload
+  const { sid, amr, auth_time: authTime, sso, idp, idp_mfa: idpMfa } = payload
   if (typeof sid !== 'string' || !UUID.test(sid) || typeof authTime !== 'number') return undefined
   if (!Array.isArray(amr) || amr.length === 0 || !amr.every(isAuthMethod)) return undefined
   const claims: UserTokenClaims = { typ: 'user', sub, exp, sessionId: sid, authMethods: amr, authTime }
   if (sso === undefined && idp === undefined) return amr.includes('sso') ? undefined : claims
   if (typeof sso !== 'string' || typeof idp !== 'string' || !amr.includes('sso')) return undefined
-  return { ...claims, sso: { tenantId: sso, providerId: idp } }
+  return {
+    ...claims,
+    sso: { tenantId: sso, providerId: idp, ...(idpMfa === true ? { mfa: true as const } : {}) },
+  }
 }
 
 export function looksLikeJwt(value: string): boolean {

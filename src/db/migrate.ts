@@ -18,6 +18,7 @@ import * as m0016 from './migrations/0016_scim_email_values.js'
 import * as m0017 from './migrations/0017_user_sessions.js'
 import * as m0018 from './migrations/0018_console_identity.js'
 import * as m0019 from './migrations/0019_second_factors.js'
+import * as m0020 from './migrations/0020_mfa_policy.js'
 
 /** Every migration, in order. Listed statically so that the compiled build needs no file scanning. */
 const migrations: Record<string, Migration> = {
@@ -40,6 +41,7 @@ const migrations: Record<string, Migration> = {
   '0017_user_sessions': m0017,
   '0018_console_identity': m0018,
   '0019_second_factors': m0019,
+  '0020_mfa_policy': m0020,
 }
 
 class StaticMigrationProvider implements MigrationProvider {

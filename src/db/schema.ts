@@ -31,11 +31,19 @@ export const AUDIT_ACTOR_TYPES = ['user', 'apiKey', 'system'] as const
  */
 export const AUTH_METHODS = ['pwd', 'otp', 'hwk', 'swk', 'sso', 'rec'] as const
 export type AuthMethod = (typeof AUTH_METHODS)[number]
+/** Whether a second factor is needed (docs/security.md, "Policy"): a tenant's, and the platform roles'. */
+export const MFA_POLICIES = ['optional', 'required'] as const
+export type MfaPolicy = (typeof MFA_POLICIES)[number]
+/** When a tenant counts a sign-in through its identity provider as a second factor (docs/security.md). */
+export const MFA_ACCEPT_IDP = ['always', 'asserted'] as const
+export type MfaAcceptIdp = (typeof MFA_ACCEPT_IDP)[number]
 
 export interface PlatformTable {
   id: string
   name: string
   created: Timestamp
+  /** Whether a platform role's permissions need a second factor (migration 0020). */
+  mfa_for_platform_roles: Defaulted<MfaPolicy>
 }
 
 export interface RegionsTable {
@@ -107,6 +115,12 @@ export interface TenantsTable {
   client_log_level: string | null
   outbound_integration_id: string | null
   capacity_rule_id: string | null
+  /** The second-factor policy (migration 0020, docs/security.md "Policy"). */
+  mfa_policy: Defaulted<MfaPolicy>
+  mfa_grace_days: Defaulted<number>
+  mfa_accept_idp: Defaulted<MfaAcceptIdp>
+  /** When `mfa_policy` was last turned to required; null while optional. */
+  mfa_policy_since: ColumnType<Date | null, Date | null | undefined, Date | null>
   created: Timestamp
   created_by: string
   updated: Timestamp
@@ -149,6 +163,11 @@ export interface MembershipsTable {
   client_log_level: string | null
   /** The expiry an invitation.expired event was written for (migration 0007). */
   invitation_expiry_announced: Defaulted<Timestamp | null>
+  /**
+   * When an invitation or a pending membership became accepted (migration 0020's trigger); null for one
+   * written accepted, whose `created` stands for it.
+   */
+  accepted_at: ColumnType<Date | null, Date | null | undefined, Date | null>
   created: Timestamp
   created_by: string
   updated: Timestamp

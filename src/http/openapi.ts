@@ -72,7 +72,9 @@ function reasonsOf(route: RouteOptions, schema: FastifySchema, security: unknown
   if (authenticated && method === 'PUT') reasons.add('precondition_failed')
   // The password rule (docs/product.md#password-rule) holds on every resource of a tenant; any route that reads the
   // database answers 503 while it is unreachable (issue 18).
-  if (authenticated && String(route.url).includes(':tenantId')) reasons.add('sso_required')
+  // So does a tenant's second-factor policy (docs/security.md, "Policy"): 403 mfa_required.
+  if (authenticated && String(route.url).includes(':tenantId'))
+    reasons.add('sso_required').add('mfa_required')
   if (route.url !== '/healthz') reasons.add('database_unavailable')
   reasons.add('internal')
   return Object.keys(ERROR_REASONS).filter((reason) => reasons.has(reason as ErrorReason)) as ErrorReason[]

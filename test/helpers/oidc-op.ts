@@ -25,7 +25,8 @@ export function providerOptions(client: { clientId: string; clientSecret: string
       accountId: id,
       claims: () => ({ sub: id, email: id, email_verified: true }),
     }),
-    claims: { openid: ['sub'], email: ['email', 'email_verified'] },
+    // `amr` goes into the ID token with the openid scope when the login asserted one (TestOp.amr).
+    claims: { openid: ['sub', 'amr'], email: ['email', 'email_verified'] },
   }
 }
 
@@ -39,6 +40,8 @@ export interface TestOp {
   clientId: string
   clientSecret: string
   signInAs: string
+  /** The `amr` the provider asserts in its ID token (e.g. ['pwd', 'mfa']); none when undefined. */
+  amr: string[] | undefined
   register(redirectUri: string): void
   close(): Promise<void>
 }
@@ -51,7 +54,7 @@ export async function startTestOp(): Promise<TestOp> {
       void provider.interactionFinished(
         req,
         res,
-        { login: { accountId: op.signInAs } },
+        { login: { accountId: op.signInAs, ...(op.amr ? { amr: op.amr } : {}) } },
         { mergeWithLastSubmission: false },
       )
       return
@@ -82,6 +85,7 @@ export async function startTestOp(): Promise<TestOp> {
     clientId: 'tenantry-test',
     clientSecret: 'a-client-secret-for-the-test-op-0123456789',
     signInAs: '',
+    amr: undefined,
     register: build,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   }

@@ -35,10 +35,24 @@ export function generateKeyPair(): { key: string; cert: string } {
   }
 }
 
+/**
+ * An AuthnStatement saying how the person signed in at the IdP, for `respond`'s `AuthnStatement`
+ * override: its AuthnContextClassRef (a multi-factor class asserts MFA, docs/security.md "Policy").
+ */
+export function authnStatement(classRef: string, at = new Date()): string {
+  return (
+    `<saml:AuthnStatement AuthnInstant="${at.toISOString()}"><saml:AuthnContext>` +
+    `<saml:AuthnContextClassRef>${classRef}</saml:AuthnContextClassRef></saml:AuthnContext></saml:AuthnStatement>`
+  )
+}
+
 export interface TestIdp {
   metadata: string
   entityId: string
-  /** A base64 SAMLResponse for the SP, signed by this IdP; `overrides` replace template values. */
+  /**
+   * A base64 SAMLResponse for the SP, signed by this IdP; `overrides` replace template values (escaped),
+   * but `AuthnStatement` and `AttributeStatement`, XML fragments put in as given (see authnStatement).
+   */
   respond(spMetadata: string, email: string, overrides?: Record<string, string>): Promise<string>
 }
 
@@ -91,9 +105,15 @@ export function createTestIdp(
         ...overrides,
       }
       const { context } = await idp.createLoginResponse(sp, { extract: {} } as never, 'post', { email }, {
+        // The statements are XML fragments, put in as they are; every other value is escaped.
         customTagReplacement: (template: string) => ({
           id: values.ID,
-          context: samlify.SamlLib.replaceTagsByValue(template, values),
+          context: samlify.SamlLib.replaceTagsByValue(
+            template
+              .replace('{AuthnStatement}', values.AuthnStatement ?? '')
+              .replace('{AttributeStatement}', values.AttributeStatement ?? ''),
+            values,
+          ),
         }),
       } as never)
       return context

@@ -1,7 +1,7 @@
 import { type Static, Type } from 'typebox'
 import { PERMISSIONS } from '../../access/permissions.js'
 import { AUTH_METHODS } from '../../db/schema.js'
-import { Body, Uuid } from '../../http/schemas.js'
+import { Body, Nullable, Timestamp, Uuid } from '../../http/schemas.js'
 
 export const TOKEN_TTL = { default: 86_400, max: 7 * 86_400, min: 60 } as const
 
@@ -77,6 +77,17 @@ export const LoginSchema = Type.Object({
       ssoRequired: Type.Boolean({
         description: 'This credential grants nothing here: sign in through the tenant’s identity provider',
       }),
+      mfaRequired: Type.Boolean({
+        description:
+          'The tenant’s effective policy requires a second factor (its own or an ancestor’s mfaPolicy)',
+      }),
+      mfaDeadline: Nullable(
+        Timestamp({
+          description:
+            'When the policy requires a second factor this credential was not won with: the moment it stops ' +
+            'counting here (past: 403 mfa_required now). Null when nothing is missing',
+        }),
+      ),
     }),
   ),
 })

@@ -32,6 +32,10 @@ export async function describeLogin(
       tenantPermissions: ordered(access?.permissions ?? new Set()),
       password: m.password_allowed,
       ssoRequired: access?.ssoRequired ?? false,
+      // The tenant's second-factor policy (docs/security.md, "Policy"): whether it requires one, and when
+      // this credential, won without it, stops counting here (past: it counts no more).
+      mfaRequired: access?.tenant.mfa.policy === 'required',
+      mfaDeadline: access?.mfaDeadline?.toISOString() ?? null,
     })
   }
   return {

@@ -272,6 +272,7 @@ export class Authenticator {
         platformPermissions: permissionSet(row.role_permissions),
         status: row.status,
         passwordChangedAtMs: row.password_changed_at?.getTime() ?? 0,
+        platformMfaRequired: row.platform_mfa_required === true,
       }
     })
     return principal ?? undefined

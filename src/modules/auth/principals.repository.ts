@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely'
+import { type Kysely, sql } from 'kysely'
 import { grantedPermissions } from '../../access/access.repository.js'
 import type { Database } from '../../db/schema.js'
 
@@ -18,6 +18,10 @@ export async function findUserCredentials(db: Kysely<Database>, by: { id: string
       'u.password_hash',
       'u.password_changed_at',
       'r.permissions as role_permissions',
+      // Whether the platform role's permissions need a second factor (docs/security.md, "Policy").
+      sql<boolean>`(select p.mfa_for_platform_roles = 'required' from platform p limit 1)`.as(
+        'platform_mfa_required',
+      ),
     ])
   query = 'id' in by ? query.where('u.id', '=', by.id) : query.where('u.email', '=', by.email)
   return query.executeTakeFirst()

@@ -1,12 +1,16 @@
 import type { ApiKeyActor, UserActor } from '../../access/actor.js'
+import { heldSecondFactor } from '../../access/mfa-policy.js'
 import { isPermission, type Permission } from '../../access/permissions.js'
 import type { UserTokenClaims } from '../../crypto/tokens.js'
+import type { AuthMethod } from '../../db/schema.js'
 
 /** What the authenticator caches per user and per API key, and the actors it makes of them. */
 
 export interface UserPrincipal extends UserActor {
   status: string
   passwordChangedAtMs: number
+  /** The platform requires a second factor for platform roles (docs/security.md, "Policy"). */
+  platformMfaRequired: boolean
 }
 
 export interface ApiKeyPrincipal extends ApiKeyActor {
@@ -23,17 +27,21 @@ export function permissionSet(names: string[]): ReadonlySet<Permission> {
 
 const NO_PERMISSIONS: ReadonlySet<Permission> = new Set()
 
-const PASSWORD: UserActor['authMethods'] = ['pwd']
+const PASSWORD: readonly AuthMethod[] = ['pwd']
 
 /**
  * The actor of a principal: with the session grant of its token, or — for Basic, which has no session —
- * a password's. `sso` when a tenant's identity provider proved it (no platform power then).
+ * a password's. `sso` when a tenant's identity provider proved it (no platform power then); no platform
+ * power either for a credential won without a second factor while the platform requires one for
+ * platform roles (its memberships still count, under their tenants' policies).
  */
 export function toUserActor(
   p: UserPrincipal,
   grant?: Pick<UserTokenClaims, 'sessionId' | 'authMethods' | 'sso' | 'authTime'>,
 ): UserActor {
   const sso = grant?.sso
+  const authMethods = grant?.authMethods ?? PASSWORD
+  const withoutFactor = p.platformMfaRequired && !heldSecondFactor(authMethods)
   const actor: UserActor = {
     kind: 'user',
     principalId: p.principalId,
@@ -41,8 +49,8 @@ export function toUserActor(
     email: p.email,
     displayName: p.displayName,
     platformRoleId: p.platformRoleId,
-    platformPermissions: sso ? NO_PERMISSIONS : p.platformPermissions,
-    authMethods: grant?.authMethods ?? PASSWORD,
+    platformPermissions: sso || withoutFactor ? NO_PERMISSIONS : p.platformPermissions,
+    authMethods,
   }
   if (grant) {
     actor.sessionId = grant.sessionId

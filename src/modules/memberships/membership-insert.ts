@@ -123,7 +123,14 @@ export function newMembershipRecord(
   answered: DecidedColumns & InviteeColumns,
   emailStatus: OutboxStatus | null,
 ): MembershipRecordRow {
-  return { ...answered, ...requestColumns(m), role_name: m.roleName, email_status: emailStatus }
+  // Written accepted or not yet accepted: no acceptance time of its own (migration 0020).
+  return {
+    accepted_at: null,
+    ...answered,
+    ...requestColumns(m),
+    role_name: m.roleName,
+    email_status: emailStatus,
+  }
 }
 
 /**

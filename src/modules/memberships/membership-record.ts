@@ -1,3 +1,4 @@
+import { type EffectiveMfaPolicy, mfaDeadline } from '../../access/mfa-policy.js'
 import { AppError } from '../../errors.js'
 import { toExtensionRecord } from './extensions.js'
 import { invitationStatusOf } from './membership-status.js'
@@ -10,8 +11,21 @@ export function membershipNotFound(): AppError {
   return new AppError('user_not_found', 'This user is not a user of this tenant')
 }
 
-/** The API record (an allow-list: the token hash and the inviter's id are not in it). */
-export function toMembership(row: MembershipRecordRow, now: Date): Membership {
+/**
+ * When an accepted member without a second factor stops counting in the tenant under its effective
+ * policy (docs/security.md, "Policy"); null when the policy requires none, the member has a factor, or
+ * the membership is not accepted (the grace starts at acceptance).
+ */
+function memberMfaDeadline(row: MembershipRecordRow, policy: EffectiveMfaPolicy | undefined): string | null {
+  if (!policy || row.has_factor || row.status !== 'accepted') return null
+  return mfaDeadline(policy, row.accepted_at ?? row.created)?.toISOString() ?? null
+}
+
+/**
+ * The API record (an allow-list: the token hash and the inviter's id are not in it). `policy`: the
+ * tenant's effective second-factor policy, for the member's deadline.
+ */
+export function toMembership(row: MembershipRecordRow, now: Date, policy?: EffectiveMfaPolicy): Membership {
   return {
     tenantId: row.tenant_id,
     userId: row.user_id,
@@ -43,5 +57,7 @@ export function toMembership(row: MembershipRecordRow, now: Date): Membership {
     updatedBy: row.updated_by,
     created: row.created.toISOString(),
     updated: row.updated.toISOString(),
+    mfa: row.has_factor === true,
+    mfaDeadline: memberMfaDeadline(row, policy),
   }
 }

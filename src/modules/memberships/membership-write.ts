@@ -1,5 +1,5 @@
 import type { NewUserRow } from '../../db/schema.js'
-import { param, piece } from '../../db/statement-pieces.js'
+import { type Piece, param, piece } from '../../db/statement-pieces.js'
 import type { CountedLimit } from '../../http/rate-limit.js'
 import type { AuditEvent } from '../../outbox/audit-event.js'
 import type { NewOutboxRow } from '../../outbox/outbox.repository.js'
@@ -68,7 +68,11 @@ export function membershipWrite(write: NewMembershipWrite): UnitInsert<Membershi
       answer: { from: ['membership'], select: (relation) => piece`${relation('membership')}.*` },
       read: (row) =>
         row?.user_id
-          ? newMembershipRecord(m, { ...(row as DecidedColumns), ...invitee }, emailStatus)
+          ? // A person created with the membership has no second factor yet.
+            {
+              ...newMembershipRecord(m, { ...(row as DecidedColumns), ...invitee }, emailStatus),
+              has_factor: false,
+            }
           : undefined,
     }
   }
@@ -81,13 +85,19 @@ export function membershipWrite(write: NewMembershipWrite): UnitInsert<Membershi
       select: (relation) => {
         const invitee = relation('invitee')
         return piece`${relation('membership')}.*, ${invitee}.email, ${invitee}.first_name, ${invitee}.last_name,
-          ${invitee}.external_id, ${invitee}.status as platform_status`
+          ${invitee}.external_id, ${invitee}.status as platform_status, ${hasFactor(invitee)} as has_factor`
       },
     },
     // With a count, the answer comes back even when nothing was written: then it holds no user.
     read: (row) =>
       row?.user_id ? newMembershipRecord(m, row as DecidedColumns & InviteeColumns, emailStatus) : undefined,
   }
+}
+
+/** Whether the invitee has a second factor (an active TOTP or passkey), for the member's `mfa`. */
+function hasFactor(invitee: Piece): Piece {
+  return piece`exists (select 1 from user_factors f where f.user_id = ${invitee}.id and f.status = 'active'
+          and f.type in ('totp', 'webauthn'))`
 }
 
 /** The platform user with the e-mail, looked up by the statement that writes its membership. */

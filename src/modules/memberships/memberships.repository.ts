@@ -10,6 +10,7 @@ import type {
 } from '../../db/schema.js'
 import { ifMatchUpdated } from '../../http/request-context.js'
 import { INVITATION_EMAIL } from '../../outbox/outbox.repository.js'
+import { hasActiveFactorSql } from '../mfa-policy/mfa-policy.repository.js'
 import { personContains } from '../users/users.repository.js'
 import type { ExtensionRecord } from './memberships.schemas.js'
 
@@ -29,6 +30,8 @@ export interface MembershipRecordRow extends MembershipRow {
   platform_status: string
   role_name: string | null
   email_status: OutboxStatus | null
+  /** The member has a second factor (an active TOTP or passkey); a new member's write may not say. */
+  has_factor?: boolean
 }
 
 function selectMemberships(db: Executor) {
@@ -47,6 +50,7 @@ function selectMemberships(db: Executor) {
           and o.payload->>'userId' = tu.user_id::text
         order by o.created desc, o.id desc limit 1)`.as('email_status'),
     )
+    .select(hasActiveFactorSql(sql`tu.user_id`).as('has_factor'))
 }
 
 export async function findMembership(
@@ -84,10 +88,16 @@ export async function listMembershipRows(
     status?: MembershipStatus | undefined
     /** Contains-match on the e-mail or the full name, ignoring case (`?q=`). */
     search?: string | undefined
+    /** Only the members with (true) or without (false) a second factor (`?mfa=`). */
+    hasFactor?: boolean | undefined
   },
 ): Promise<MembershipRecordRow[]> {
   let query = selectMemberships(db).where('tu.tenant_id', '=', tenantId)
   if (page.status !== undefined) query = query.where('tu.status', '=', page.status)
+  if (page.hasFactor !== undefined) {
+    const has = hasActiveFactorSql(sql`tu.user_id`)
+    query = query.where(page.hasFactor ? has : sql<boolean>`not ${has}`)
+  }
   if (page.search !== undefined) query = query.where(personContains(page.search))
   return keysetPage(query, 'tu.user_id', page).execute()
 }

@@ -106,6 +106,18 @@ export const MembershipSchema = Type.Object({
   updatedBy: Uuid(),
   created: Timestamp(),
   updated: Timestamp(),
+  mfa: Type.Boolean({
+    description:
+      'The member has a second factor: an active authenticator app or passkey (recovery codes do not count)',
+  }),
+  mfaDeadline: Nullable(
+    Timestamp({
+      description:
+        'When the tenant’s effective policy requires a second factor and this accepted member has none: when ' +
+        'the member stops counting here (past: refused now) — the later of the policy’s turning on and this ' +
+        'membership’s acceptance, plus the grace days. Null otherwise',
+    }),
+  ),
 })
 export type Membership = Static<typeof MembershipSchema>
 
@@ -176,6 +188,13 @@ export const ListMembershipsQuery = Type.Object({
       maxLength: 254,
       description:
         'Search: members whose e-mail, first name, last name or full name contains this text, ignoring case',
+    }),
+  ),
+  mfa: Type.Optional(
+    Type.Boolean({
+      description:
+        'false: only the members without a second factor — those a policy requiring one refuses after ' +
+        'their mfaDeadline; true: only those with one',
     }),
   ),
   ...PageQuery,

@@ -99,7 +99,7 @@ export async function createMembership(
     })
   }
   if (status === 'accepted' || status === 'disabled' || newUser) ctx.access.invalidate()
-  return toMembership(stored, now)
+  return toMembership(stored, now, access.tenant.mfa)
 }
 
 /** The membership row a create decides, from its input (e-mail normalized) and the role checked. */
@@ -182,7 +182,7 @@ export async function listMemberships(
   tenantId: string,
   query: ListMembershipsQuery,
 ): Promise<Page<Membership>> {
-  await requireTenantPermission(ctx, actor, tenantId, READ_PERMISSIONS)
+  const access = await requireTenantPermission(ctx, actor, tenantId, READ_PERMISSIONS)
   const now = ctx.clock.now()
   return readPage(
     query,
@@ -191,9 +191,10 @@ export async function listMemberships(
         ...window,
         status: query.status,
         search: query.q?.trim() || undefined,
+        hasFactor: query.mfa,
       }),
     (row) => row.user_id,
-    (row) => toMembership(row, now),
+    (row) => toMembership(row, now, access.tenant.mfa),
   )
 }
 
@@ -205,7 +206,9 @@ export async function getMembershipRecord(
 ): Promise<Membership> {
   const row = await findMembership(ctx.db, tenantId, userId)
   if (!row) throw membershipNotFound()
-  return toMembership(row, ctx.clock.now())
+  // The tenant's placement: read by the caller's access check just before, so a cache hit.
+  const placement = await ctx.access.tenantPlacement(tenantId)
+  return toMembership(row, ctx.clock.now(), placement?.mfa)
 }
 
 /** Users a read of memberRoleIds asks about at once: a group of 10,000 is ten reads. */

@@ -48,20 +48,27 @@ export function spMetadataXml(endpoints: SpEndpoints): string {
 }
 
 /**
- * The id and subject-confirmation recipients of the assertion node-saml verified — read from the signed
- * assertion it returns, never from another element of the response (signature wrapping). node-saml
- * checks the audience but not the Recipient, so the ACS compares that one itself.
+ * The id, subject-confirmation recipients and authentication context classes of the assertion node-saml
+ * verified — read from the signed assertion it returns, never from another element of the response
+ * (signature wrapping). node-saml checks the audience but not the Recipient, so the ACS compares that one
+ * itself; the classes say whether the provider asserted more than one factor (asserted-mfa.ts).
  */
 export async function verifiedAssertion(
   profile: Profile,
-): Promise<{ id: string | undefined; recipients: string[] } | undefined> {
+): Promise<{ id: string | undefined; recipients: string[]; authnContextClassRefs: string[] } | undefined> {
   const xml = profile.getAssertionXml?.()
   if (!xml) return undefined
   const doc = await parseDomFromString(xml)
   const recipients = xpath
     .selectElements(doc, "//*[local-name()='SubjectConfirmationData']")
     .map((node) => node.getAttribute('Recipient') ?? '')
-  return { id: doc.documentElement?.getAttribute('ID') ?? undefined, recipients }
+  const authnContextClassRefs = xpath
+    .selectElements(
+      doc,
+      "//*[local-name()='AuthnStatement']/*[local-name()='AuthnContext']/*[local-name()='AuthnContextClassRef']",
+    )
+    .map((node) => node.textContent?.trim() ?? '')
+  return { id: doc.documentElement?.getAttribute('ID') ?? undefined, recipients, authnContextClassRefs }
 }
 
 export type { CacheItem, CacheProvider, Profile }

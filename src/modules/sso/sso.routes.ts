@@ -61,7 +61,11 @@ export function ssoRoutes(testPage: SsoTestPage): RouteModule {
         {
           userId: signIn.userId,
           authMethods: ['sso'],
-          sso: { tenantId: signIn.tenantId, providerId: signIn.providerId },
+          sso: {
+            tenantId: signIn.tenantId,
+            providerId: signIn.providerId,
+            ...(signIn.mfa ? { mfa: true as const } : {}),
+          },
           client: { ip: reply.request.ip, userAgent: reply.request.headers['user-agent'] ?? null },
         },
         TOKEN_TTL.default,

@@ -3,6 +3,7 @@ import type { ServiceContext } from '../../context.js'
 import type { IdentityProviderRow } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
 import { recordAudit } from '../audit/audit.repository.js'
+import { oidcAssertedMfa, samlAssertedMfa } from './asserted-mfa.js'
 import { findIdentityProvider } from './identity-providers.repository.js'
 import { identityProviderNotFound } from './identity-providers.service.js'
 import { oidcAuthorizationUrl, oidcFinish } from './oidc-client.js'
@@ -26,6 +27,8 @@ export interface SsoSignIn {
   providerId: string
   /** Where the front end receives the token (checked against TENANTRY_SSO_RETURN_URL's origin). */
   returnTo: string
+  /** The provider asserted more than one factor (asserted-mfa.ts): its token says so (`idp_mfa`). */
+  mfa: boolean
 }
 
 function refused(message: string): AppError {
@@ -95,6 +98,8 @@ export function assertedEmail(
 export interface VerifiedSaml {
   profile: Record<string, unknown> & { nameID?: string | null }
   assertionId: string
+  /** The verified assertion's AuthnContextClassRef values. */
+  authnContextClassRefs: string[]
   returnTo: string | null
   testId: string | null
 }
@@ -124,7 +129,12 @@ export async function verifySamlResponse(
   const acsUrl = serviceProviderUrls(ctx.config, provider.id).acsUrl
   if (assertion.recipients.length === 0 || assertion.recipients.some((r) => r !== acsUrl))
     throw refused('the assertion is addressed to another recipient')
-  return { profile: profile as VerifiedSaml['profile'], assertionId, ...state }
+  return {
+    profile: profile as VerifiedSaml['profile'],
+    assertionId,
+    authnContextClassRefs: assertion.authnContextClassRefs,
+    ...state,
+  }
 }
 
 /** A SAML Response posted to the ACS: node-saml checks it; the assertion id is used once. */
@@ -140,7 +150,8 @@ export async function finishSaml(
   if (answer.testId) throw refused('this answers a test sign-in')
   const { profile } = answer
   const email = assertedEmail(provider.email_mapping, profile, profile.nameID)
-  return signIn(ctx, provider, email, answer.returnTo ?? ctx.config.ssoReturnUrl, answer.assertionId)
+  const mfa = samlAssertedMfa(answer.authnContextClassRefs, profile)
+  return signIn(ctx, provider, email, answer.returnTo ?? ctx.config.ssoReturnUrl, mfa, answer.assertionId)
 }
 
 /**
@@ -189,6 +200,7 @@ export async function finishOidc(
     provider,
     assertedEmail(provider.email_mapping, claims),
     request.return_to ?? ctx.config.ssoReturnUrl,
+    oidcAssertedMfa(claims),
   )
 }
 
@@ -202,6 +214,7 @@ async function signIn(
   provider: IdentityProviderRow,
   email: string,
   returnTo: string,
+  mfa: boolean,
   assertionId?: string,
 ): Promise<SsoSignIn> {
   const member = await findSignInMember(ctx.db, provider.tenant_id, email)
@@ -235,5 +248,5 @@ async function signIn(
       'permission_denied',
       'This person has no accepted membership in the tenant of this identity provider; ask an administrator for an invitation',
     )
-  return { userId: member.id, tenantId: provider.tenant_id, providerId: provider.id, returnTo }
+  return { userId: member.id, tenantId: provider.tenant_id, providerId: provider.id, returnTo, mfa }
 }

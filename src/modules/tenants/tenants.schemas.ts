@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox'
 import { REGIONS } from '../../access/permissions.js'
+import { MFA_ACCEPT_IDP, MFA_POLICIES } from '../../db/schema.js'
 import {
   Body,
   Description,
@@ -31,6 +32,50 @@ const Timezone = Type.String({
 const ClientLogLevel = Nullable(Type.Enum(CLIENT_LOG_LEVELS, { type: 'string' }))
 const IdentityProviderState = Type.Enum(IDENTITY_PROVIDER_STATES, { type: 'string' })
 
+/** The second-factor policy fields (docs/security.md, "Policy"). */
+const MfaPolicy = Type.Enum(MFA_POLICIES, {
+  type: 'string',
+  description:
+    'required: members need a second factor to act here and in every sub-tenant, after their grace days; ' +
+    'a sub-tenant can tighten its parent’s policy, never loosen it (see mfaPolicyEffective)',
+})
+const MfaGraceDays = Type.Integer({
+  minimum: 0,
+  maximum: 90,
+  description:
+    'Days a member keeps acting without a second factor, from the policy’s turning on or the membership’s ' +
+    'acceptance, whichever is later',
+})
+const MfaAcceptIdp = Type.Enum(MFA_ACCEPT_IDP, {
+  type: 'string',
+  description:
+    'always: a sign-in through the tenant’s identity provider counts as a second factor; asserted: only ' +
+    'when the provider asserted more than one factor (OIDC amr, SAML AuthnContextClassRef)',
+})
+
+export const MfaPolicyEffectiveSchema = Type.Object(
+  {
+    policy: Type.Enum(MFA_POLICIES, { type: 'string' }),
+    tenantId: Uuid({
+      description:
+        'The tenant the policy comes from: the nearest one, this tenant or an ancestor, whose policy is ' +
+        'required; this tenant when none is',
+    }),
+    since: Nullable(Timestamp({ description: 'When that tenant turned its policy on; null when optional' })),
+    graceDays: Type.Integer({ description: 'That tenant’s mfaGraceDays' }),
+    acceptIdp: Type.Enum(MFA_ACCEPT_IDP, {
+      type: 'string',
+      description: 'asserted when this tenant or any ancestor asks for asserted MFA; always otherwise',
+    }),
+  },
+  {
+    description:
+      'The policy that binds this tenant’s members: the strictest of the tenant and its ancestors. On a ' +
+      'single tenant’s answer (GET, PUT, POST); lists leave it out',
+  },
+)
+export type MfaPolicyEffective = Static<typeof MfaPolicyEffectiveSchema>
+
 export const TenantSchema = Type.Object(
   {
     id: Uuid(),
@@ -53,6 +98,10 @@ export const TenantSchema = Type.Object(
     clientLogLevel: Nullable(Type.String()),
     outboundIntegrationId: Nullable(Type.String()),
     capacityRuleId: Nullable(Uuid()),
+    mfaPolicy: MfaPolicy,
+    mfaGraceDays: Type.Integer(),
+    mfaAcceptIdp: MfaAcceptIdp,
+    mfaPolicyEffective: Type.Optional(MfaPolicyEffectiveSchema),
   },
   {
     examples: [
@@ -77,6 +126,16 @@ export const TenantSchema = Type.Object(
         clientLogLevel: null,
         outboundIntegrationId: null,
         capacityRuleId: null,
+        mfaPolicy: 'required',
+        mfaGraceDays: 7,
+        mfaAcceptIdp: 'always',
+        mfaPolicyEffective: {
+          policy: 'required',
+          tenantId: '0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f',
+          since: '2026-11-22T10:15:00Z',
+          graceDays: 7,
+          acceptIdp: 'always',
+        },
       },
     ],
   },
@@ -100,6 +159,9 @@ export const CreateTenantBody = Body(
     adminUserId: Type.Optional(Uuid({ description: 'Default: the caller' })),
     active: Type.Optional(Type.Boolean({ description: 'Default true' })),
     timezone: Type.Optional(Timezone),
+    mfaPolicy: Type.Optional(MfaPolicy),
+    mfaGraceDays: Type.Optional(MfaGraceDays),
+    mfaAcceptIdp: Type.Optional(MfaAcceptIdp),
   },
   {
     examples: [
@@ -125,6 +187,9 @@ export const UpdateTenantBody = Body(
     defaultIdentityProvider: Type.Optional(Nullable(ShortText())),
     outboundIntegrationId: Type.Optional(Nullable(ShortText())),
     clientLogLevel: Type.Optional(ClientLogLevel),
+    mfaPolicy: Type.Optional(MfaPolicy),
+    mfaGraceDays: Type.Optional(MfaGraceDays),
+    mfaAcceptIdp: Type.Optional(MfaAcceptIdp),
   },
   { examples: [{ description: 'Support for Acme Corp. and its subsidiaries', timezone: 'Europe/Dublin' }] },
 )

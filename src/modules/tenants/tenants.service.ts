@@ -1,5 +1,6 @@
 import { type Actor, actingUserId } from '../../access/actor.js'
 import { canSee } from '../../access/effective.js'
+import type { EffectiveMfaPolicy } from '../../access/mfa-policy.js'
 import type { Permission } from '../../access/permissions.js'
 import type { ServiceContext } from '../../context.js'
 import { newId } from '../../crypto/uuid7.js'
@@ -10,8 +11,17 @@ import { type Page, readPage } from '../../http/pagination.js'
 import { auditEvent, changesBetween } from '../../outbox/audit-event.js'
 import { recordAudit } from '../../outbox/audit-trail.js'
 import { writeUnit } from '../../outbox/write-unit.js'
+import type { StepUpGuard } from '../mfa-policy/step-up-guard.js'
 import { isTimezone } from '../regions/timezones.js'
 import { checkDefaultIdentityProvider } from './default-provider.js'
+import {
+  changesGuardedMfa,
+  mfaChanges,
+  mfaColumnsOnCreate,
+  mfaSince,
+  newTenantMfaPolicy,
+  toMfaPolicyEffective,
+} from './tenant-mfa.js'
 import { displayName, tenantNameKey } from './tenant-name.js'
 import {
   findTenant,
@@ -62,6 +72,7 @@ export async function createTenant(
     client_log_level: null,
     outbound_integration_id: null,
     capacity_rule_id: null,
+    ...mfaColumnsOnCreate(input, now),
     created: now,
     created_by: actor.principalId,
     updated: now,
@@ -75,7 +86,8 @@ export async function createTenant(
   })
   await writeUnit(ctx).insert(tenantInsert(row, event))
   // A new tenant has no children; its parent's childIds is derived, so it lists the new id already.
-  return toTenant({ ...row, parent_name: parent.name, child_ids: [] }, ctx)
+  const tenant = toTenant({ ...row, parent_name: parent.name, child_ids: [] }, ctx)
+  return { ...tenant, mfaPolicyEffective: toMfaPolicyEffective(newTenantMfaPolicy(row, parent.mfa)) }
 }
 
 /**
@@ -87,7 +99,7 @@ async function parentFor(
   ctx: ServiceContext,
   actor: Actor,
   parentId: string | null | undefined,
-): Promise<{ id: string; name: string; parentIds: string[] }> {
+): Promise<{ id: string; name: string; parentIds: string[]; mfa?: EffectiveMfaPolicy }> {
   if (parentId === undefined || parentId === null || parentId.toLowerCase() === ctx.platform.id) {
     if (actor.kind !== 'user' || !actor.platformPermissions.has('MANAGE_TENANT')) {
       throw permissionDenied('MANAGE_TENANT', 'in the platform role to create a root tenant')
@@ -103,10 +115,12 @@ async function parentFor(
 }
 
 export async function getTenant(ctx: ServiceContext, actor: Actor, tenantId: string): Promise<Tenant> {
-  if (!canSee(await ctx.access.inTenant(actor, tenantId))) throw tenantNotFound()
+  const access = await ctx.access.inTenant(actor, tenantId)
+  if (!canSee(access)) throw tenantNotFound()
   const row = await findTenant(ctx.db, tenantId)
   if (!row) throw tenantNotFound()
-  return toTenant(row, ctx)
+  // The effective policy came with the access check (the tenant's placement): no read of its own.
+  return { ...toTenant(row, ctx), mfaPolicyEffective: toMfaPolicyEffective(access.tenant.mfa) }
 }
 
 /** The tenants the caller can read: all of them with a platform permission, else its subtrees. */
@@ -134,31 +148,20 @@ export async function updateTenantById(
   actor: Actor,
   tenantId: string,
   input: UpdateTenantInput,
+  requireStepUp: StepUpGuard,
 ): Promise<Tenant> {
   const access = await ctx.access.inTenant(actor, tenantId)
   if (!canSee(access)) throw tenantNotFound()
   if (!access.permissions.has('MANAGE_TENANT')) throw permissionDenied('MANAGE_TENANT', 'in this tenant')
   checkTimezone(input.timezone)
   await checkDefaultIdentityProvider(ctx.db, tenantId, input.defaultIdentityProvider)
+  if (await changesGuardedFields(ctx, tenantId, input)) await requireStepUp(ctx, actor)
 
-  const changes: TenantUpdate = { updated: ctx.clock.now(), updated_by: actor.principalId }
-  if (input.name !== undefined) {
-    changes.name = displayName(input.name)
-    changes.name_key = tenantNameKey(input.name)
-  }
-  if (input.description !== undefined) changes.description = input.description ?? ''
-  if (input.active !== undefined) changes.active = input.active
-  if (input.adminUserId !== undefined) changes.admin_user_id = input.adminUserId
-  if (input.timezone !== undefined) changes.timezone = input.timezone
-  if (input.cxengageIdentityProvider !== undefined)
-    changes.cxengage_identity_provider = input.cxengageIdentityProvider
-  if (input.defaultIdentityProvider !== undefined)
-    changes.default_identity_provider = input.defaultIdentityProvider?.toLowerCase() ?? null
-  if (input.outboundIntegrationId !== undefined) changes.outbound_integration_id = input.outboundIntegrationId
-  if (input.clientLogLevel !== undefined) changes.client_log_level = input.clientLogLevel
-
+  const now = ctx.clock.now()
+  const changes: TenantUpdate = { ...tenantChanges(input), updated: now, updated_by: actor.principalId }
   const updated = await ctx.db.transaction().execute(async (tx) => {
     const before = await findTenant(tx, tenantId)
+    if (before) Object.assign(changes, mfaSince(before, changes, now))
     const outcome = await updateTenant(tx, tenantId, changes)
     if (!before || outcome !== 'updated') return outcome
     await recordAudit(tx, ctx.clock, actor, {
@@ -175,13 +178,49 @@ export async function updateTenantById(
   })
   if (updated === 'missing') throw tenantNotFound()
   if (updated === 'stale') throw preconditionFailed()
-  // `active` and the name feed permission look-ups and parent names.
+  // `active`, the name and the second-factor policy feed permission look-ups and parent names.
   ctx.access.invalidate()
   // Read without a second access check: the change may have just taken the caller's password access
   // away here (cxengageIdentityProvider "denied"), and the change did happen.
   const row = await findTenant(ctx.db, tenantId)
-  if (!row) throw tenantNotFound()
-  return toTenant(row, ctx)
+  const placement = await ctx.access.tenantPlacement(tenantId)
+  if (!row || !placement) throw tenantNotFound()
+  return { ...toTenant(row, ctx), mfaPolicyEffective: toMfaPolicyEffective(placement.mfa) }
+}
+
+/** The columns a PUT changes: the fields it carries, under their column names. */
+function tenantChanges(input: UpdateTenantInput): TenantUpdate {
+  const changes: TenantUpdate = mfaChanges(input)
+  if (input.name !== undefined) {
+    changes.name = displayName(input.name)
+    changes.name_key = tenantNameKey(input.name)
+  }
+  if (input.description !== undefined) changes.description = input.description ?? ''
+  if (input.active !== undefined) changes.active = input.active
+  if (input.adminUserId !== undefined) changes.admin_user_id = input.adminUserId
+  if (input.timezone !== undefined) changes.timezone = input.timezone
+  if (input.cxengageIdentityProvider !== undefined)
+    changes.cxengage_identity_provider = input.cxengageIdentityProvider
+  if (input.defaultIdentityProvider !== undefined)
+    changes.default_identity_provider = input.defaultIdentityProvider?.toLowerCase() ?? null
+  if (input.outboundIntegrationId !== undefined) changes.outbound_integration_id = input.outboundIntegrationId
+  if (input.clientLogLevel !== undefined) changes.client_log_level = input.clientLogLevel
+  return changes
+}
+
+/**
+ * Changing the second-factor policy or the trust in identity providers is a step-up operation
+ * (docs/security.md, "Step-up"): asked only when the PUT changes one of them, not when it sends them back
+ * unchanged.
+ */
+async function changesGuardedFields(
+  ctx: ServiceContext,
+  tenantId: string,
+  input: UpdateTenantInput,
+): Promise<boolean> {
+  if (input.mfaPolicy === undefined && input.mfaAcceptIdp === undefined) return false
+  const before = await findTenant(ctx.db, tenantId)
+  return before !== undefined && changesGuardedMfa(before, input)
 }
 
 const TENANT_AUDIT_FIELDS = [
@@ -196,6 +235,9 @@ const TENANT_AUDIT_FIELDS = [
   'cxengageIdentityProvider',
   'clientLogLevel',
   'outboundIntegrationId',
+  'mfaPolicy',
+  'mfaGraceDays',
+  'mfaAcceptIdp',
 ] as const
 
 /**
@@ -215,6 +257,9 @@ function tenantSettings(row: TenantRow) {
     cxengageIdentityProvider: row.cxengage_identity_provider,
     clientLogLevel: row.client_log_level,
     outboundIntegrationId: row.outbound_integration_id,
+    mfaPolicy: row.mfa_policy,
+    mfaGraceDays: row.mfa_grace_days,
+    mfaAcceptIdp: row.mfa_accept_idp,
   }
 }
 

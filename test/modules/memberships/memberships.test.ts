@@ -43,6 +43,9 @@ const TENANT_USER_FIELDS = [
   'updatedBy',
   'created',
   'updated',
+  // Who has no second factor, and until when a policy lets them act (docs/security.md, "Policy").
+  'mfa',
+  'mfaDeadline',
 ].sort()
 
 const t = useTestApp()

@@ -64,6 +64,11 @@ describe('POST /v1/tenants', () => {
         'clientLogLevel',
         'outboundIntegrationId',
         'capacityRuleId',
+        // The second-factor policy (docs/security.md, "Policy"); the effective one on a single tenant.
+        'mfaPolicy',
+        'mfaGraceDays',
+        'mfaAcceptIdp',
+        'mfaPolicyEffective',
       ].sort(),
     )
     expect(tenant.id).toMatch(UUID)
