@@ -13,13 +13,14 @@ import { insertUser } from '../../helpers/fixtures.js'
  * Passkeys in the console (docs/console.md "Second factors"), made by Chromium's own virtual authenticator
  * (DevTools protocol WebAuthn, a platform authenticator that verifies its user) for the relying party
  * `localhost`: added on the Security page through @simplewebauthn/browser served by the console, then
- * used for the second step of signing in, and for a step-up in place — each page axe-clean at both sizes.
+ * used for the second step of signing in, for a step-up in place, and to sign in alone from the sign-in
+ * page — each page axe-clean at both sizes.
  */
 const app = useConsoleOnLocalhost()
 const t = app.t
 
 describe('passkeys in the console', { timeout: 240_000 }, () => {
-  it('adds a passkey, signs in with it, and answers a step-up with it', async () => {
+  it('adds a passkey, signs in with it after the password and alone, and answers a step-up with it', async () => {
     const person = await insertUser(t.database.handle.db)
     const { context, page, errors } = await freshPage(app.browser)
     try {
@@ -58,6 +59,17 @@ describe('passkeys in the console', { timeout: 240_000 }, () => {
         () => document.querySelector('h1')?.textContent === 'Your new recovery codes',
       )
       expect(await page.locator('ol.codes li').count()).toBe(10)
+
+      // A passkey alone signs in: no e-mail, no password (the passkey names its account).
+      await page.getByRole('button', { name: 'Sign out' }).click()
+      expect(await page.getByRole('button', { name: 'Sign in with a passkey' }).isVisible()).toBe(true)
+      await checkPage(page, 'sign-in-email-passkey', errors)
+      await page.getByRole('button', { name: 'Sign in with a passkey' }).click()
+      expect(await heading(page)).toBe('Sign in with a passkey')
+      await checkPage(page, 'sign-in-passkey-only', errors)
+      await page.getByRole('button', { name: 'Use a passkey' }).click()
+      await page.waitForURL(`${app.baseUrl}/console/tenants`)
+      expect(await page.locator('header .person').textContent()).toBe(person.email)
       expect(errors).toEqual([])
     } finally {
       await context.close()

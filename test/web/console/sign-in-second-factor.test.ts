@@ -157,8 +157,8 @@ describe('signing in with a second factor', { timeout: 180_000 }, () => {
       expect(challenge.length).toBeGreaterThan(40)
       // Another browser with its own form token posts the first browser's sealed challenge.
       await second.page.goto(`${app.baseUrl}/console/sign-in`)
-      const formId = await second.page.locator('input[name="formId"]').inputValue()
-      const formToken = await second.page.locator('input[name="formToken"]').inputValue()
+      const formId = await second.page.locator('input[name="formId"]').first().inputValue()
+      const formToken = await second.page.locator('input[name="formToken"]').first().inputValue()
       const answer = await second.page.request.post(`${app.baseUrl}/console/sign-in/second-factor`, {
         form: { formId, formToken, challenge, method: 'code', code: '123456' },
         headers: { origin: app.baseUrl },

@@ -67,6 +67,18 @@ export async function refusalResult(signed: Signed, refusal: Refusal): Promise<P
 
 /** The page of a refusal (403, 404, …): its message, visibly, with its status. */
 export function refusalPage(signed: Signed, error: ApiError): PageResult {
+  // A tenant whose policy requires a second factor, past this person's deadline: where to add one.
+  if (error.code === 403 && error.reason === 'mfa_required')
+    return [
+      403,
+      signed.page(
+        { title: 'Second factor needed' },
+        html`<h1>Add a second factor first</h1>
+<div class="notice warning" role="alert"><p>${error.message}</p></div>
+<p>This tenant requires an authenticator app or a passkey of everyone who works in it. Add one on your
+<a href="/console/security">Security</a> page, then sign out and in again with it.</p>`,
+      ),
+    ]
   const heading = error.code === 404 ? 'Not found' : error.code === 403 ? 'Not allowed' : 'That did not work'
   return [
     error.code >= 400 && error.code < 500 ? error.code : 502,

@@ -1,4 +1,5 @@
-import type { FastifyReply } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { paths } from '../../../../generated/openapi.js'
 import type { TypedApp } from '../../../http/typed-app.js'
 import { apiClient, apiErrorOf, type MfaChallenge } from '../api/client.js'
 import { sameOrigin } from '../kit/form-token.js'
@@ -10,12 +11,13 @@ import {
   type FactorChallenge,
   type FactorWay,
   factorAnswer,
+  passkeyAnswerOf,
   refusedFactor,
   wayOf,
 } from '../kit/second-factor.js'
 import { browserBinding, presentedBrowserBinding } from './browser-binding.js'
 import { DEFAULT_NEXT, safeNext } from './next-page.js'
-import { emailStep, secondFactorStep, secondStep } from './sign-in.views.js'
+import { emailStep, passkeySignInPage, secondFactorStep, secondStep } from './sign-in.views.js'
 import { ssoSignInRoutes } from './sso-sign-in.routes.js'
 import { SESSION_TTL_SECONDS, startSession } from './start-session.js'
 
@@ -37,6 +39,10 @@ const SecondFactorForm = Form({
   recoveryCode: Typed(64),
   webauthn: Typed(16_384),
 })
+
+/** A passkey's assertion as the API takes it (what @simplewebauthn/browser's startAuthentication made). */
+type PasskeyAssertion =
+  paths['/v1/tokens/passkey']['post']['requestBody']['content']['application/json']['response']
 
 /** A sign-in between its password and its second factor, as the browser carries it sealed. */
 interface PendingSignIn extends FactorChallenge {
@@ -76,9 +82,11 @@ export function signInRoutes(router: TypedApp, pages: ConsolePages): void {
       const nonce = pages.nonce(reply)
       const query = request.query
       const notice = query.signedOut === '1' ? 'You are signed out.' : undefined
+      const binding = browserBinding(request, reply, pages.secure)
       return reply.send(
         emailStep(nonce, {
-          token: pages.tokens.issue(browserBinding(request, reply, pages.secure)),
+          token: pages.tokens.issue(binding),
+          passkey: pages.tokens.issue(binding),
           next: safeNext(query.next),
           ...(notice ? { notice } : {}),
         }),
@@ -192,6 +200,73 @@ export function signInRoutes(router: TypedApp, pages: ConsolePages): void {
         'This sign-in can no longer be finished: it was used, took too long or had too many wrong answers. Sign in again.',
       )
     return askSecondFactor(reply, nonce, binding, signIn, { way, errors: refusedFactor(method, refused) })
+  })
+
+  // A passkey alone: the API's request options on a page that asks the browser, then the answer back.
+  const PasskeyForm = Form({ next: Typed(), webauthn: Typed(16_384) })
+  const passkeyPage = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    nonce: string,
+    binding: string,
+    next: string,
+    problem?: string,
+  ) => {
+    const api = apiClient(app, undefined, request.ip, undefined, request.headers['user-agent'])
+    const { data } = await api.POST('/v1/tokens/passkey/options', { body: {} })
+    if (!data) return reply.send(emailStep(nonce, { token: pages.tokens.issue(binding), next }))
+    const options = data.result as Record<string, unknown>
+    return reply.send(
+      passkeySignInPage(nonce, { token: pages.tokens.issue(binding), next, options, problem }),
+    )
+  }
+  const passkeySchema = { hide: true, body: PasskeyForm }
+  router.post('/console/sign-in/passkey', { schema: passkeySchema }, async (request, reply) => {
+    const nonce = pages.nonce(reply)
+    const binding = presentedBrowserBinding(request)
+    if (
+      !sameOrigin(request, ctx.config.publicUrl) ||
+      !binding ||
+      !pages.tokens.verify(binding, request.body)
+    ) {
+      return reply.code(403).send(pages.refusedForm(nonce))
+    }
+    return passkeyPage(request, reply, nonce, binding, safeNext(request.body.next))
+  })
+  router.post('/console/sign-in/passkey/finish', { schema: passkeySchema }, async (request, reply) => {
+    const nonce = pages.nonce(reply)
+    const binding = presentedBrowserBinding(request)
+    if (
+      !sameOrigin(request, ctx.config.publicUrl) ||
+      !binding ||
+      !pages.tokens.verify(binding, request.body)
+    ) {
+      return reply.code(403).send(pages.refusedForm(nonce))
+    }
+    const next = safeNext(request.body.next)
+    const response = passkeyAnswerOf(request.body.webauthn)
+    if (!response)
+      return passkeyPage(
+        request,
+        reply,
+        nonce,
+        binding,
+        next,
+        'The browser did not use a passkey. Try again.',
+      )
+    const api = apiClient(app, undefined, request.ip, undefined, request.headers['user-agent'])
+    const answered = await api.POST('/v1/tokens/passkey', {
+      body: { response: response as PasskeyAssertion, ttl: SESSION_TTL_SECONDS },
+    })
+    if (answered.data) {
+      const { token, ttl } = answered.data
+      return startSession(pages, request, reply, token, Math.min(ttl, SESSION_TTL_SECONDS), next)
+    }
+    const problem =
+      answered.response.status === 429
+        ? 'Too many passkeys were refused: wait a few minutes, then try again.'
+        : 'That passkey was not accepted: it may belong to another service or have been removed. Try again, or sign in with your e-mail.'
+    return passkeyPage(request, reply, nonce, binding, next, problem)
   })
 
   router.post('/console/sign-out', { schema: { hide: true, body: Form({}) } }, async (request, reply) => {

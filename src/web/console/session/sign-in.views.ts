@@ -20,10 +20,19 @@ const LABELS = { email: 'E-mail', password: 'Password' }
 
 export function emailStep(
   nonce: string,
-  o: { token: FormToken; next: string; email?: string; errors?: Errors; notice?: string; warning?: string },
+  o: {
+    token: FormToken
+    next: string
+    email?: string
+    errors?: Errors
+    notice?: string
+    warning?: string
+    /** The form token of "Sign in with a passkey" (shown where the browser can use one). */
+    passkey?: FormToken
+  },
 ) {
   return consolePage(
-    { title: 'Sign in', nonce },
+    { title: 'Sign in', nonce, ...(o.passkey ? { scripts: PASSKEY_SCRIPTS } : {}) },
     html`${errorSummary(o.errors, LABELS)}
 ${o.notice ? html`<div class="notice success" role="status"><p>${o.notice}</p></div>` : ''}
 ${o.warning ? html`<div class="notice warning" role="alert"><p>${o.warning}</p></div>` : ''}
@@ -31,9 +40,43 @@ ${o.warning ? html`<div class="notice warning" role="alert"><p>${o.warning}</p><
 <form method="post" action="/console/sign-in" novalidate>
 ${formTokenFields(o.token)}
 <input type="hidden" name="next" value="${o.next}">
-${textField({ name: 'email', label: 'E-mail', type: 'email', autocomplete: 'username', value: o.email, errors: o.errors })}
+${textField({ name: 'email', label: 'E-mail', type: 'email', autocomplete: 'username webauthn', value: o.email, errors: o.errors })}
 <button type="submit">Continue</button>
-</form>`,
+</form>
+${
+  o.passkey
+    ? html`<div data-needs-webauthn hidden><h2>Or use a passkey</h2>
+<form method="post" action="/console/sign-in/passkey">${formTokenFields(o.passkey)}
+<input type="hidden" name="next" value="${o.next}">
+<button type="submit" class="secondary">Sign in with a passkey</button>
+</form></div>`
+    : ''
+}`,
+  )
+}
+
+/**
+ * Signing in with a passkey alone (docs/console.md "Second factors"): the API's request options (any
+ * passkey of this service may answer: a discoverable credential names its account) on a page whose
+ * script asks the browser; a verified passkey counts as both factors.
+ */
+export function passkeySignInPage(
+  nonce: string,
+  o: { token: FormToken; next: string; options: Record<string, unknown>; problem?: string | undefined },
+) {
+  return consolePage(
+    { title: 'Sign in with a passkey', nonce, scripts: PASSKEY_SCRIPTS },
+    html`<h1>Sign in with a passkey</h1>
+${o.problem ? html`<div class="notice warning" role="alert"><p>${o.problem}</p></div>` : ''}
+<p>Your browser will ask you to choose a passkey and to unlock it with this device’s screen lock,
+fingerprint or face, or a security key.</p>
+<form method="post" action="/console/sign-in/passkey/finish" data-passkey="authenticate" data-options="${JSON.stringify(o.options)}">
+${formTokenFields(o.token)}<input type="hidden" name="next" value="${o.next}"><input type="hidden" name="webauthn" value="">
+<div class="actions" data-passkey-controls hidden><button type="button" data-passkey-start>Use a passkey</button></div>
+<p class="passkey-status" data-passkey-status role="status"></p>
+</form>
+<noscript><p class="notice">A passkey needs JavaScript, which is off in this browser.</p></noscript>
+<p><a href="/console/sign-in?next=${encodeURIComponent(o.next)}">Sign in with your e-mail instead</a></p>`,
   )
 }
 
