@@ -182,7 +182,7 @@ export interface paths {
         get: operations["getTenant"];
         /**
          * Update a tenant (partial)
-         * @description Needs MANAGE_TENANT effective in the tenant. Fields left out keep their values; If-Match is honoured.
+         * @description Needs MANAGE_TENANT effective in the tenant. Fields left out keep their values; If-Match is honoured. Changing mfaPolicy or mfaAcceptIdp is a step-up operation: for a person with a second factor, one at most 10 minutes old, else 401 reauthentication_required carrying the challenge (docs/security.md, "Step-up").
          */
         put: operations["updateTenant"];
         post?: never;
@@ -1358,6 +1358,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/platform/security": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether platform roles need a second factor
+         * @description Platform Administrator only, with a credential whose platform permissions count (not a tenant’s single sign-on; with a second factor while the platform requires one).
+         */
+        get: operations["getPlatformSecurity"];
+        /**
+         * Require (or stop requiring) a second factor for platform roles
+         * @description Platform Administrator only, with a credential whose platform permissions count (not a tenant’s single sign-on; with a second factor while the platform requires one). A step-up operation. While required, a credential won without a second factor carries no platform-role permission; its tenant memberships still count under their tenants’ policies. Turning it on while the caller has no factor of their own is 409 mfa_required_by_policy: it would take their platform permissions away, and with them the power to turn it off. Audited as `platform.security_updated`.
+         */
+        put: operations["updatePlatformSecurity"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2016,6 +2040,9 @@ export interface operations {
                                 password: boolean;
                                 /** @description This credential grants nothing here: sign in through the tenant’s identity provider */
                                 ssoRequired: boolean;
+                                /** @description The tenant’s effective policy requires a second factor (its own or an ancestor’s mfaPolicy) */
+                                mfaRequired: boolean;
+                                mfaDeadline: string | null;
                             }[];
                         };
                     };
@@ -3047,6 +3074,35 @@ export interface operations {
                             clientLogLevel: string | null;
                             outboundIntegrationId: string | null;
                             capacityRuleId: string | null;
+                            /**
+                             * @description required: members need a second factor to act here and in every sub-tenant, after their grace days; a sub-tenant can tighten its parent’s policy, never loosen it (see mfaPolicyEffective)
+                             * @enum {string}
+                             */
+                            mfaPolicy: "optional" | "required";
+                            mfaGraceDays: number;
+                            /**
+                             * @description always: a sign-in through the tenant’s identity provider counts as a second factor; asserted: only when the provider asserted more than one factor (OIDC amr, SAML AuthnContextClassRef)
+                             * @enum {string}
+                             */
+                            mfaAcceptIdp: "always" | "asserted";
+                            /** @description The policy that binds this tenant’s members: the strictest of the tenant and its ancestors. On a single tenant’s answer (GET, PUT, POST); lists leave it out */
+                            mfaPolicyEffective?: {
+                                /** @enum {string} */
+                                policy: "optional" | "required";
+                                /**
+                                 * @description The tenant the policy comes from: the nearest one, this tenant or an ancestor, whose policy is required; this tenant when none is
+                                 * @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f
+                                 */
+                                tenantId: string;
+                                since: string | null;
+                                /** @description That tenant’s mfaGraceDays */
+                                graceDays: number;
+                                /**
+                                 * @description asserted when this tenant or any ancestor asks for asserted MFA; always otherwise
+                                 * @enum {string}
+                                 */
+                                acceptIdp: "always" | "asserted";
+                            };
                         }[];
                         /** @description Present when more rows follow: pass it as `?cursor=` for the next page. */
                         nextCursor?: string;
@@ -3298,6 +3354,18 @@ export interface operations {
                      * @example America/New_York
                      */
                     timezone?: string;
+                    /**
+                     * @description required: members need a second factor to act here and in every sub-tenant, after their grace days; a sub-tenant can tighten its parent’s policy, never loosen it (see mfaPolicyEffective)
+                     * @enum {string}
+                     */
+                    mfaPolicy?: "optional" | "required";
+                    /** @description Days a member keeps acting without a second factor, from the policy’s turning on or the membership’s acceptance, whichever is later */
+                    mfaGraceDays?: number;
+                    /**
+                     * @description always: a sign-in through the tenant’s identity provider counts as a second factor; asserted: only when the provider asserted more than one factor (OIDC amr, SAML AuthnContextClassRef)
+                     * @enum {string}
+                     */
+                    mfaAcceptIdp?: "always" | "asserted";
                 };
             };
         };
@@ -3335,7 +3403,17 @@ export interface operations {
                          *       "cxengageIdentityProvider": "enabled",
                          *       "clientLogLevel": null,
                          *       "outboundIntegrationId": null,
-                         *       "capacityRuleId": null
+                         *       "capacityRuleId": null,
+                         *       "mfaPolicy": "required",
+                         *       "mfaGraceDays": 7,
+                         *       "mfaAcceptIdp": "always",
+                         *       "mfaPolicyEffective": {
+                         *         "policy": "required",
+                         *         "tenantId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f",
+                         *         "since": "2026-11-22T10:15:00Z",
+                         *         "graceDays": 7,
+                         *         "acceptIdp": "always"
+                         *       }
                          *     }
                          */
                         result: {
@@ -3381,6 +3459,35 @@ export interface operations {
                             clientLogLevel: string | null;
                             outboundIntegrationId: string | null;
                             capacityRuleId: string | null;
+                            /**
+                             * @description required: members need a second factor to act here and in every sub-tenant, after their grace days; a sub-tenant can tighten its parent’s policy, never loosen it (see mfaPolicyEffective)
+                             * @enum {string}
+                             */
+                            mfaPolicy: "optional" | "required";
+                            mfaGraceDays: number;
+                            /**
+                             * @description always: a sign-in through the tenant’s identity provider counts as a second factor; asserted: only when the provider asserted more than one factor (OIDC amr, SAML AuthnContextClassRef)
+                             * @enum {string}
+                             */
+                            mfaAcceptIdp: "always" | "asserted";
+                            /** @description The policy that binds this tenant’s members: the strictest of the tenant and its ancestors. On a single tenant’s answer (GET, PUT, POST); lists leave it out */
+                            mfaPolicyEffective?: {
+                                /** @enum {string} */
+                                policy: "optional" | "required";
+                                /**
+                                 * @description The tenant the policy comes from: the nearest one, this tenant or an ancestor, whose policy is required; this tenant when none is
+                                 * @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f
+                                 */
+                                tenantId: string;
+                                since: string | null;
+                                /** @description That tenant’s mfaGraceDays */
+                                graceDays: number;
+                                /**
+                                 * @description asserted when this tenant or any ancestor asks for asserted MFA; always otherwise
+                                 * @enum {string}
+                                 */
+                                acceptIdp: "always" | "asserted";
+                            };
                         };
                     };
                 };
@@ -3795,7 +3902,17 @@ export interface operations {
                          *       "cxengageIdentityProvider": "enabled",
                          *       "clientLogLevel": null,
                          *       "outboundIntegrationId": null,
-                         *       "capacityRuleId": null
+                         *       "capacityRuleId": null,
+                         *       "mfaPolicy": "required",
+                         *       "mfaGraceDays": 7,
+                         *       "mfaAcceptIdp": "always",
+                         *       "mfaPolicyEffective": {
+                         *         "policy": "required",
+                         *         "tenantId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f",
+                         *         "since": "2026-11-22T10:15:00Z",
+                         *         "graceDays": 7,
+                         *         "acceptIdp": "always"
+                         *       }
                          *     }
                          */
                         result: {
@@ -3841,6 +3958,35 @@ export interface operations {
                             clientLogLevel: string | null;
                             outboundIntegrationId: string | null;
                             capacityRuleId: string | null;
+                            /**
+                             * @description required: members need a second factor to act here and in every sub-tenant, after their grace days; a sub-tenant can tighten its parent’s policy, never loosen it (see mfaPolicyEffective)
+                             * @enum {string}
+                             */
+                            mfaPolicy: "optional" | "required";
+                            mfaGraceDays: number;
+                            /**
+                             * @description always: a sign-in through the tenant’s identity provider counts as a second factor; asserted: only when the provider asserted more than one factor (OIDC amr, SAML AuthnContextClassRef)
+                             * @enum {string}
+                             */
+                            mfaAcceptIdp: "always" | "asserted";
+                            /** @description The policy that binds this tenant’s members: the strictest of the tenant and its ancestors. On a single tenant’s answer (GET, PUT, POST); lists leave it out */
+                            mfaPolicyEffective?: {
+                                /** @enum {string} */
+                                policy: "optional" | "required";
+                                /**
+                                 * @description The tenant the policy comes from: the nearest one, this tenant or an ancestor, whose policy is required; this tenant when none is
+                                 * @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f
+                                 */
+                                tenantId: string;
+                                since: string | null;
+                                /** @description That tenant’s mfaGraceDays */
+                                graceDays: number;
+                                /**
+                                 * @description asserted when this tenant or any ancestor asks for asserted MFA; always otherwise
+                                 * @enum {string}
+                                 */
+                                acceptIdp: "always" | "asserted";
+                            };
                         };
                     };
                 };
@@ -3887,7 +4033,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No or invalid credentials: `unauthorized` */
+            /** @description No or invalid credentials: `unauthorized`, `mfa_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3914,7 +4060,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "unauthorized";
+                            reason: "unauthorized" | "mfa_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -3926,7 +4072,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed: `sso_required` */
+            /** @description Not allowed: `mfa_required`, `sso_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3936,8 +4082,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": 403,
-                     *         "reason": "sso_required",
-                     *         "message": "Sso required",
+                     *         "reason": "mfa_required",
+                     *         "message": "Mfa required",
                      *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
                      *       }
                      *     }
@@ -3953,7 +4099,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "sso_required";
+                            reason: "mfa_required" | "sso_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -4166,6 +4312,18 @@ export interface operations {
                     defaultIdentityProvider?: string | null;
                     outboundIntegrationId?: string | null;
                     clientLogLevel?: ("debug" | "info" | "warn" | "error" | "fatal") | null;
+                    /**
+                     * @description required: members need a second factor to act here and in every sub-tenant, after their grace days; a sub-tenant can tighten its parent’s policy, never loosen it (see mfaPolicyEffective)
+                     * @enum {string}
+                     */
+                    mfaPolicy?: "optional" | "required";
+                    /** @description Days a member keeps acting without a second factor, from the policy’s turning on or the membership’s acceptance, whichever is later */
+                    mfaGraceDays?: number;
+                    /**
+                     * @description always: a sign-in through the tenant’s identity provider counts as a second factor; asserted: only when the provider asserted more than one factor (OIDC amr, SAML AuthnContextClassRef)
+                     * @enum {string}
+                     */
+                    mfaAcceptIdp?: "always" | "asserted";
                 };
             };
         };
@@ -4203,7 +4361,17 @@ export interface operations {
                          *       "cxengageIdentityProvider": "enabled",
                          *       "clientLogLevel": null,
                          *       "outboundIntegrationId": null,
-                         *       "capacityRuleId": null
+                         *       "capacityRuleId": null,
+                         *       "mfaPolicy": "required",
+                         *       "mfaGraceDays": 7,
+                         *       "mfaAcceptIdp": "always",
+                         *       "mfaPolicyEffective": {
+                         *         "policy": "required",
+                         *         "tenantId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f",
+                         *         "since": "2026-11-22T10:15:00Z",
+                         *         "graceDays": 7,
+                         *         "acceptIdp": "always"
+                         *       }
                          *     }
                          */
                         result: {
@@ -4249,6 +4417,35 @@ export interface operations {
                             clientLogLevel: string | null;
                             outboundIntegrationId: string | null;
                             capacityRuleId: string | null;
+                            /**
+                             * @description required: members need a second factor to act here and in every sub-tenant, after their grace days; a sub-tenant can tighten its parent’s policy, never loosen it (see mfaPolicyEffective)
+                             * @enum {string}
+                             */
+                            mfaPolicy: "optional" | "required";
+                            mfaGraceDays: number;
+                            /**
+                             * @description always: a sign-in through the tenant’s identity provider counts as a second factor; asserted: only when the provider asserted more than one factor (OIDC amr, SAML AuthnContextClassRef)
+                             * @enum {string}
+                             */
+                            mfaAcceptIdp: "always" | "asserted";
+                            /** @description The policy that binds this tenant’s members: the strictest of the tenant and its ancestors. On a single tenant’s answer (GET, PUT, POST); lists leave it out */
+                            mfaPolicyEffective?: {
+                                /** @enum {string} */
+                                policy: "optional" | "required";
+                                /**
+                                 * @description The tenant the policy comes from: the nearest one, this tenant or an ancestor, whose policy is required; this tenant when none is
+                                 * @example 0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f
+                                 */
+                                tenantId: string;
+                                since: string | null;
+                                /** @description That tenant’s mfaGraceDays */
+                                graceDays: number;
+                                /**
+                                 * @description asserted when this tenant or any ancestor asks for asserted MFA; always otherwise
+                                 * @enum {string}
+                                 */
+                                acceptIdp: "always" | "asserted";
+                            };
                         };
                     };
                 };
@@ -4295,7 +4492,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No or invalid credentials: `unauthorized` */
+            /** @description No or invalid credentials: `unauthorized`, `mfa_required`, `reauthentication_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4322,7 +4519,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "unauthorized";
+                            reason: "unauthorized" | "mfa_required" | "reauthentication_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -4334,7 +4531,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed: `permission_denied`, `sso_required` */
+            /** @description Not allowed: `mfa_required`, `permission_denied`, `sso_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4344,8 +4541,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": 403,
-                     *         "reason": "permission_denied",
-                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "reason": "mfa_required",
+                     *         "message": "Mfa required",
                      *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
                      *       }
                      *     }
@@ -4361,7 +4558,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "permission_denied" | "sso_required";
+                            reason: "mfa_required" | "permission_denied" | "sso_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -4793,7 +4990,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No or invalid credentials: `unauthorized` */
+            /** @description No or invalid credentials: `unauthorized`, `mfa_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4820,7 +5017,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "unauthorized";
+                            reason: "unauthorized" | "mfa_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -4832,7 +5029,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed: `permission_denied`, `sso_required` */
+            /** @description Not allowed: `mfa_required`, `permission_denied`, `sso_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4842,8 +5039,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": 403,
-                     *         "reason": "permission_denied",
-                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "reason": "mfa_required",
+                     *         "message": "Mfa required",
                      *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
                      *       }
                      *     }
@@ -4859,7 +5056,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "permission_denied" | "sso_required";
+                            reason: "mfa_required" | "permission_denied" | "sso_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -5175,7 +5372,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No or invalid credentials: `unauthorized` */
+            /** @description No or invalid credentials: `unauthorized`, `mfa_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5202,7 +5399,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "unauthorized";
+                            reason: "unauthorized" | "mfa_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -5214,7 +5411,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed: `permission_denied`, `sso_required` */
+            /** @description Not allowed: `mfa_required`, `permission_denied`, `sso_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5224,8 +5421,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": 403,
-                     *         "reason": "permission_denied",
-                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "reason": "mfa_required",
+                     *         "message": "Mfa required",
                      *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
                      *       }
                      *     }
@@ -5241,7 +5438,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "permission_denied" | "sso_required";
+                            reason: "mfa_required" | "permission_denied" | "sso_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -5768,7 +5965,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No or invalid credentials: `unauthorized` */
+            /** @description No or invalid credentials: `unauthorized`, `mfa_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5795,7 +5992,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "unauthorized";
+                            reason: "unauthorized" | "mfa_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -5807,7 +6004,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed: `permission_denied`, `sso_required` */
+            /** @description Not allowed: `mfa_required`, `permission_denied`, `sso_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5817,8 +6014,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": 403,
-                     *         "reason": "permission_denied",
-                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "reason": "mfa_required",
+                     *         "message": "Mfa required",
                      *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
                      *       }
                      *     }
@@ -5834,7 +6031,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "permission_denied" | "sso_required";
+                            reason: "mfa_required" | "permission_denied" | "sso_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -6193,7 +6390,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No or invalid credentials: `unauthorized` */
+            /** @description No or invalid credentials: `unauthorized`, `mfa_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6220,7 +6417,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "unauthorized";
+                            reason: "unauthorized" | "mfa_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -6232,7 +6429,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed: `permission_denied`, `sso_required` */
+            /** @description Not allowed: `mfa_required`, `permission_denied`, `sso_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6242,8 +6439,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": 403,
-                     *         "reason": "permission_denied",
-                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "reason": "mfa_required",
+                     *         "message": "Mfa required",
                      *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
                      *       }
                      *     }
@@ -6259,7 +6456,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "permission_denied" | "sso_required";
+                            reason: "mfa_required" | "permission_denied" | "sso_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -6546,7 +6743,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No or invalid credentials: `unauthorized` */
+            /** @description No or invalid credentials: `unauthorized`, `mfa_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6573,7 +6770,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "unauthorized";
+                            reason: "unauthorized" | "mfa_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -6585,7 +6782,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed: `permission_denied`, `sso_required` */
+            /** @description Not allowed: `mfa_required`, `permission_denied`, `sso_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6595,8 +6792,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": 403,
-                     *         "reason": "permission_denied",
-                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "reason": "mfa_required",
+                     *         "message": "Mfa required",
                      *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
                      *       }
                      *     }
@@ -6612,7 +6809,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "permission_denied" | "sso_required";
+                            reason: "mfa_required" | "permission_denied" | "sso_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -6944,7 +7141,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No or invalid credentials: `unauthorized` */
+            /** @description No or invalid credentials: `unauthorized`, `mfa_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6971,7 +7168,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "unauthorized";
+                            reason: "unauthorized" | "mfa_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -6983,7 +7180,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed: `permission_denied`, `sso_required` */
+            /** @description Not allowed: `mfa_required`, `permission_denied`, `sso_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6993,8 +7190,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": 403,
-                     *         "reason": "permission_denied",
-                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "reason": "mfa_required",
+                     *         "message": "Mfa required",
                      *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
                      *       }
                      *     }
@@ -7010,7 +7207,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "permission_denied" | "sso_required";
+                            reason: "mfa_required" | "permission_denied" | "sso_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -10323,7 +10520,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No or invalid credentials: `unauthorized` */
+            /** @description No or invalid credentials: `unauthorized`, `mfa_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10350,7 +10547,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "unauthorized";
+                            reason: "unauthorized" | "mfa_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -10362,7 +10559,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed: `sso_required` */
+            /** @description Not allowed: `mfa_required`, `sso_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10372,8 +10569,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": 403,
-                     *         "reason": "sso_required",
-                     *         "message": "Sso required",
+                     *         "reason": "mfa_required",
+                     *         "message": "Mfa required",
                      *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
                      *       }
                      *     }
@@ -10389,7 +10586,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "sso_required";
+                            reason: "mfa_required" | "sso_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -11237,7 +11434,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No or invalid credentials: `unauthorized` */
+            /** @description No or invalid credentials: `unauthorized`, `mfa_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11264,7 +11461,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "unauthorized";
+                            reason: "unauthorized" | "mfa_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -11276,7 +11473,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed: `sso_required` */
+            /** @description Not allowed: `mfa_required`, `sso_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11286,8 +11483,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": 403,
-                     *         "reason": "sso_required",
-                     *         "message": "Sso required",
+                     *         "reason": "mfa_required",
+                     *         "message": "Mfa required",
                      *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
                      *       }
                      *     }
@@ -11303,7 +11500,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "sso_required";
+                            reason: "mfa_required" | "sso_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -11598,7 +11795,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No or invalid credentials: `unauthorized` */
+            /** @description No or invalid credentials: `unauthorized`, `mfa_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11625,7 +11822,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "unauthorized";
+                            reason: "unauthorized" | "mfa_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -11637,7 +11834,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed: `permission_denied`, `role_exceeds_caller`, `sso_required` */
+            /** @description Not allowed: `mfa_required`, `permission_denied`, `role_exceeds_caller`, `sso_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11647,8 +11844,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": 403,
-                     *         "reason": "permission_denied",
-                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "reason": "mfa_required",
+                     *         "message": "Mfa required",
                      *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
                      *       }
                      *     }
@@ -11664,7 +11861,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "permission_denied" | "role_exceeds_caller" | "sso_required";
+                            reason: "mfa_required" | "permission_denied" | "role_exceeds_caller" | "sso_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -12053,7 +12250,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No or invalid credentials: `unauthorized` */
+            /** @description No or invalid credentials: `unauthorized`, `mfa_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12080,7 +12277,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "unauthorized";
+                            reason: "unauthorized" | "mfa_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -12092,7 +12289,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed: `permission_denied`, `sso_required` */
+            /** @description Not allowed: `mfa_required`, `permission_denied`, `sso_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12102,8 +12299,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": 403,
-                     *         "reason": "permission_denied",
-                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "reason": "mfa_required",
+                     *         "message": "Mfa required",
                      *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
                      *       }
                      *     }
@@ -12119,7 +12316,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "permission_denied" | "sso_required";
+                            reason: "mfa_required" | "permission_denied" | "sso_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -12413,7 +12610,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No or invalid credentials: `unauthorized` */
+            /** @description No or invalid credentials: `unauthorized`, `mfa_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12440,7 +12637,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "unauthorized";
+                            reason: "unauthorized" | "mfa_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -12452,7 +12649,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed: `permission_denied`, `role_exceeds_caller`, `sso_required` */
+            /** @description Not allowed: `mfa_required`, `permission_denied`, `role_exceeds_caller`, `sso_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12462,8 +12659,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": 403,
-                     *         "reason": "permission_denied",
-                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "reason": "mfa_required",
+                     *         "message": "Mfa required",
                      *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
                      *       }
                      *     }
@@ -12479,7 +12676,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "permission_denied" | "role_exceeds_caller" | "sso_required";
+                            reason: "mfa_required" | "permission_denied" | "role_exceeds_caller" | "sso_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -12929,7 +13126,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No or invalid credentials: `unauthorized` */
+            /** @description No or invalid credentials: `unauthorized`, `mfa_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12956,7 +13153,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "unauthorized";
+                            reason: "unauthorized" | "mfa_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -12968,7 +13165,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed: `permission_denied`, `sso_required` */
+            /** @description Not allowed: `mfa_required`, `permission_denied`, `sso_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12978,8 +13175,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": 403,
-                     *         "reason": "permission_denied",
-                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "reason": "mfa_required",
+                     *         "message": "Mfa required",
                      *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
                      *       }
                      *     }
@@ -12995,7 +13192,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "permission_denied" | "sso_required";
+                            reason: "mfa_required" | "permission_denied" | "sso_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -13327,7 +13524,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No or invalid credentials: `unauthorized`, `reauthentication_required` */
+            /** @description No or invalid credentials: `unauthorized`, `mfa_required`, `reauthentication_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13354,7 +13551,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "unauthorized" | "reauthentication_required";
+                            reason: "unauthorized" | "mfa_required" | "reauthentication_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -13366,7 +13563,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed: `permission_denied`, `role_exceeds_caller`, `sso_required` */
+            /** @description Not allowed: `mfa_required`, `permission_denied`, `role_exceeds_caller`, `sso_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13376,8 +13573,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": 403,
-                     *         "reason": "permission_denied",
-                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "reason": "mfa_required",
+                     *         "message": "Mfa required",
                      *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
                      *       }
                      *     }
@@ -13393,7 +13590,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "permission_denied" | "role_exceeds_caller" | "sso_required";
+                            reason: "mfa_required" | "permission_denied" | "role_exceeds_caller" | "sso_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -13809,7 +14006,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No or invalid credentials: `unauthorized` */
+            /** @description No or invalid credentials: `unauthorized`, `mfa_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13836,7 +14033,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "unauthorized";
+                            reason: "unauthorized" | "mfa_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -13848,7 +14045,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed: `permission_denied`, `sso_required` */
+            /** @description Not allowed: `mfa_required`, `permission_denied`, `sso_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13858,8 +14055,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": 403,
-                     *         "reason": "permission_denied",
-                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "reason": "mfa_required",
+                     *         "message": "Mfa required",
                      *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
                      *       }
                      *     }
@@ -13875,7 +14072,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "permission_denied" | "sso_required";
+                            reason: "mfa_required" | "permission_denied" | "sso_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -14186,7 +14383,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No or invalid credentials: `unauthorized` */
+            /** @description No or invalid credentials: `unauthorized`, `mfa_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14213,7 +14410,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "unauthorized";
+                            reason: "unauthorized" | "mfa_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -14225,7 +14422,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed: `permission_denied`, `sso_required` */
+            /** @description Not allowed: `mfa_required`, `permission_denied`, `sso_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14235,8 +14432,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": 403,
-                     *         "reason": "permission_denied",
-                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "reason": "mfa_required",
+                     *         "message": "Mfa required",
                      *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
                      *       }
                      *     }
@@ -14252,7 +14449,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "permission_denied" | "sso_required";
+                            reason: "mfa_required" | "permission_denied" | "sso_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -14594,6 +14791,8 @@ export interface operations {
                 status?: "pending" | "invited" | "accepted" | "disabled";
                 /** @description Search: members whose e-mail, first name, last name or full name contains this text, ignoring case */
                 q?: string;
+                /** @description false: only the members without a second factor — those a policy requiring one refuses after their mfaDeadline; true: only those with one */
+                mfa?: boolean;
                 /**
                  * @description Page size; turns on pagination (the response gains nextCursor while more remain)
                  * @example 100
@@ -14693,6 +14892,9 @@ export interface operations {
                              * @example 2026-11-22T10:15:00Z
                              */
                             updated: string;
+                            /** @description The member has a second factor: an active authenticator app or passkey (recovery codes do not count) */
+                            mfa: boolean;
+                            mfaDeadline: string | null;
                         }[];
                         /** @description Present when more rows follow: pass it as `?cursor=` for the next page. */
                         nextCursor?: string;
@@ -14741,7 +14943,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No or invalid credentials: `unauthorized` */
+            /** @description No or invalid credentials: `unauthorized`, `mfa_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14768,7 +14970,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "unauthorized";
+                            reason: "unauthorized" | "mfa_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -14780,7 +14982,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed: `permission_denied`, `sso_required` */
+            /** @description Not allowed: `mfa_required`, `permission_denied`, `sso_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14790,8 +14992,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": 403,
-                     *         "reason": "permission_denied",
-                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "reason": "mfa_required",
+                     *         "message": "Mfa required",
                      *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
                      *       }
                      *     }
@@ -14807,7 +15009,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "permission_denied" | "sso_required";
+                            reason: "mfa_required" | "permission_denied" | "sso_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -15127,6 +15329,9 @@ export interface operations {
                              * @example 2026-11-22T10:15:00Z
                              */
                             updated: string;
+                            /** @description The member has a second factor: an active authenticator app or passkey (recovery codes do not count) */
+                            mfa: boolean;
+                            mfaDeadline: string | null;
                         };
                     };
                 };
@@ -15173,7 +15378,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No or invalid credentials: `unauthorized` */
+            /** @description No or invalid credentials: `unauthorized`, `mfa_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15200,7 +15405,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "unauthorized";
+                            reason: "unauthorized" | "mfa_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -15212,7 +15417,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed: `permission_denied`, `role_exceeds_caller`, `sso_required` */
+            /** @description Not allowed: `mfa_required`, `permission_denied`, `role_exceeds_caller`, `sso_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15222,8 +15427,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": 403,
-                     *         "reason": "permission_denied",
-                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "reason": "mfa_required",
+                     *         "message": "Mfa required",
                      *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
                      *       }
                      *     }
@@ -15239,7 +15444,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "permission_denied" | "role_exceeds_caller" | "sso_required";
+                            reason: "mfa_required" | "permission_denied" | "role_exceeds_caller" | "sso_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -15628,6 +15833,9 @@ export interface operations {
                              * @example 2026-11-22T10:15:00Z
                              */
                             updated: string;
+                            /** @description The member has a second factor: an active authenticator app or passkey (recovery codes do not count) */
+                            mfa: boolean;
+                            mfaDeadline: string | null;
                         };
                     };
                 };
@@ -15674,7 +15882,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No or invalid credentials: `unauthorized` */
+            /** @description No or invalid credentials: `unauthorized`, `mfa_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15701,7 +15909,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "unauthorized";
+                            reason: "unauthorized" | "mfa_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -15713,7 +15921,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed: `permission_denied`, `sso_required` */
+            /** @description Not allowed: `mfa_required`, `permission_denied`, `sso_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15723,8 +15931,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": 403,
-                     *         "reason": "permission_denied",
-                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "reason": "mfa_required",
+                     *         "message": "Mfa required",
                      *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
                      *       }
                      *     }
@@ -15740,7 +15948,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "permission_denied" | "sso_required";
+                            reason: "mfa_required" | "permission_denied" | "sso_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -16063,6 +16271,9 @@ export interface operations {
                              * @example 2026-11-22T10:15:00Z
                              */
                             updated: string;
+                            /** @description The member has a second factor: an active authenticator app or passkey (recovery codes do not count) */
+                            mfa: boolean;
+                            mfaDeadline: string | null;
                         };
                     };
                 };
@@ -16109,7 +16320,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No or invalid credentials: `unauthorized` */
+            /** @description No or invalid credentials: `unauthorized`, `mfa_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16136,7 +16347,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "unauthorized";
+                            reason: "unauthorized" | "mfa_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -16148,7 +16359,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed: `permission_denied`, `role_exceeds_caller`, `sso_required` */
+            /** @description Not allowed: `mfa_required`, `permission_denied`, `role_exceeds_caller`, `sso_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16158,8 +16369,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": 403,
-                     *         "reason": "permission_denied",
-                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "reason": "mfa_required",
+                     *         "message": "Mfa required",
                      *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
                      *       }
                      *     }
@@ -16175,7 +16386,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "permission_denied" | "role_exceeds_caller" | "sso_required";
+                            reason: "mfa_required" | "permission_denied" | "role_exceeds_caller" | "sso_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -16612,7 +16823,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No or invalid credentials: `unauthorized` */
+            /** @description No or invalid credentials: `unauthorized`, `mfa_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16639,7 +16850,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "unauthorized";
+                            reason: "unauthorized" | "mfa_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -16651,7 +16862,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed: `permission_denied`, `role_exceeds_caller`, `sso_required` */
+            /** @description Not allowed: `mfa_required`, `permission_denied`, `role_exceeds_caller`, `sso_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16661,8 +16872,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": 403,
-                     *         "reason": "permission_denied",
-                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "reason": "mfa_required",
+                     *         "message": "Mfa required",
                      *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
                      *       }
                      *     }
@@ -16678,7 +16889,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "permission_denied" | "role_exceeds_caller" | "sso_required";
+                            reason: "mfa_required" | "permission_denied" | "role_exceeds_caller" | "sso_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -17266,6 +17477,9 @@ export interface operations {
                              * @example 2026-11-22T10:15:00Z
                              */
                             updated: string;
+                            /** @description The member has a second factor: an active authenticator app or passkey (recovery codes do not count) */
+                            mfa: boolean;
+                            mfaDeadline: string | null;
                         };
                     };
                 };
@@ -17701,7 +17915,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No or invalid credentials: `unauthorized` */
+            /** @description No or invalid credentials: `unauthorized`, `mfa_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17728,7 +17942,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "unauthorized";
+                            reason: "unauthorized" | "mfa_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -17740,7 +17954,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed: `permission_denied`, `sso_required` */
+            /** @description Not allowed: `mfa_required`, `permission_denied`, `sso_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17750,8 +17964,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": 403,
-                     *         "reason": "permission_denied",
-                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "reason": "mfa_required",
+                     *         "message": "Mfa required",
                      *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
                      *       }
                      *     }
@@ -17767,7 +17981,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "permission_denied" | "sso_required";
+                            reason: "mfa_required" | "permission_denied" | "sso_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -18062,7 +18276,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No or invalid credentials: `unauthorized` */
+            /** @description No or invalid credentials: `unauthorized`, `mfa_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18089,7 +18303,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "unauthorized";
+                            reason: "unauthorized" | "mfa_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -18101,7 +18315,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed: `permission_denied`, `sso_required` */
+            /** @description Not allowed: `mfa_required`, `permission_denied`, `sso_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18111,8 +18325,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": 403,
-                     *         "reason": "permission_denied",
-                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "reason": "mfa_required",
+                     *         "message": "Mfa required",
                      *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
                      *       }
                      *     }
@@ -18128,7 +18342,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "permission_denied" | "sso_required";
+                            reason: "mfa_required" | "permission_denied" | "sso_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -18518,7 +18732,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No or invalid credentials: `unauthorized` */
+            /** @description No or invalid credentials: `unauthorized`, `mfa_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18545,7 +18759,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "unauthorized";
+                            reason: "unauthorized" | "mfa_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -18557,7 +18771,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed: `permission_denied`, `sso_required` */
+            /** @description Not allowed: `mfa_required`, `permission_denied`, `sso_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18567,8 +18781,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": 403,
-                     *         "reason": "permission_denied",
-                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "reason": "mfa_required",
+                     *         "message": "Mfa required",
                      *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
                      *       }
                      *     }
@@ -18584,7 +18798,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "permission_denied" | "sso_required";
+                            reason: "mfa_required" | "permission_denied" | "sso_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -18876,7 +19090,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No or invalid credentials: `unauthorized` */
+            /** @description No or invalid credentials: `unauthorized`, `mfa_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18903,7 +19117,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "unauthorized";
+                            reason: "unauthorized" | "mfa_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -18915,7 +19129,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed: `permission_denied`, `sso_required` */
+            /** @description Not allowed: `mfa_required`, `permission_denied`, `sso_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18925,8 +19139,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": 403,
-                     *         "reason": "permission_denied",
-                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "reason": "mfa_required",
+                     *         "message": "Mfa required",
                      *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
                      *       }
                      *     }
@@ -18942,7 +19156,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "permission_denied" | "sso_required";
+                            reason: "mfa_required" | "permission_denied" | "sso_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -19341,7 +19555,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No or invalid credentials: `unauthorized` */
+            /** @description No or invalid credentials: `unauthorized`, `mfa_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19368,7 +19582,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "unauthorized";
+                            reason: "unauthorized" | "mfa_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -19380,7 +19594,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed: `permission_denied`, `sso_required` */
+            /** @description Not allowed: `mfa_required`, `permission_denied`, `sso_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19390,8 +19604,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": 403,
-                     *         "reason": "permission_denied",
-                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "reason": "mfa_required",
+                     *         "message": "Mfa required",
                      *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
                      *       }
                      *     }
@@ -19407,7 +19621,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "permission_denied" | "sso_required";
+                            reason: "mfa_required" | "permission_denied" | "sso_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -19676,7 +19890,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No or invalid credentials: `unauthorized` */
+            /** @description No or invalid credentials: `unauthorized`, `mfa_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19703,7 +19917,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "unauthorized";
+                            reason: "unauthorized" | "mfa_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -19715,7 +19929,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed: `permission_denied`, `sso_required` */
+            /** @description Not allowed: `mfa_required`, `permission_denied`, `sso_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19725,8 +19939,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": 403,
-                     *         "reason": "permission_denied",
-                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "reason": "mfa_required",
+                     *         "message": "Mfa required",
                      *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
                      *       }
                      *     }
@@ -19742,7 +19956,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "permission_denied" | "sso_required";
+                            reason: "mfa_required" | "permission_denied" | "sso_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -20052,7 +20266,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No or invalid credentials: `unauthorized` */
+            /** @description No or invalid credentials: `unauthorized`, `mfa_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20079,7 +20293,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "unauthorized";
+                            reason: "unauthorized" | "mfa_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -20091,7 +20305,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed: `permission_denied`, `sso_required` */
+            /** @description Not allowed: `mfa_required`, `permission_denied`, `sso_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -20101,8 +20315,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": 403,
-                     *         "reason": "permission_denied",
-                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "reason": "mfa_required",
+                     *         "message": "Mfa required",
                      *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
                      *       }
                      *     }
@@ -20118,7 +20332,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "permission_denied" | "sso_required";
+                            reason: "mfa_required" | "permission_denied" | "sso_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -20432,7 +20646,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No or invalid credentials: `unauthorized` */
+            /** @description No or invalid credentials: `unauthorized`, `mfa_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20459,7 +20673,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "unauthorized";
+                            reason: "unauthorized" | "mfa_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -20471,7 +20685,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed: `permission_denied`, `sso_required` */
+            /** @description Not allowed: `mfa_required`, `permission_denied`, `sso_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -20481,8 +20695,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": 403,
-                     *         "reason": "permission_denied",
-                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "reason": "mfa_required",
+                     *         "message": "Mfa required",
                      *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
                      *       }
                      *     }
@@ -20498,7 +20712,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "permission_denied" | "sso_required";
+                            reason: "mfa_required" | "permission_denied" | "sso_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -20829,7 +21043,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No or invalid credentials: `unauthorized` */
+            /** @description No or invalid credentials: `unauthorized`, `mfa_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20856,7 +21070,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "unauthorized";
+                            reason: "unauthorized" | "mfa_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -20868,7 +21082,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed: `permission_denied`, `sso_required` */
+            /** @description Not allowed: `mfa_required`, `permission_denied`, `sso_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -20878,8 +21092,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": 403,
-                     *         "reason": "permission_denied",
-                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "reason": "mfa_required",
+                     *         "message": "Mfa required",
                      *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
                      *       }
                      *     }
@@ -20895,7 +21109,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "permission_denied" | "sso_required";
+                            reason: "mfa_required" | "permission_denied" | "sso_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -21499,7 +21713,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No or invalid credentials: `unauthorized` */
+            /** @description No or invalid credentials: `unauthorized`, `mfa_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21526,7 +21740,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "unauthorized";
+                            reason: "unauthorized" | "mfa_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -21538,7 +21752,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed: `permission_denied`, `sso_required` */
+            /** @description Not allowed: `mfa_required`, `permission_denied`, `sso_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -21548,8 +21762,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": 403,
-                     *         "reason": "permission_denied",
-                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "reason": "mfa_required",
+                     *         "message": "Mfa required",
                      *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
                      *       }
                      *     }
@@ -21565,7 +21779,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "permission_denied" | "sso_required";
+                            reason: "mfa_required" | "permission_denied" | "sso_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -21879,7 +22093,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No or invalid credentials: `unauthorized`, `reauthentication_required` */
+            /** @description No or invalid credentials: `unauthorized`, `mfa_required`, `reauthentication_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21906,7 +22120,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "unauthorized" | "reauthentication_required";
+                            reason: "unauthorized" | "mfa_required" | "reauthentication_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -21918,7 +22132,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed: `permission_denied`, `sso_required` */
+            /** @description Not allowed: `mfa_required`, `permission_denied`, `sso_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -21928,8 +22142,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": 403,
-                     *         "reason": "permission_denied",
-                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "reason": "mfa_required",
+                     *         "message": "Mfa required",
                      *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
                      *       }
                      *     }
@@ -21945,7 +22159,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "permission_denied" | "sso_required";
+                            reason: "mfa_required" | "permission_denied" | "sso_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -22352,7 +22566,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No or invalid credentials: `unauthorized` */
+            /** @description No or invalid credentials: `unauthorized`, `mfa_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22379,7 +22593,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "unauthorized";
+                            reason: "unauthorized" | "mfa_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -22391,7 +22605,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed: `permission_denied`, `sso_required` */
+            /** @description Not allowed: `mfa_required`, `permission_denied`, `sso_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22401,8 +22615,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": 403,
-                     *         "reason": "permission_denied",
-                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "reason": "mfa_required",
+                     *         "message": "Mfa required",
                      *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
                      *       }
                      *     }
@@ -22418,7 +22632,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "permission_denied" | "sso_required";
+                            reason: "mfa_required" | "permission_denied" | "sso_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -22729,7 +22943,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No or invalid credentials: `unauthorized`, `reauthentication_required` */
+            /** @description No or invalid credentials: `unauthorized`, `mfa_required`, `reauthentication_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22756,7 +22970,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "unauthorized" | "reauthentication_required";
+                            reason: "unauthorized" | "mfa_required" | "reauthentication_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -22768,7 +22982,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed: `permission_denied`, `sso_required` */
+            /** @description Not allowed: `mfa_required`, `permission_denied`, `sso_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22778,8 +22992,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": 403,
-                     *         "reason": "permission_denied",
-                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "reason": "mfa_required",
+                     *         "message": "Mfa required",
                      *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
                      *       }
                      *     }
@@ -22795,7 +23009,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "permission_denied" | "sso_required";
+                            reason: "mfa_required" | "permission_denied" | "sso_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -23194,7 +23408,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No or invalid credentials: `unauthorized` */
+            /** @description No or invalid credentials: `unauthorized`, `mfa_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -23221,7 +23435,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "unauthorized";
+                            reason: "unauthorized" | "mfa_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -23233,7 +23447,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed: `permission_denied`, `sso_required` */
+            /** @description Not allowed: `mfa_required`, `permission_denied`, `sso_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -23243,8 +23457,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": 403,
-                     *         "reason": "permission_denied",
-                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "reason": "mfa_required",
+                     *         "message": "Mfa required",
                      *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
                      *       }
                      *     }
@@ -23260,7 +23474,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "permission_denied" | "sso_required";
+                            reason: "mfa_required" | "permission_denied" | "sso_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -23583,7 +23797,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No or invalid credentials: `unauthorized` */
+            /** @description No or invalid credentials: `unauthorized`, `mfa_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -23610,7 +23824,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "unauthorized";
+                            reason: "unauthorized" | "mfa_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -23622,7 +23836,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed: `permission_denied`, `sso_required` */
+            /** @description Not allowed: `mfa_required`, `permission_denied`, `sso_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -23632,8 +23846,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": 403,
-                     *         "reason": "permission_denied",
-                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "reason": "mfa_required",
+                     *         "message": "Mfa required",
                      *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
                      *       }
                      *     }
@@ -23649,7 +23863,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "permission_denied" | "sso_required";
+                            reason: "mfa_required" | "permission_denied" | "sso_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -23910,7 +24124,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No or invalid credentials: `unauthorized` */
+            /** @description No or invalid credentials: `unauthorized`, `mfa_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -23937,7 +24151,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "unauthorized";
+                            reason: "unauthorized" | "mfa_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -23949,7 +24163,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed: `permission_denied`, `sso_required` */
+            /** @description Not allowed: `mfa_required`, `permission_denied`, `sso_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -23959,8 +24173,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": 403,
-                     *         "reason": "permission_denied",
-                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "reason": "mfa_required",
+                     *         "message": "Mfa required",
                      *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
                      *       }
                      *     }
@@ -23976,7 +24190,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "permission_denied" | "sso_required";
+                            reason: "mfa_required" | "permission_denied" | "sso_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -25626,7 +25840,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No or invalid credentials: `unauthorized` */
+            /** @description No or invalid credentials: `unauthorized`, `mfa_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -25653,7 +25867,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "unauthorized";
+                            reason: "unauthorized" | "mfa_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -25665,7 +25879,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed: `permission_denied`, `sso_required` */
+            /** @description Not allowed: `mfa_required`, `permission_denied`, `sso_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -25675,8 +25889,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": 403,
-                     *         "reason": "permission_denied",
-                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "reason": "mfa_required",
+                     *         "message": "Mfa required",
                      *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
                      *       }
                      *     }
@@ -25692,7 +25906,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "permission_denied" | "sso_required";
+                            reason: "mfa_required" | "permission_denied" | "sso_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -25968,7 +26182,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No or invalid credentials: `unauthorized` */
+            /** @description No or invalid credentials: `unauthorized`, `mfa_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -25995,7 +26209,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "unauthorized";
+                            reason: "unauthorized" | "mfa_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -26007,7 +26221,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed: `permission_denied`, `role_exceeds_caller`, `sso_required` */
+            /** @description Not allowed: `mfa_required`, `permission_denied`, `role_exceeds_caller`, `sso_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -26017,8 +26231,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": 403,
-                     *         "reason": "permission_denied",
-                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "reason": "mfa_required",
+                     *         "message": "Mfa required",
                      *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
                      *       }
                      *     }
@@ -26034,7 +26248,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "permission_denied" | "role_exceeds_caller" | "sso_required";
+                            reason: "mfa_required" | "permission_denied" | "role_exceeds_caller" | "sso_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -26415,7 +26629,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No or invalid credentials: `unauthorized` */
+            /** @description No or invalid credentials: `unauthorized`, `mfa_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -26442,7 +26656,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "unauthorized";
+                            reason: "unauthorized" | "mfa_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -26454,7 +26668,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed: `permission_denied`, `sso_required` */
+            /** @description Not allowed: `mfa_required`, `permission_denied`, `sso_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -26464,8 +26678,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": 403,
-                     *         "reason": "permission_denied",
-                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "reason": "mfa_required",
+                     *         "message": "Mfa required",
                      *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
                      *       }
                      *     }
@@ -26481,7 +26695,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "permission_denied" | "sso_required";
+                            reason: "mfa_required" | "permission_denied" | "sso_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -26760,7 +26974,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No or invalid credentials: `unauthorized` */
+            /** @description No or invalid credentials: `unauthorized`, `mfa_required` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -26787,7 +27001,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "unauthorized";
+                            reason: "unauthorized" | "mfa_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -26799,7 +27013,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed: `permission_denied`, `role_exceeds_caller`, `sso_required` */
+            /** @description Not allowed: `mfa_required`, `permission_denied`, `role_exceeds_caller`, `sso_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -26809,8 +27023,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": 403,
-                     *         "reason": "permission_denied",
-                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "reason": "mfa_required",
+                     *         "message": "Mfa required",
                      *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
                      *       }
                      *     }
@@ -26826,7 +27040,7 @@ export interface operations {
                              * @description Stable identifier of the failure
                              * @enum {string}
                              */
-                            reason: "permission_denied" | "role_exceeds_caller" | "sso_required";
+                            reason: "mfa_required" | "permission_denied" | "role_exceeds_caller" | "sso_required";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
@@ -32410,6 +32624,693 @@ export interface operations {
                              * @enum {string}
                              */
                             reason: "self_lockout";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests (see Retry-After): `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 429,
+                     *         "reason": "rate_limited",
+                     *         "message": "Too many failed attempts; try again later",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 429
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "rate_limited";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Internal error (the log has the cause, under the request id): `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 500,
+                     *         "reason": "internal",
+                     *         "message": "An internal error occurred; quote the request id when reporting it",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 500
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "internal";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Unavailable: `database_unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 503,
+                     *         "reason": "database_unavailable",
+                     *         "message": "Database unavailable",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 503
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "database_unavailable";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure, in the same envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getPlatformSecurity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example {
+                         *       "mfaForPlatformRoles": "required"
+                         *     }
+                         */
+                        result: {
+                            /**
+                             * @description required: a credential won without a second factor carries no platform-role permission (its tenant memberships still count, under their tenants’ own policies)
+                             * @enum {string}
+                             */
+                            mfaForPlatformRoles: "optional" | "required";
+                        };
+                    };
+                };
+            };
+            /** @description No or invalid credentials: `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 401,
+                     *         "reason": "unauthorized",
+                     *         "message": "Credentials are required",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 401
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "unauthorized";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: `permission_denied` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 403,
+                     *         "reason": "permission_denied",
+                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 403
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "permission_denied";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests (see Retry-After): `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 429,
+                     *         "reason": "rate_limited",
+                     *         "message": "Too many failed attempts; try again later",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 429
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "rate_limited";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Internal error (the log has the cause, under the request id): `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 500,
+                     *         "reason": "internal",
+                     *         "message": "An internal error occurred; quote the request id when reporting it",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 500
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "internal";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Unavailable: `database_unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 503,
+                     *         "reason": "database_unavailable",
+                     *         "message": "Database unavailable",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 503
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "database_unavailable";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure, in the same envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updatePlatformSecurity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "mfaForPlatformRoles": "required"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description required: a credential won without a second factor carries no platform-role permission (its tenant memberships still count, under their tenants’ own policies)
+                     * @enum {string}
+                     */
+                    mfaForPlatformRoles: "optional" | "required";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example {
+                         *       "mfaForPlatformRoles": "required"
+                         *     }
+                         */
+                        result: {
+                            /**
+                             * @description required: a credential won without a second factor carries no platform-role permission (its tenant memberships still count, under their tenants’ own policies)
+                             * @enum {string}
+                             */
+                            mfaForPlatformRoles: "optional" | "required";
+                        };
+                    };
+                };
+            };
+            /** @description Bad request: `validation_failed`, `invalid_json` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 400,
+                     *         "reason": "validation_failed",
+                     *         "message": "Invalid name (is required)",
+                     *         "attribute": {
+                     *           "name": "is required"
+                     *         },
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 400
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "validation_failed" | "invalid_json";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description No or invalid credentials: `unauthorized`, `reauthentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 401,
+                     *         "reason": "unauthorized",
+                     *         "message": "Credentials are required",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 401
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "unauthorized" | "reauthentication_required";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: `permission_denied` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 403,
+                     *         "reason": "permission_denied",
+                     *         "message": "MANAGE_TENANT is required in this tenant",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 403
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "permission_denied";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Conflict: `mfa_required_by_policy` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 409,
+                     *         "reason": "mfa_required_by_policy",
+                     *         "message": "Mfa required by policy",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 409
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "mfa_required_by_policy";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Precondition failed: `precondition_failed` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 412,
+                     *         "reason": "precondition_failed",
+                     *         "message": "Precondition failed",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 412
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "precondition_failed";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too large: `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 413,
+                     *         "reason": "payload_too_large",
+                     *         "message": "Payload too large",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 413
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "payload_too_large";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Unsupported media type: `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 415,
+                     *         "reason": "unsupported_media_type",
+                     *         "message": "Unsupported media type",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 415
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "unsupported_media_type";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */

@@ -8,6 +8,7 @@ import { ifMatch } from '../kit/record-edits.js'
 import { called, formErrorsOf } from '../kit/refusals.js'
 import { readTenantFor, UUID } from '../kit/tenant-scope.js'
 import { emptyValues, valuesOf } from './tenant-form-values.js'
+import { tenantSecurityRoutes } from './tenant-security.routes.js'
 import { type TenantFormValues, type TreeNode, tenantBody, tenantForm, treeBody } from './tenants.views.js'
 
 /** Children drawn under one open node; a tenant's page lists more. */
@@ -30,6 +31,7 @@ const TenantForm = Form({
 /** The tenant tree, a tenant's page, create and edit (docs/console.md "Pages"). */
 export function tenantRoutes(router: TypedApp, pages: ConsolePages): void {
   const platformId = pages.ctx.platform.id
+  tenantSecurityRoutes(router, pages)
 
   /** One level of the tree through `GET /v1/tenants?parentId=`, with the open nodes' children below. */
   async function level(signed: Signed, parentId: string, open: Set<string>, limit: number, cursor?: string) {

@@ -90,6 +90,7 @@ export function tenantBody(o: {
 <li><a href="/console/tenants/${t.id}/integrations">Integrations</a></li>
 <li><a href="/console/tenants/${t.id}/identity-providers">Identity providers</a></li>
 <li><a href="/console/tenants/${t.id}/password-policy">Password policy</a></li>
+<li><a href="/console/tenants/${t.id}/security">Security settings</a></li>
 <li><a href="/console/tenants/${t.id}/webhooks">Webhooks</a></li>
 <li><a href="/console/tenants/${t.id}/api-keys">API keys</a></li>
 <li><a href="/console/tenants/${t.id}/scim">SCIM</a></li>
