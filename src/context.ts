@@ -44,7 +44,10 @@ export interface WebAuthnAnswers {
 export interface SecondFactorState {
   /** Wrong second factors per account: 10 in 15 minutes, then 429 (modules/mfa/answer-limits.ts). */
   failures: FailureLimiter
-  /** Whether a person has an active factor, for Basic's refusal: cleared by this process's factor changes. */
+  /**
+   * Whether Basic with a password is refused for a person (an active factor, or a policy requiring one),
+   * for a few seconds: cleared by this process's factor changes.
+   */
   hasFactor: TtlCache<string, boolean>
   /** The WebAuthn half of answering a challenge; undefined until wired, and then assertions are refused. */
   webauthn: WebAuthnAnswers | undefined

@@ -1,10 +1,12 @@
 import type { ServiceContext } from '../../context.js'
 import { AppError } from '../../errors.js'
+import { personNeedsSecondFactor } from '../mfa-policy/mfa-policy.service.js'
 import { listActiveFactors } from './factors.repository.js'
 
 /**
- * Where a second-factor policy binds a person's own factors (docs/security.md, "Second factors"): the
- * last factor cannot be removed while a policy requires one of this person.
+ * Where a second-factor policy binds a person's own credentials (docs/security.md, "Second factors",
+ * "Signing in with a second factor"): the last factor cannot be removed while a policy requires one of
+ * this person, and Basic with a password is refused under such a policy, factor or not.
  */
 
 /** 409 mfa_required_by_policy when `factorId` is the person's last active factor and a policy needs one. */
@@ -19,7 +21,10 @@ export async function checkFactorMayGo(ctx: ServiceContext, userId: string, fact
   }
 }
 
-/** Whether a policy — a tenant's effective one, or the platform's for platform roles — requires a factor. */
-export async function personNeedsFactor(_ctx: ServiceContext, _userId: string): Promise<boolean> {
-  return false
+/**
+ * Whether a policy — a tenant's effective one, or the platform's for platform roles — requires a factor
+ * of the person (the policy module decides: modules/mfa-policy).
+ */
+export async function personNeedsFactor(ctx: ServiceContext, userId: string): Promise<boolean> {
+  return personNeedsSecondFactor(ctx.db, userId)
 }

@@ -10,6 +10,7 @@ import { openChallenge, spendChallenge } from './challenges.js'
 import type { FactorAnswer } from './factor-answers.js'
 import { hasActiveFactor } from './factors.repository.js'
 import { signInLapsedSince } from './mfa.repository.js'
+import { personNeedsFactor } from './policy.js'
 
 /**
  * Signing in with a second factor (docs/security.md, "Signing in with a second factor"): a right
@@ -25,10 +26,10 @@ export function secondFactorGate(ctx: ServiceContext, sessions: SessionTokens): 
   return {
     passwordSignIn: (signIn) => passwordSignIn(ctx, sessions, signIn),
     checkBasic: async (userId) => {
-      if (await hasFactorCached(ctx, userId)) {
+      if (await basicRefusedCached(ctx, userId)) {
         throw new AppError(
           'mfa_required',
-          'This account has a second factor, which Basic cannot carry: sign in at POST /v1/tokens (programs use API keys)',
+          'This account has a second factor, or a policy requires one, which Basic cannot carry: sign in at POST /v1/tokens (programs use API keys)',
           undefined,
           { 'www-authenticate': 'Bearer realm="tenantry"' },
         )
@@ -38,9 +39,15 @@ export function secondFactorGate(ctx: ServiceContext, sessions: SessionTokens): 
   }
 }
 
-/** Whether the person has an active factor, from a cache of a few seconds (Basic asks on every request). */
-export async function hasFactorCached(ctx: ServiceContext, userId: string): Promise<boolean> {
-  return ctx.secondFactors.hasFactor.getOrLoad(userId, () => hasActiveFactor(ctx.db, userId))
+/**
+ * Whether Basic with a password is refused for the person — an active factor, or a policy requiring one —
+ * from a cache of a few seconds (Basic asks on every request; a factor change here clears it).
+ */
+async function basicRefusedCached(ctx: ServiceContext, userId: string): Promise<boolean> {
+  return ctx.secondFactors.hasFactor.getOrLoad(
+    userId,
+    async () => (await hasActiveFactor(ctx.db, userId)) || (await personNeedsFactor(ctx, userId)),
+  )
 }
 
 async function passwordSignIn(
