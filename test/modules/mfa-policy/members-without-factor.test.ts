@@ -81,6 +81,39 @@ describe('members and their second factors', () => {
     expect(new Date(record.mfaDeadline).getTime()).toBeLessThan(Date.now() + DAY + 1_000)
   })
 
+  it('says mfa of a member just added through the API, and starts an invitee’s grace at acceptance', async () => {
+    const tenant = await createTenantAsAdmin(t, { mfaPolicy: 'required', mfaGraceDays: 2 })
+    const token = await t.adminToken()
+    const withFactor = await insertUser(t.database.handle.db)
+    await giveFactor(t.database.handle.db, withFactor.id)
+    const added = await t.request('POST', `/v1/tenants/${tenant.id}/users`, {
+      token,
+      body: { email: withFactor.email, roleId: ROLE_IDS.agent, status: 'accepted' },
+    })
+    expect(added.status).toBe(201)
+    expect(added.body.result).toMatchObject({ mfa: true, mfaDeadline: null })
+
+    const invitee = await insertUser(t.database.handle.db)
+    const invited = await t.request('POST', `/v1/tenants/${tenant.id}/users`, {
+      token,
+      body: { email: invitee.email, roleId: ROLE_IDS.agent, status: 'invited' },
+    })
+    expect(invited.body.result).toMatchObject({ mfa: false, mfaDeadline: null })
+    t.clock.advance(20 * 3_600_000)
+    const accepted = await t.request('PUT', `/v1/tenants/${tenant.id}/users/${invitee.id}`, {
+      token: await t.tokenFor(invitee.email, invitee.password),
+      body: { status: 'accepted' },
+    })
+    expect(accepted.status).toBe(200)
+    // Accepted 20 hours after the policy: two days from the acceptance, not from the policy.
+    const deadline = new Date(t.clock.now().getTime() + 2 * DAY).toISOString()
+    expect(accepted.body.result).toMatchObject({ mfa: false, mfaDeadline: deadline })
+    const read = await t.request('GET', `/v1/tenants/${tenant.id}/users/${invitee.id}`, {
+      token: await t.tokenFor(invitee.email, invitee.password),
+    })
+    expect(read.body.result.mfaDeadline).toBe(deadline)
+  })
+
   it('refuses ?mfa= that is no boolean with 400 naming mfa', async () => {
     const tenant = await createTenantAsAdmin(t)
     const response = await members(tenant.id, '?mfa=perhaps')

@@ -1,3 +1,4 @@
+import { uuidv7 } from 'uuidv7'
 import { afterEach, describe, expect, it } from 'vitest'
 import { ROLE_IDS } from '../../../src/access/permissions.js'
 import { createTenantAsAdmin, insertMembership, insertUser, memberWithToken } from '../../helpers/fixtures.js'
@@ -24,6 +25,31 @@ async function administratorWithFactor() {
   return { ...person, token: await tokenWonWith(t, person.id) }
 }
 
+/** A platform role of its own with these permissions (written as a row: the scene, not the subject). */
+async function platformRole(permissions: string[]): Promise<string> {
+  const id = uuidv7()
+  const now = new Date()
+  const name = `Auditor ${id}`
+  await t.ctx.db
+    .insertInto('roles')
+    .values({
+      id,
+      scope: 'platform',
+      tenant_id: null,
+      name,
+      name_key: name.toLowerCase(),
+      permissions,
+      built_in: false,
+      created: now,
+      created_by: null,
+      updated: now,
+      updated_by: null,
+    })
+    .execute()
+  t.ctx.access.invalidate()
+  return id
+}
+
 const security = (token: string) => t.request('GET', '/v1/platform/security', { token })
 const setSecurity = (token: string, mfaForPlatformRoles: string) =>
   t.request('PUT', '/v1/platform/security', { token, body: { mfaForPlatformRoles } })
@@ -35,12 +61,23 @@ describe('who may read and change it', () => {
     expect(response.body.result).toEqual({ mfaForPlatformRoles: 'optional' })
   })
 
-  it('refuses anyone else (403): a tenant Administrator, a Platform User, an API key', async () => {
+  it('refuses anyone else (403): a tenant Administrator, a Platform User, another platform role with permissions', async () => {
     const tenant = await createTenantAsAdmin(t)
     const tenantAdmin = await memberWithToken(t, tenant.id, ROLE_IDS.administrator)
-    for (const token of [tenantAdmin.token]) {
+    const platformUser = await insertUser(t.database.handle.db)
+    const auditor = await insertUser(t.database.handle.db, {
+      roleId: await platformRole(['VIEW_AUDIT_LOG', 'MANAGE_TENANT']),
+    })
+    const tokens = [
+      tenantAdmin.token,
+      await t.tokenFor(platformUser.email, platformUser.password),
+      await t.tokenFor(auditor.email, auditor.password),
+    ]
+    // The auditor's platform role does grant: the refusal is about who, not about a lack of permissions.
+    expect((await t.request('GET', '/v1/audit-events', { token: tokens[2] })).status).toBe(200)
+    for (const token of tokens) {
       expect((await security(token)).status).toBe(403)
-      const change = await setSecurity(token, 'required')
+      const change = await setSecurity(token, 'optional')
       expect(change.status).toBe(403)
       expect(change.body.error.reason).toBe('permission_denied')
     }

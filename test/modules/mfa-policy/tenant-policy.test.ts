@@ -95,6 +95,32 @@ describe('the policy fields', () => {
   })
 })
 
+describe('changing the policy is a step-up operation', () => {
+  it('asks an administrator with a factor older than 10 minutes again (401), for mfaPolicy and mfaAcceptIdp only', async () => {
+    const tenant = await createTenantAsAdmin(t)
+    const admin = await memberWithToken(t, tenant.id, ROLE_IDS.administrator)
+    await giveFactor(t.ctx.db, admin.id)
+    const token = await tokenWonWith(t, admin.id, ['pwd', 'otp'])
+    t.clock.advance(11 * 60_000)
+    for (const body of [{ mfaPolicy: 'required' }, { mfaAcceptIdp: 'asserted' }]) {
+      const refused = await put(tenant.id, body, token)
+      expect(refused.status).toBe(401)
+      expect(refused.body.error.reason).toBe('reauthentication_required')
+      expect(refused.body.error.mfa.token).toEqual(expect.any(String))
+    }
+    // Other fields, and the policy's own values sent back unchanged, need no step-up.
+    const same = await put(
+      tenant.id,
+      { description: 'Day shift', mfaPolicy: 'optional', mfaGraceDays: 14 },
+      token,
+    )
+    expect(same.status).toBe(200)
+    expect(same.body.result).toMatchObject({ mfaPolicy: 'optional', mfaGraceDays: 14 })
+    const fresh = await tokenWonWith(t, admin.id, ['pwd', 'otp'])
+    expect((await put(tenant.id, { mfaPolicy: 'required' }, fresh)).status).toBe(200)
+  })
+})
+
 describe('a password-only member of a tenant that requires a second factor', () => {
   it('acts before the deadline, and /v1/login says until when; past it: 403 mfa_required everywhere there', async () => {
     const tenant = await createTenantAsAdmin(t)
