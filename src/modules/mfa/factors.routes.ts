@@ -29,7 +29,7 @@ export const factorRoutes: RouteModule = async (app, ctx) => {
         operationId: 'listMyFactors',
         summary: "The caller's second factors, and its recovery codes as one entry",
         description:
-          'Active factors, pending authenticator apps (not yet confirmed, gone after 10 minutes), and the ' +
+          'Any authenticated person, of their own. Active factors, pending authenticator apps (not yet confirmed, gone after 10 minutes), and the ' +
           'recovery codes as `{id: "recovery", type: "recovery", remaining}` when a set exists. An API key: 403.',
         errors: ['permission_denied'],
         response: { 200: Result(Type.Array(FactorSchema)) },
@@ -45,7 +45,7 @@ export const factorRoutes: RouteModule = async (app, ctx) => {
         tags,
         operationId: 'enrolTotp',
         summary: 'Start adding an authenticator app (TOTP): its key, shown this once',
-        description: `The factor is pending until POST /v1/me/factors/{id}/verify confirms a code, within 10 minutes. When the account already has a factor: ${stepUp}`,
+        description: `Any authenticated person, for themselves. The factor is pending until POST /v1/me/factors/{id}/verify confirms a code, within 10 minutes. When the account already has a factor: ${stepUp}`,
         errors: ['permission_denied', 'reauthentication_required'],
         body: TotpEnrolmentBody,
         response: { 201: Result(TotpEnrolmentSchema) },
@@ -65,7 +65,7 @@ export const factorRoutes: RouteModule = async (app, ctx) => {
         operationId: 'verifyFactor',
         summary: 'Confirm a pending authenticator app with a code it shows: it becomes active',
         description:
-          'A wrong code is 400 naming `code`; an unknown, active or expired pending factor 404 factor_not_found. ' +
+          'Any authenticated person, of their own. A wrong code is 400 naming `code`; an unknown, active or expired pending factor 404 factor_not_found. ' +
           'Writes `mfa.factor_added`.',
         errors: ['validation_failed', 'factor_not_found', 'permission_denied'],
         params: PendingFactorParams,
@@ -85,7 +85,7 @@ export const factorRoutes: RouteModule = async (app, ctx) => {
         tags,
         operationId: 'removeMyFactor',
         summary: 'Remove one of your factors, or (`recovery`) your recovery codes',
-        description: `${stepUp} The last factor cannot go while a policy requires one of you (409 mfa_required_by_policy). Writes \`mfa.factor_removed\`.`,
+        description: `Any authenticated person, of their own. ${stepUp} The last factor cannot go while a policy requires one of you (409 mfa_required_by_policy). Writes \`mfa.factor_removed\`.`,
         errors: [
           'factor_not_found',
           'permission_denied',
@@ -109,7 +109,7 @@ export const factorRoutes: RouteModule = async (app, ctx) => {
         tags,
         operationId: 'generateRecoveryCodes',
         summary: 'A new set of ten recovery codes, shown this once; the old set stops working',
-        description: `${stepUp} Each code answers a second-factor challenge once. Writes \`mfa.recovery_codes_generated\`.`,
+        description: `Any authenticated person, for themselves. ${stepUp} Each code answers a second-factor challenge once. Writes \`mfa.recovery_codes_generated\`.`,
         errors: ['permission_denied', 'reauthentication_required'],
         response: { 200: Result(RecoveryCodesSchema) },
       },

@@ -48,7 +48,7 @@ export const mfaTokenRoutes: RouteModule = async (app, ctx) => {
         operationId: 'stepUp',
         summary: 'Prove a second factor again: a fresh token of the same session',
         description:
-          `With the current token. ${answer} The new token belongs to the same session and expires with it; its \`auth_time\` is now and its \`amr\` gains the factor, so step-up operations (docs: Step-up) work for 10 minutes. ` +
+          `Any authenticated person, with the current token. ${answer} The new token belongs to the same session and expires with it; its \`auth_time\` is now and its \`amr\` gains the factor, so step-up operations (docs: Step-up) work for 10 minutes. ` +
           '`mfaToken` (from a 401 reauthentication_required) is needed with `webauthn`. A wrong answer is 401 reauthentication_required naming the field, with a new challenge. Basic and API keys: 403.',
         errors: [
           'validation_failed',
