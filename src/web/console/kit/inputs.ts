@@ -89,4 +89,6 @@ export const NOT_FOUND: Record<string, string> = {
   integrationId: 'No such integration',
   providerId: 'No such identity provider',
   testId: 'No such test sign-in',
+  factorId: 'No such second factor',
+  sessionId: 'No such session',
 }

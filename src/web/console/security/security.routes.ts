@@ -1,5 +1,6 @@
 import { Type } from 'typebox'
 import type { paths } from '../../../../generated/openapi.js'
+import { ROLE_IDS } from '../../../access/permissions.js'
 import { Uuid } from '../../../http/schemas.js'
 import type { TypedApp } from '../../../http/typed-app.js'
 import type { Errors } from '../kit/forms.js'
@@ -8,6 +9,7 @@ import type { ConsolePages, PageResult, Signed } from '../kit/pages.js'
 import { called, notFound } from '../kit/refusals.js'
 import { seal, unseal } from '../kit/sealed.js'
 import { PASSKEY_SCRIPTS, passkeyAnswerOf } from '../kit/second-factor.js'
+import { platformSecurityRoutes } from './platform-security.routes.js'
 import {
   type Factor,
   passkeyBody,
@@ -52,6 +54,7 @@ const SessionPath = Type.Object({ sessionId: Uuid() })
  */
 export function securityRoutes(router: TypedApp, pages: ConsolePages): void {
   const { keys, clock } = pages.ctx
+  platformSecurityRoutes(router, pages)
 
   async function securityPage(signed: Signed, notice?: string, errors?: Errors): Promise<PageResult> {
     const [factors, sessions] = await Promise.all([
@@ -68,6 +71,7 @@ export function securityRoutes(router: TypedApp, pages: ConsolePages): void {
           factors: list,
           recovery,
           sessions: sessions.data.result,
+          platformAdministrator: signed.login.platformRoleId === ROLE_IDS.platformAdministrator,
           form: signed.form,
           notice,
           errors,

@@ -85,6 +85,8 @@ export function securityBody(o: {
   factors: Factor[]
   recovery: RecoveryCodes | undefined
   sessions: Session[]
+  /** A Platform Administrator: the platform's own setting is linked from here. */
+  platformAdministrator?: boolean
   form: () => FormToken
   notice?: string | undefined
   errors?: Errors | undefined
@@ -166,6 +168,12 @@ ${table(
 ${
   otherSessions > 0
     ? html`<div class="actions">${actionButton('/console/security/sessions/sign-out-others', 'Sign out everywhere else', o.form(), {}, 'warning')}</div>`
+    : ''
+}
+${
+  o.platformAdministrator
+    ? html`<h2 id="platform">The platform</h2>
+<p><a href="/console/security/platform">Platform security</a>: whether platform roles need a second factor.</p>`
     : ''
 }`
 }
