@@ -1,6 +1,11 @@
 import { created } from '../../http/created.js'
-import { PageBody, pageBody } from '../../http/pagination.js'
+import { pageBody } from '../../http/pagination.js'
 import { Result, TenantParams } from '../../http/schemas.js'
+import {
+  tenantListSchema,
+  tenantRecordSchema,
+  tenantRecordUpdateSchema,
+} from '../../http/tenant-record-schemas.js'
 import type { RouteModule } from '../../http/typed-app.js'
 import {
   ApiKeyParams,
@@ -47,18 +52,16 @@ export const apiKeyRoutes: RouteModule = async (app, ctx) => {
   app.get(
     '/tenants/:tenantId/api-keys',
     {
-      schema: {
-        tags,
-        operationId: 'listApiKeys',
-        summary: 'List the API keys of a tenant (never their secrets)',
-        errors: ['tenant_not_found', 'permission_denied'],
-        description,
-        params: TenantParams,
-        querystring: ListApiKeysQuery,
-        response: {
-          200: PageBody(ApiKeySchema),
+      schema: tenantListSchema(
+        {
+          tags,
+          operationId: 'listApiKeys',
+          summary: 'List the API keys of a tenant (never their secrets)',
+          description,
         },
-      },
+        ListApiKeysQuery,
+        ApiKeySchema,
+      ),
     },
     async (request) => {
       const page = await listTenantApiKeys(ctx, request.actor, request.params.tenantId, request.query)
@@ -69,15 +72,12 @@ export const apiKeyRoutes: RouteModule = async (app, ctx) => {
   app.get(
     '/tenants/:tenantId/api-keys/:keyId',
     {
-      schema: {
-        tags,
-        operationId: 'getApiKey',
-        summary: 'Get an API key',
-        errors: ['tenant_not_found', 'permission_denied', 'api_key_not_found'],
-        description,
-        params: ApiKeyParams,
-        response: { 200: Result(ApiKeySchema) },
-      },
+      schema: tenantRecordSchema(
+        { tags, operationId: 'getApiKey', summary: 'Get an API key', description },
+        ApiKeyParams,
+        ApiKeySchema,
+        'api_key_not_found',
+      ),
     },
     async (request) => ({
       result: await getApiKey(ctx, request.actor, request.params.tenantId, request.params.keyId),
@@ -88,16 +88,13 @@ export const apiKeyRoutes: RouteModule = async (app, ctx) => {
     '/tenants/:tenantId/api-keys/:keyId',
     {
       config: { ifMatch: 'api_keys' },
-      schema: {
-        tags,
-        operationId: 'updateApiKey',
-        summary: 'Enable or disable an API key',
-        errors: ['tenant_not_found', 'permission_denied', 'api_key_not_found', 'scim_key_limit'],
-        description,
-        params: ApiKeyParams,
-        body: UpdateApiKeyBody,
-        response: { 200: Result(ApiKeySchema) },
-      },
+      schema: tenantRecordUpdateSchema(
+        { tags, operationId: 'updateApiKey', summary: 'Enable or disable an API key', description },
+        ApiKeyParams,
+        UpdateApiKeyBody,
+        ApiKeySchema,
+        ['api_key_not_found', 'scim_key_limit'],
+      ),
     },
     async (request) => ({
       result: await updateApiKey(

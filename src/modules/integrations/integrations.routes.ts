@@ -1,7 +1,12 @@
 import { Type } from 'typebox'
 import { created } from '../../http/created.js'
-import { PageBody, pageBody } from '../../http/pagination.js'
+import { pageBody } from '../../http/pagination.js'
 import { Result, TenantParams } from '../../http/schemas.js'
+import {
+  tenantListSchema,
+  tenantRecordSchema,
+  tenantRecordUpdateSchema,
+} from '../../http/tenant-record-schemas.js'
 import type { RouteModule } from '../../http/typed-app.js'
 import {
   CreateIntegrationBody,
@@ -94,18 +99,16 @@ export const integrationRoutes: RouteModule = async (app, ctx) => {
   app.get(
     '/tenants/:tenantId/integrations',
     {
-      schema: {
-        tags,
-        operationId: 'listIntegrations',
-        summary: 'List the integrations of a tenant',
-        description: READ,
-        errors: READ_ERRORS,
-        params: TenantParams,
-        querystring: ListIntegrationsQuery,
-        response: {
-          200: PageBody(IntegrationSchema),
+      schema: tenantListSchema(
+        {
+          tags,
+          operationId: 'listIntegrations',
+          summary: 'List the integrations of a tenant',
+          description: READ,
         },
-      },
+        ListIntegrationsQuery,
+        IntegrationSchema,
+      ),
     },
     async (request) => {
       const page = await listTenantIntegrations(ctx, request.actor, request.params.tenantId, request.query)
@@ -116,15 +119,17 @@ export const integrationRoutes: RouteModule = async (app, ctx) => {
   app.get(
     '/tenants/:tenantId/integrations/:integrationId',
     {
-      schema: {
-        tags,
-        operationId: 'getIntegration',
-        summary: 'Get an integration',
-        description: `${READ} Secrets read "********" when set.`,
-        errors: [...READ_ERRORS, 'integration_not_found'],
-        params: IntegrationParams,
-        response: { 200: Result(IntegrationSchema) },
-      },
+      schema: tenantRecordSchema(
+        {
+          tags,
+          operationId: 'getIntegration',
+          summary: 'Get an integration',
+          description: `${READ} Secrets read "********" when set.`,
+        },
+        IntegrationParams,
+        IntegrationSchema,
+        'integration_not_found',
+      ),
     },
     async (request) => ({
       result: await getIntegration(ctx, request.actor, request.params.tenantId, request.params.integrationId),
@@ -135,18 +140,20 @@ export const integrationRoutes: RouteModule = async (app, ctx) => {
     '/tenants/:tenantId/integrations/:integrationId',
     {
       config: { ifMatch: 'integrations' },
-      schema: {
-        tags,
-        operationId: 'updateIntegration',
-        summary: 'Update an integration (partial: name, description, active, properties)',
-        errors: [...READ_ERRORS, 'integration_not_found', 'integration_name_taken'],
-        description:
-          `${MANAGE} ` +
-          'Property keys are merged into the stored ones. A secret sent as "********" keeps its stored value.',
-        params: IntegrationParams,
-        body: UpdateIntegrationBody,
-        response: { 200: Result(IntegrationSchema) },
-      },
+      schema: tenantRecordUpdateSchema(
+        {
+          tags,
+          operationId: 'updateIntegration',
+          summary: 'Update an integration (partial: name, description, active, properties)',
+          description:
+            `${MANAGE} ` +
+            'Property keys are merged into the stored ones. A secret sent as "********" keeps its stored value.',
+        },
+        IntegrationParams,
+        UpdateIntegrationBody,
+        IntegrationSchema,
+        ['integration_not_found', 'integration_name_taken'],
+      ),
     },
     async (request) => {
       const { tenantId, integrationId } = request.params

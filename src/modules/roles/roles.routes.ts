@@ -2,6 +2,7 @@ import { Type } from 'typebox'
 import { created } from '../../http/created.js'
 import { PageBody, pageBody } from '../../http/pagination.js'
 import { Result, TenantParams } from '../../http/schemas.js'
+import { tenantRecordSchema, tenantRecordUpdateSchema } from '../../http/tenant-record-schemas.js'
 import type { RouteModule } from '../../http/typed-app.js'
 import { createTenantRole, updateTenantRole } from './role-changes.js'
 import {
@@ -146,15 +147,17 @@ export const roleRoutes: RouteModule = async (app, ctx) => {
   app.get(
     '/tenants/:tenantId/roles/:roleId',
     {
-      schema: {
-        tags,
-        operationId: 'getTenantRole',
-        errors: ['tenant_not_found', 'permission_denied', 'role_not_found'],
-        summary: 'Get a role usable in a tenant',
-        description: 'Needs VIEW_ALL_ROLES or MANAGE_ALL_ROLES in the tenant.',
-        params: TenantRoleParams,
-        response: { 200: Result(RoleSchema) },
-      },
+      schema: tenantRecordSchema(
+        {
+          tags,
+          operationId: 'getTenantRole',
+          summary: 'Get a role usable in a tenant',
+          description: 'Needs VIEW_ALL_ROLES or MANAGE_ALL_ROLES in the tenant.',
+        },
+        TenantRoleParams,
+        RoleSchema,
+        'role_not_found',
+      ),
     },
     async (request) => ({
       result: await getTenantRole(ctx, request.actor, request.params.tenantId, request.params.roleId),
@@ -165,27 +168,22 @@ export const roleRoutes: RouteModule = async (app, ctx) => {
     '/tenants/:tenantId/roles/:roleId',
     {
       config: { ifMatch: 'roles' },
-      schema: {
-        tags,
-        operationId: 'updateTenantRole',
-        errors: [
-          'tenant_not_found',
-          'permission_denied',
-          'role_exceeds_caller',
-          'role_not_found',
-          'role_name_taken',
-          'role_read_only',
-        ],
-        summary: 'Update a tenant role (partial)',
-        description:
-          'Needs MANAGE_ALL_ROLES in the tenant that owns the role. Built-in roles and an ancestor’s ' +
-          'shared roles are read-only here (409 role_read_only). Refused (403 role_exceeds_caller) when ' +
-          'the role, its new permissions or anyone holding it exceed the caller. Holders’ permissions ' +
-          'follow at once in this process and within 5 seconds in every other.',
-        params: TenantRoleParams,
-        body: UpdateRoleBody,
-        response: { 200: Result(RoleSchema) },
-      },
+      schema: tenantRecordUpdateSchema(
+        {
+          tags,
+          operationId: 'updateTenantRole',
+          summary: 'Update a tenant role (partial)',
+          description:
+            'Needs MANAGE_ALL_ROLES in the tenant that owns the role. Built-in roles and an ancestor’s ' +
+            'shared roles are read-only here (409 role_read_only). Refused (403 role_exceeds_caller) when ' +
+            'the role, its new permissions or anyone holding it exceed the caller. Holders’ permissions ' +
+            'follow at once in this process and within 5 seconds in every other.',
+        },
+        TenantRoleParams,
+        UpdateRoleBody,
+        RoleSchema,
+        ['role_not_found', 'role_exceeds_caller', 'role_name_taken', 'role_read_only'],
+      ),
     },
     async (request) => ({
       result: await updateTenantRole(

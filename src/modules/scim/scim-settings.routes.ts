@@ -1,5 +1,6 @@
 import { Type } from 'typebox'
 import { Result, TenantParams } from '../../http/schemas.js'
+import { tenantRecordUpdateSchema } from '../../http/tenant-record-schemas.js'
 import type { RouteModule } from '../../http/typed-app.js'
 import {
   ScimGroupMappingSchema,
@@ -72,22 +73,18 @@ export const scimSettingsRoutes: RouteModule = async (app, ctx) => {
     '/tenants/:tenantId/scim/groups/:groupId',
     {
       config: { ifMatch: 'scim_groups' },
-      schema: {
-        tags,
-        operationId: 'updateScimGroup',
-        summary: 'Map a SCIM group to a tenant role (or unmap it) and set its priority',
-        errors: [
-          'tenant_not_found',
-          'permission_denied',
-          'role_exceeds_caller',
-          'not_found',
-          'validation_failed',
-        ],
-        description: `${description} Members’ roles follow at once; every role assigned obeys the ceiling.`,
-        params: ScimGroupParams,
-        body: UpdateScimGroupBody,
-        response: { 200: Result(ScimGroupMappingSchema) },
-      },
+      schema: tenantRecordUpdateSchema(
+        {
+          tags,
+          operationId: 'updateScimGroup',
+          summary: 'Map a SCIM group to a tenant role (or unmap it) and set its priority',
+          description: `${description} Members’ roles follow at once; every role assigned obeys the ceiling.`,
+        },
+        ScimGroupParams,
+        UpdateScimGroupBody,
+        ScimGroupMappingSchema,
+        ['not_found', 'role_exceeds_caller', 'validation_failed'],
+      ),
     },
     async (request) => ({
       result: await updateScimGroupMapping(

@@ -1,6 +1,7 @@
 import { Type } from 'typebox'
 import { created } from '../../http/created.js'
 import { Result, TenantParams } from '../../http/schemas.js'
+import { tenantRecordSchema, tenantRecordUpdateSchema } from '../../http/tenant-record-schemas.js'
 import type { RouteModule } from '../../http/typed-app.js'
 import {
   CreateIdentityProviderBody,
@@ -81,15 +82,17 @@ export const identityProviderRoutes: RouteModule = async (app, ctx) => {
   app.get(
     '/tenants/:tenantId/identity-providers/:id',
     {
-      schema: {
-        tags,
-        operationId: 'getIdentityProvider',
-        errors: ['tenant_not_found', 'permission_denied', 'identity_provider_not_found'],
-        summary: 'Read an identity provider',
-        description: 'Needs IDENTITY_PROVIDERS_READ or IDENTITY_PROVIDERS_UPDATE in the tenant.',
-        params: IdentityProviderParams,
-        response: { 200: Result(IdentityProviderSchema) },
-      },
+      schema: tenantRecordSchema(
+        {
+          tags,
+          operationId: 'getIdentityProvider',
+          summary: 'Read an identity provider',
+          description: 'Needs IDENTITY_PROVIDERS_READ or IDENTITY_PROVIDERS_UPDATE in the tenant.',
+        },
+        IdentityProviderParams,
+        IdentityProviderSchema,
+        'identity_provider_not_found',
+      ),
     },
     async (request) => ({
       result: await getIdentityProvider(ctx, request.actor, request.params.tenantId, request.params.id),
@@ -100,26 +103,20 @@ export const identityProviderRoutes: RouteModule = async (app, ctx) => {
     '/tenants/:tenantId/identity-providers/:id',
     {
       config: { ifMatch: 'identity_providers' },
-      schema: {
-        tags,
-        operationId: 'updateIdentityProvider',
-        errors: [
-          'tenant_not_found',
-          'permission_denied',
-          'identity_provider_not_found',
-          'reauthentication_required',
-        ],
-        summary: 'Change an identity provider (partial)',
-        description:
-          'Needs IDENTITY_PROVIDERS_UPDATE in the tenant. The protocol cannot change. clientSecret "********" ' +
-          'keeps the stored secret. A step-up operation for a person with a second factor: without one from the last 10 minutes, 401 reauthentication_required carrying the challenge (docs/security.md, "Step-up").',
-        params: IdentityProviderParams,
-        body: {
-          ...UpdateIdentityProviderBody,
-          examples: [{ active: false, description: 'Retired on 1 March' }],
+      schema: tenantRecordUpdateSchema(
+        {
+          tags,
+          operationId: 'updateIdentityProvider',
+          summary: 'Change an identity provider (partial)',
+          description:
+            'Needs IDENTITY_PROVIDERS_UPDATE in the tenant. The protocol cannot change. clientSecret "********" ' +
+            'keeps the stored secret. A step-up operation for a person with a second factor: without one from the last 10 minutes, 401 reauthentication_required carrying the challenge (docs/security.md, "Step-up").',
         },
-        response: { 200: Result(IdentityProviderSchema) },
-      },
+        IdentityProviderParams,
+        { ...UpdateIdentityProviderBody, examples: [{ active: false, description: 'Retired on 1 March' }] },
+        IdentityProviderSchema,
+        ['identity_provider_not_found', 'reauthentication_required'],
+      ),
     },
     async (request) => ({
       result: await updateIdentityProviderById(

@@ -1,6 +1,11 @@
 import { created } from '../../http/created.js'
 import { PageBody, pageBody } from '../../http/pagination.js'
 import { Result, TenantParams } from '../../http/schemas.js'
+import {
+  tenantListSchema,
+  tenantRecordSchema,
+  tenantRecordUpdateSchema,
+} from '../../http/tenant-record-schemas.js'
 import type { RouteModule } from '../../http/typed-app.js'
 import { redeliver, rotateWebhookSecret, sendTestEvent } from './webhook-operations.service.js'
 import {
@@ -52,18 +57,16 @@ export const webhookRoutes: RouteModule = async (app, ctx) => {
   app.get(
     '/tenants/:tenantId/webhooks',
     {
-      schema: {
-        tags,
-        operationId: 'listWebhooks',
-        errors: ['tenant_not_found', 'permission_denied'],
-        summary: 'List the webhook endpoints of a tenant (never their secrets)',
-        description,
-        params: TenantParams,
-        querystring: ListWebhooksQuery,
-        response: {
-          200: PageBody(WebhookSchema),
+      schema: tenantListSchema(
+        {
+          tags,
+          operationId: 'listWebhooks',
+          summary: 'List the webhook endpoints of a tenant (never their secrets)',
+          description,
         },
-      },
+        ListWebhooksQuery,
+        WebhookSchema,
+      ),
     },
     async (request) => {
       const page = await listTenantWebhooks(ctx, request.actor, request.params.tenantId, request.query)
@@ -74,15 +77,12 @@ export const webhookRoutes: RouteModule = async (app, ctx) => {
   app.get(
     '/tenants/:tenantId/webhooks/:webhookId',
     {
-      schema: {
-        tags,
-        operationId: 'getWebhook',
-        errors: ['tenant_not_found', 'permission_denied', 'webhook_not_found'],
-        summary: 'Get a webhook endpoint',
-        description,
-        params: WebhookParams,
-        response: { 200: Result(WebhookSchema) },
-      },
+      schema: tenantRecordSchema(
+        { tags, operationId: 'getWebhook', summary: 'Get a webhook endpoint', description },
+        WebhookParams,
+        WebhookSchema,
+        'webhook_not_found',
+      ),
     },
     async (request) => ({
       result: await getWebhook(ctx, request.actor, request.params.tenantId, request.params.webhookId),
@@ -93,16 +93,18 @@ export const webhookRoutes: RouteModule = async (app, ctx) => {
     '/tenants/:tenantId/webhooks/:webhookId',
     {
       config: { ifMatch: 'webhooks' },
-      schema: {
-        tags,
-        operationId: 'updateWebhook',
-        errors: ['tenant_not_found', 'permission_denied', 'webhook_not_found'],
-        summary: 'Update a webhook endpoint (partial: url, events, active, includeSubTenants)',
-        description: `${description} "active": true re-enables an endpoint disabled after 24 h of failures.`,
-        params: WebhookParams,
-        body: UpdateWebhookBody,
-        response: { 200: Result(WebhookSchema) },
-      },
+      schema: tenantRecordUpdateSchema(
+        {
+          tags,
+          operationId: 'updateWebhook',
+          summary: 'Update a webhook endpoint (partial: url, events, active, includeSubTenants)',
+          description: `${description} "active": true re-enables an endpoint disabled after 24 h of failures.`,
+        },
+        WebhookParams,
+        UpdateWebhookBody,
+        WebhookSchema,
+        ['webhook_not_found'],
+      ),
     },
     async (request) => ({
       result: await updateWebhookById(
