@@ -104,11 +104,33 @@ export class AccessControl {
   }
 
   /**
-   * The memberships that grant something to this credential (docs/product.md#password-rule): with a
-   * password, those where the user may use it and that sit below no membership that forbids it; with a
-   * tenant's SSO, those in that tenant and its sub-tenants.
+   * The memberships that grant something to this credential: those it may use (the password rule), less
+   * those whose tenant's effective policy requires a second factor this credential lacks, past the
+   * member's deadline (docs/security.md, "Policy") — what the routes that are not a tenant's own (the
+   * platform's user list, a user by id) go by, so they are no way around the policy.
    */
   async grantingMemberships(actor: UserActor): Promise<GrantingMembership[]> {
+    const granting: GrantingMembership[] = []
+    for (const membership of await this.#usableMemberships(actor)) {
+      if (!(await this.#refusedForSecondFactor(actor, membership))) granting.push(membership)
+    }
+    return granting
+  }
+
+  /** Whether the membership's tenant refuses this credential for want of a second factor, now. */
+  async #refusedForSecondFactor(actor: UserActor, membership: GrantingMembership): Promise<boolean> {
+    const policy = (await this.tenantPlacement(membership.tenantId))?.mfa
+    if (policy?.policy !== 'required' || wonWithSecondFactor(actor, policy.acceptIdp)) return false
+    const due = mfaDeadline(policy, membership.acceptedAt)
+    return due !== null && due.getTime() <= this.clock.now().getTime()
+  }
+
+  /**
+   * The memberships this credential may use (docs/product.md#password-rule): with a password, those where
+   * the user may use it and that sit below no membership that forbids it; with a tenant's SSO, those in
+   * that tenant and its sub-tenants.
+   */
+  async #usableMemberships(actor: UserActor): Promise<GrantingMembership[]> {
     const all = await this.#allMemberships(actor.userId)
     const granting: GrantingMembership[] = []
     if (actor.sso) {

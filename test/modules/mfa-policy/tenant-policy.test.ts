@@ -188,6 +188,26 @@ describe('a password-only member of a tenant that requires a second factor', () 
   })
 })
 
+describe('no way around the policy', () => {
+  it('a refused member reads nothing of the tenant through the platform’s user routes either', async () => {
+    const tenant = await createTenantAsAdmin(t, { mfaPolicy: 'required', mfaGraceDays: 1 })
+    const supervisor = await memberWithToken(t, tenant.id, ROLE_IDS.supervisor)
+    const colleague = await memberWithToken(t, tenant.id, ROLE_IDS.agent)
+    const before = await t.request('GET', `/v1/users/${colleague.id}`, { token: supervisor.token })
+    expect(before.status).toBe(200)
+    t.clock.advance(DAY + 60_000)
+    const token = await t.tokenFor(supervisor.email, supervisor.password)
+    expect((await t.request('GET', `/v1/users/${colleague.id}`, { token })).status).toBe(404)
+    const list = await t.request('GET', '/v1/users', { token })
+    expect(list.body.result.map((u: any) => u.id)).not.toContain(colleague.id)
+    const change = await t.request('PUT', `/v1/users/${colleague.id}`, {
+      token,
+      body: { firstName: 'Mallory' },
+    })
+    expect(change.status).toBe(404)
+  })
+})
+
 describe('down the tree', () => {
   it('a sub-tenant "loosening" its parent’s policy gains nothing: its members are refused as the parent’s', async () => {
     const parent = await createTenantAsAdmin(t, { mfaPolicy: 'required', mfaGraceDays: 1 })
