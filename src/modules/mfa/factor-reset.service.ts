@@ -1,14 +1,12 @@
 import type { Actor } from '../../access/actor.js'
 import type { ServiceContext } from '../../context.js'
-import { AppError } from '../../errors.js'
 import { factorResetMailRow } from '../../outbox/mail/factor-reset-mail.js'
 import { writeUnit } from '../../outbox/write-unit.js'
 import { recordAudit } from '../audit/audit.repository.js'
 import type { SessionTokens } from '../auth/session-tokens.js'
 import { revokeSessions } from '../sessions/sessions.repository.js'
-import { userToActOn } from '../sessions/sessions.service.js'
+import { otherUserToActOn } from '../sessions/sessions.service.js'
 import { adminName } from '../users/password-reset.service.js'
-import { isSelf } from '../users/user-visibility.js'
 import { deleteUserFactors } from './factors.repository.js'
 import { deleteRecoveryCodes } from './recovery-codes.repository.js'
 import { requireRecentSecondFactor } from './step-up.js'
@@ -29,14 +27,13 @@ export async function resetUserFactors(
   actor: Actor,
   userId: string,
 ): Promise<void> {
-  const id = userId.toLowerCase()
-  if (isSelf(actor, id)) {
-    throw new AppError(
-      'self_lockout',
-      'You cannot reset your own second factors: remove one with DELETE /v1/me/factors/{id}, or ask another administrator',
-    )
-  }
-  const target = await userToActOn(ctx, actor, id)
+  const target = await otherUserToActOn(
+    ctx,
+    actor,
+    userId,
+    'You cannot reset your own second factors: remove one with DELETE /v1/me/factors/{id}, or ask another administrator',
+  )
+  const id = target.id
   await requireRecentSecondFactor(ctx, actor)
   const now = ctx.clock.now()
   const mail = factorResetMailRow(

@@ -81,25 +81,31 @@ export async function revokeUserSessions(
   actor: Actor,
   userId: string,
 ): Promise<void> {
-  const id = userId.toLowerCase()
-  if (isSelf(actor, id)) {
-    throw new AppError(
-      'self_lockout',
-      'This would end your own session: sign your other sessions out with DELETE /v1/me/sessions',
-    )
-  }
-  await userToActOn(ctx, actor, id)
-  await endSessions(ctx, sessions, actor, id, { except: undefined })
+  const target = await otherUserToActOn(
+    ctx,
+    actor,
+    userId,
+    'This would end your own session: sign your other sessions out with DELETE /v1/me/sessions',
+  )
+  await endSessions(ctx, sessions, actor, target.id, { except: undefined })
 }
 
 /**
  * Another person an administrator acts on without changing a field of theirs (signing them out
- * everywhere; resetting their second factors, mfa/factor-reset.service.ts): one the caller can read
- * (else 404, so ids do not leak) and not erased, with MANAGE_ALL_USERS over them and every role they hold
- * within the caller's ceiling (403). `userId` in lower case.
+ * everywhere; resetting their second factors, mfa/factor-reset.service.ts): never oneself (409
+ * self_lockout, `whenSelf` saying where one does it for oneself), one the caller can read (else 404, so
+ * ids do not leak) and not erased, with MANAGE_ALL_USERS over them and every role they hold within the
+ * caller's ceiling (403). `userId` in any case; the row's id is in lower case.
  */
-export async function userToActOn(ctx: ServiceContext, actor: Actor, userId: string): Promise<UserRow> {
-  const target = (await canReadUser(ctx, actor, userId)) ? await findUserById(ctx.db, userId) : undefined
+export async function otherUserToActOn(
+  ctx: ServiceContext,
+  actor: Actor,
+  userId: string,
+  whenSelf: string,
+): Promise<UserRow> {
+  const id = userId.toLowerCase()
+  if (isSelf(actor, id)) throw new AppError('self_lockout', whenSelf)
+  const target = (await canReadUser(ctx, actor, id)) ? await findUserById(ctx.db, id) : undefined
   if (!target || target.status === 'erased') throw userNotFound()
   await checkMayActOnUser(ctx, actor, target)
   return target
