@@ -6,8 +6,9 @@ import type { StepUpGuard } from './step-up-guard.js'
 
 const tags = ['security']
 const who =
-  'Platform Administrator only, with a credential whose platform permissions count (not a tenant’s single ' +
-  'sign-on; with a second factor while the platform requires one).'
+  'Needs the Platform Administrator role itself — no permission is enough alone: another platform role ' +
+  'holding MANAGE_TENANT or MANAGE_ALL_USERS is refused (403) — with a credential whose platform ' +
+  'permissions count (not a tenant’s single sign-on; with a second factor while the platform requires one).'
 
 /**
  * The platform's security settings (docs/security.md, "Policy"). `requireStepUp`: the step-up guard
