@@ -32,6 +32,16 @@ export const AUDIT_ACTOR_TYPES = ['user', 'apiKey', 'system'] as const
 export const AUTH_METHODS = ['pwd', 'otp', 'hwk', 'swk', 'sso', 'rec'] as const
 export type AuthMethod = (typeof AUTH_METHODS)[number]
 /** Whether a second factor is needed (docs/security.md, "Policy"): a tenant's, and the platform roles'. */
+/** A second factor's kind and state, and what a second-factor challenge is for (migration 0019 domains). */
+export const FACTOR_TYPES = ['totp', 'webauthn'] as const
+export const FACTOR_STATUSES = ['pending', 'active'] as const
+export const MFA_CHALLENGE_PURPOSES = [
+  'sign_in',
+  'step_up',
+  'passkey_sign_in',
+  'webauthn_registration',
+] as const
+
 export const MFA_POLICIES = ['optional', 'required'] as const
 export type MfaPolicy = (typeof MFA_POLICIES)[number]
 /** When a tenant counts a sign-in through its identity provider as a second factor (docs/security.md). */
@@ -378,9 +388,9 @@ export interface UserSessionsTable {
 export interface UserFactorsTable {
   id: string
   user_id: string
-  type: 'totp' | 'webauthn'
+  type: (typeof FACTOR_TYPES)[number]
   name: string
-  status: 'pending' | 'active'
+  status: (typeof FACTOR_STATUSES)[number]
   created: Timestamp
   last_used: ColumnType<Date | null, Date | null | undefined, Date | null>
   /** A SecretEnvelope (crypto/secrets.ts) of the base32 key; never plaintext. */
@@ -410,7 +420,7 @@ export interface MfaChallengesTable {
   id: string
   token_hash: string
   user_id: string | null
-  purpose: 'sign_in' | 'step_up' | 'passkey_sign_in' | 'webauthn_registration'
+  purpose: (typeof MFA_CHALLENGE_PURPOSES)[number]
   session_id: string | null
   webauthn_challenge: string | null
   /** The token lifetime the sign-in asked for, given to the token the answer earns. */

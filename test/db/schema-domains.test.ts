@@ -4,7 +4,12 @@ import {
   API_KEY_STATUSES,
   AUDIT_ACTOR_TYPES,
   AUTH_METHODS,
+  FACTOR_STATUSES,
+  FACTOR_TYPES,
   MEMBERSHIP_STATUSES,
+  MFA_ACCEPT_IDP,
+  MFA_CHALLENGE_PURPOSES,
+  MFA_POLICIES,
   OUTBOX_STATUSES,
   USER_STATUSES,
 } from '../../src/db/schema.js'
@@ -57,6 +62,11 @@ describe('closed lists in the schema', () => {
     ['user_status', [...USER_STATUSES, 'erased']],
     ['actor_type', AUDIT_ACTOR_TYPES],
     ['auth_method', AUTH_METHODS],
+    ['factor_type', FACTOR_TYPES],
+    ['factor_status', FACTOR_STATUSES],
+    ['mfa_challenge_purpose', MFA_CHALLENGE_PURPOSES],
+    ['mfa_policy', MFA_POLICIES],
+    ['mfa_accept_idp', MFA_ACCEPT_IDP],
   ] as const)('%s holds exactly the values the service writes', async (domain, values) => {
     const { rows } = await sql<{ definition: string }>`
       select pg_get_constraintdef(c.oid) as definition from pg_constraint c
