@@ -1127,7 +1127,7 @@ export interface paths {
         };
         /**
          * The caller's second factors, and its recovery codes as one entry
-         * @description Active factors, pending authenticator apps (not yet confirmed, gone after 10 minutes), and the recovery codes as `{id: "recovery", type: "recovery", remaining}` when a set exists. An API key: 403.
+         * @description Any authenticated person, of their own. Active factors, pending authenticator apps (not yet confirmed, gone after 10 minutes), and the recovery codes as `{id: "recovery", type: "recovery", remaining}` when a set exists. An API key: 403.
          */
         get: operations["listMyFactors"];
         put?: never;
@@ -1149,7 +1149,7 @@ export interface paths {
         put?: never;
         /**
          * Start adding an authenticator app (TOTP): its key, shown this once
-         * @description The factor is pending until POST /v1/me/factors/{id}/verify confirms a code, within 10 minutes. When the account already has a factor: A step-up operation for an account with an active factor: its token’s second factor must be at most 10 minutes old, else 401 reauthentication_required carrying the challenge (answer it at POST /v1/tokens/step-up).
+         * @description Any authenticated person, for themselves. The factor is pending until POST /v1/me/factors/{id}/verify confirms a code, within 10 minutes. When the account already has a factor: A step-up operation for an account with an active factor: its token’s second factor must be at most 10 minutes old, else 401 reauthentication_required carrying the challenge (answer it at POST /v1/tokens/step-up).
          */
         post: operations["enrolTotp"];
         delete?: never;
@@ -1169,7 +1169,7 @@ export interface paths {
         put?: never;
         /**
          * Confirm a pending authenticator app with a code it shows: it becomes active
-         * @description A wrong code is 400 naming `code`; an unknown, active or expired pending factor 404 factor_not_found. Writes `mfa.factor_added`.
+         * @description Any authenticated person, of their own. A wrong code is 400 naming `code`; an unknown, active or expired pending factor 404 factor_not_found. Writes `mfa.factor_added`.
          */
         post: operations["verifyFactor"];
         delete?: never;
@@ -1190,7 +1190,7 @@ export interface paths {
         post?: never;
         /**
          * Remove one of your factors, or (`recovery`) your recovery codes
-         * @description A step-up operation for an account with an active factor: its token’s second factor must be at most 10 minutes old, else 401 reauthentication_required carrying the challenge (answer it at POST /v1/tokens/step-up). The last factor cannot go while a policy requires one of you (409 mfa_required_by_policy). Writes `mfa.factor_removed`.
+         * @description Any authenticated person, of their own. A step-up operation for an account with an active factor: its token’s second factor must be at most 10 minutes old, else 401 reauthentication_required carrying the challenge (answer it at POST /v1/tokens/step-up). The last factor cannot go while a policy requires one of you (409 mfa_required_by_policy). Writes `mfa.factor_removed`.
          */
         delete: operations["removeMyFactor"];
         options?: never;
@@ -1209,7 +1209,7 @@ export interface paths {
         put?: never;
         /**
          * A new set of ten recovery codes, shown this once; the old set stops working
-         * @description A step-up operation for an account with an active factor: its token’s second factor must be at most 10 minutes old, else 401 reauthentication_required carrying the challenge (answer it at POST /v1/tokens/step-up). Each code answers a second-factor challenge once. Writes `mfa.recovery_codes_generated`.
+         * @description Any authenticated person, for themselves. A step-up operation for an account with an active factor: its token’s second factor must be at most 10 minutes old, else 401 reauthentication_required carrying the challenge (answer it at POST /v1/tokens/step-up). Each code answers a second-factor challenge once. Writes `mfa.recovery_codes_generated`.
          */
         post: operations["generateRecoveryCodes"];
         delete?: never;
@@ -1249,7 +1249,7 @@ export interface paths {
         put?: never;
         /**
          * Prove a second factor again: a fresh token of the same session
-         * @description With the current token. Exactly one of `code` (the authenticator app’s six digits; each accepted once), `recoveryCode` (each usable once) or `webauthn` (a passkey’s assertion over the challenge’s `webauthn` options). Wrong answers are limited: 5 per challenge, then it is dead; 10 per account in 15 minutes, then 429 with Retry-After (and `mfa.challenge_failed`). The new token belongs to the same session and expires with it; its `auth_time` is now and its `amr` gains the factor, so step-up operations (docs: Step-up) work for 10 minutes. `mfaToken` (from a 401 reauthentication_required) is needed with `webauthn`. A wrong answer is 401 reauthentication_required naming the field, with a new challenge. Basic and API keys: 403.
+         * @description Any authenticated person, with the current token. Exactly one of `code` (the authenticator app’s six digits; each accepted once), `recoveryCode` (each usable once) or `webauthn` (a passkey’s assertion over the challenge’s `webauthn` options). Wrong answers are limited: 5 per challenge, then it is dead; 10 per account in 15 minutes, then 429 with Retry-After (and `mfa.challenge_failed`). The new token belongs to the same session and expires with it; its `auth_time` is now and its `amr` gains the factor, so step-up operations (docs: Step-up) work for 10 minutes. `mfaToken` (from a 401 reauthentication_required) is needed with `webauthn`. A wrong answer is 401 reauthentication_required naming the field, with a new challenge. Basic and API keys: 403.
          */
         post: operations["stepUp"];
         delete?: never;
@@ -1367,12 +1367,12 @@ export interface paths {
         };
         /**
          * Whether platform roles need a second factor
-         * @description Platform Administrator only, with a credential whose platform permissions count (not a tenant’s single sign-on; with a second factor while the platform requires one).
+         * @description Needs the Platform Administrator role itself — no permission is enough alone: another platform role holding MANAGE_TENANT or MANAGE_ALL_USERS is refused (403) — with a credential whose platform permissions count (not a tenant’s single sign-on; with a second factor while the platform requires one).
          */
         get: operations["getPlatformSecurity"];
         /**
          * Require (or stop requiring) a second factor for platform roles
-         * @description Platform Administrator only, with a credential whose platform permissions count (not a tenant’s single sign-on; with a second factor while the platform requires one). A step-up operation. While required, a credential won without a second factor carries no platform-role permission; its tenant memberships still count under their tenants’ policies. Turning it on while the caller has no factor of their own is 409 mfa_required_by_policy: it would take their platform permissions away, and with them the power to turn it off. Audited as `platform.security_updated`.
+         * @description Needs the Platform Administrator role itself — no permission is enough alone: another platform role holding MANAGE_TENANT or MANAGE_ALL_USERS is refused (403) — with a credential whose platform permissions count (not a tenant’s single sign-on; with a second factor while the platform requires one). A step-up operation. While required, a credential won without a second factor carries no platform-role permission; its tenant memberships still count under their tenants’ policies. Turning it on while the caller has no factor of their own is 409 mfa_required_by_policy: it would take their platform permissions away, and with them the power to turn it off. Audited as `platform.security_updated`.
          */
         put: operations["updatePlatformSecurity"];
         post?: never;
