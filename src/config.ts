@@ -31,6 +31,8 @@ export interface Config {
   authInfoLimitPerEmail: number
   /** auth-info look-ups per client address, per 15 minutes; 0 turns the limit off. */
   authInfoLimitPerAddress: number
+  /** Passkey sign-in options per client address, per 15 minutes (each writes a challenge); 0: off. */
+  passkeyOptionsLimitPerAddress: number
   /** Send statements to a server database as named prepared statements (db/prepared-pool.ts). */
   preparedStatements: boolean
   /** LOG_FORMAT: json, pretty, or undefined (auto: pretty when standard output is a terminal). */
@@ -148,6 +150,12 @@ export function loadConfig(env: Env = process.env): Config {
   const apiRateLimitPerMinute = integer('TENANTRY_API_RATE_LIMIT', 0, 0, 1_000_000)
   const authInfoLimitPerEmail = integer('TENANTRY_AUTH_INFO_LIMIT_PER_EMAIL', 30, 0, 1_000_000)
   const authInfoLimitPerAddress = integer('TENANTRY_AUTH_INFO_LIMIT_PER_ADDRESS', 1_000, 0, 1_000_000)
+  const passkeyOptionsLimitPerAddress = integer(
+    'TENANTRY_PASSKEY_OPTIONS_LIMIT_PER_ADDRESS',
+    1_000,
+    0,
+    1_000_000,
+  )
   const rawPrepared = read('TENANTRY_PREPARED_STATEMENTS') ?? 'on'
   if (rawPrepared !== 'on' && rawPrepared !== 'off') {
     problems.push('TENANTRY_PREPARED_STATEMENTS must be on or off')
@@ -210,6 +218,7 @@ export function loadConfig(env: Env = process.env): Config {
     apiRateLimitPerMinute,
     authInfoLimitPerEmail,
     authInfoLimitPerAddress,
+    passkeyOptionsLimitPerAddress,
     preparedStatements: rawPrepared !== 'off',
     logFormat: rawFormat as Config['logFormat'],
     corsOrigins,

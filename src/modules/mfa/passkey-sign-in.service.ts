@@ -33,6 +33,8 @@ export interface PasskeySignInDeps {
 }
 
 export const PASSKEY_ADDRESS_LIMIT = { limit: 100, windowMs: 60_000 } as const
+/** The window of TENANTRY_PASSKEY_OPTIONS_LIMIT_PER_ADDRESS: options asked per client address. */
+export const PASSKEY_OPTIONS_WINDOW_MS = 15 * 60_000
 
 export async function passkeySignInOptions(
   ctx: ServiceContext,

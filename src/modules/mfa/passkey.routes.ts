@@ -3,7 +3,12 @@ import { FailureLimiter } from '../../http/rate-limit.js'
 import { Result } from '../../http/schemas.js'
 import type { RouteModule } from '../../http/typed-app.js'
 import { TOKEN_TTL, TokenResponse } from '../auth/auth.schemas.js'
-import { PASSKEY_ADDRESS_LIMIT, passkeySignInOptions, signInWithPasskey } from './passkey-sign-in.service.js'
+import {
+  PASSKEY_ADDRESS_LIMIT,
+  PASSKEY_OPTIONS_WINDOW_MS,
+  passkeySignInOptions,
+  signInWithPasskey,
+} from './passkey-sign-in.service.js'
 import { PasskeyOptionsBody, PasskeySignInBody, RequestOptionsSchema } from './webauthn.schemas.js'
 
 const tags = ['auth']
@@ -16,6 +21,20 @@ export const passkeyRoutes: RouteModule = async (app, ctx) => {
     sessions: app.authenticator.sessions,
     failuresByAddress: new FailureLimiter(limit, windowMs, now, ctx.counters, 'passkey-address'),
   }
+  // Options are asked without credentials and each writes a challenge row (swept after five minutes):
+  // counted per client address like the other sign-in look-ups (docs/operations.md, Limits). The default
+  // sits far above a floor of people signing in behind one address.
+  const optionsLimit = ctx.config.passkeyOptionsLimitPerAddress
+  const optionsByAddress =
+    optionsLimit > 0
+      ? new FailureLimiter(
+          optionsLimit,
+          PASSKEY_OPTIONS_WINDOW_MS,
+          now,
+          ctx.counters,
+          'passkey-options-address',
+        )
+      : undefined
 
   app.post(
     '/tokens/passkey/options',
@@ -30,14 +49,18 @@ export const passkeyRoutes: RouteModule = async (app, ctx) => {
           '(@simplewebauthn/browser startAuthentication): user verification required and an empty ' +
           '`allowCredentials`, so any discoverable passkey of this service may answer. `username` may be sent ' +
           'and changes nothing — the answer is the same for every address, with or without an account. The ' +
-          '`challenge` is single use, valid 5 minutes.',
-        errors: [],
+          '`challenge` is single use, valid 5 minutes. Counted per client address ' +
+          '(TENANTRY_PASSKEY_OPTIONS_LIMIT_PER_ADDRESS, 1,000 per 15 minutes), then 429 with Retry-After.',
+        errors: ['rate_limited'],
         security: [],
         body: PasskeyOptionsBody,
         response: { 200: Result(RequestOptionsSchema) },
       },
     },
-    async () => ({ result: await passkeySignInOptions(ctx) }),
+    async (request) => {
+      await optionsByAddress?.take(request.ip)
+      return { result: await passkeySignInOptions(ctx) }
+    },
   )
 
   app.post(
