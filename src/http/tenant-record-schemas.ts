@@ -72,3 +72,23 @@ export function tenantRecordUpdateSchema<Params extends TSchema, Body extends TS
     response: { 200: Result(item) },
   }
 }
+
+/**
+ * POST /tenants/:tenantId/<records>: a new record of the tenant, answered 201 with the record (or, for a
+ * record with a secret, the record and its secret: `item`); `reasons` are the route's own beyond the
+ * access check.
+ */
+export function tenantCreateSchema<Body extends TSchema, Item extends TSchema>(
+  words: RouteWords,
+  body: Body,
+  item: Item,
+  reasons: readonly ErrorReason[] = [],
+) {
+  return {
+    ...words,
+    errors: [...TENANT_ACCESS_ERRORS, ...reasons],
+    params: TenantParams,
+    body,
+    response: { 201: Result(item) },
+  }
+}

@@ -1,7 +1,7 @@
 import { created } from '../../http/created.js'
 import { pageBody } from '../../http/pagination.js'
-import { Result, TenantParams } from '../../http/schemas.js'
 import {
+  tenantCreateSchema,
   tenantListSchema,
   tenantRecordSchema,
   tenantRecordUpdateSchema,
@@ -25,22 +25,17 @@ export const apiKeyRoutes: RouteModule = async (app, ctx) => {
   app.post(
     '/tenants/:tenantId/api-keys',
     {
-      schema: {
-        tags,
-        operationId: 'createApiKey',
-        summary: 'Create an API key; its secret is shown once',
-        errors: [
-          'tenant_not_found',
-          'permission_denied',
-          'role_exceeds_caller',
-          'scim_key_limit',
-          'reauthentication_required',
-        ],
-        description: `${description} roleId must be a tenant role within the caller’s permissions there. A step-up operation for a person with a second factor: without one from the last 10 minutes, 401 reauthentication_required carrying the challenge (docs/security.md, "Step-up").`,
-        params: TenantParams,
-        body: CreateApiKeyBody,
-        response: { 201: Result(NewApiKeySchema) },
-      },
+      schema: tenantCreateSchema(
+        {
+          tags,
+          operationId: 'createApiKey',
+          summary: 'Create an API key; its secret is shown once',
+          description: `${description} roleId must be a tenant role within the caller’s permissions there. A step-up operation for a person with a second factor: without one from the last 10 minutes, 401 reauthentication_required carrying the challenge (docs/security.md, "Step-up").`,
+        },
+        CreateApiKeyBody,
+        NewApiKeySchema,
+        ['role_exceeds_caller', 'scim_key_limit', 'reauthentication_required'],
+      ),
     },
     async (request, reply) => {
       const { tenantId } = request.params

@@ -1,8 +1,8 @@
 import { Type } from 'typebox'
 import { created } from '../../http/created.js'
 import { pageBody } from '../../http/pagination.js'
-import { Result, TenantParams } from '../../http/schemas.js'
 import {
+  tenantCreateSchema,
   tenantListSchema,
   tenantRecordSchema,
   tenantRecordUpdateSchema,
@@ -72,18 +72,19 @@ export const integrationRoutes: RouteModule = async (app, ctx) => {
   app.post(
     '/tenants/:tenantId/integrations',
     {
-      schema: {
-        tags,
-        operationId: 'createIntegration',
-        summary: 'Create an integration',
-        errors: [...READ_ERRORS, 'integration_name_taken'],
-        description:
-          `${MANAGE} ` +
-          'Flat body `{type, name, active, properties, description?}`; the `attributes` wrapper is accepted too.',
-        params: TenantParams,
-        body: CreateIntegrationBody,
-        response: { 201: Result(IntegrationSchema) },
-      },
+      schema: tenantCreateSchema(
+        {
+          tags,
+          operationId: 'createIntegration',
+          summary: 'Create an integration',
+          description:
+            `${MANAGE} ` +
+            'Flat body `{type, name, active, properties, description?}`; the `attributes` wrapper is accepted too.',
+        },
+        CreateIntegrationBody,
+        IntegrationSchema,
+        ['integration_name_taken'],
+      ),
     },
     async (request, reply) => {
       const { integration } = await createIntegration(

@@ -2,7 +2,11 @@ import { Type } from 'typebox'
 import { created } from '../../http/created.js'
 import { PageBody, pageBody } from '../../http/pagination.js'
 import { Result, TenantParams } from '../../http/schemas.js'
-import { tenantRecordSchema, tenantRecordUpdateSchema } from '../../http/tenant-record-schemas.js'
+import {
+  tenantCreateSchema,
+  tenantRecordSchema,
+  tenantRecordUpdateSchema,
+} from '../../http/tenant-record-schemas.js'
 import type { RouteModule } from '../../http/typed-app.js'
 import { createTenantRole, updateTenantRole } from './role-changes.js'
 import {
@@ -124,19 +128,20 @@ export const roleRoutes: RouteModule = async (app, ctx) => {
   app.post(
     '/tenants/:tenantId/roles',
     {
-      schema: {
-        tags,
-        operationId: 'createTenantRole',
-        errors: ['tenant_not_found', 'permission_denied', 'role_exceeds_caller', 'role_name_taken'],
-        summary: 'Create a tenant role',
-        description:
-          'Needs MANAGE_ALL_ROLES in the tenant. Permissions are named by id or name; every one must be ' +
-          'held by the caller in the tenant (403 role_exceeds_caller). Names are unique in the tenant ' +
-          '(409 role_name_taken).',
-        params: TenantParams,
-        body: CreateRoleBody,
-        response: { 201: Result(RoleSchema) },
-      },
+      schema: tenantCreateSchema(
+        {
+          tags,
+          operationId: 'createTenantRole',
+          summary: 'Create a tenant role',
+          description:
+            'Needs MANAGE_ALL_ROLES in the tenant. Permissions are named by id or name; every one must be ' +
+            'held by the caller in the tenant (403 role_exceeds_caller). Names are unique in the tenant ' +
+            '(409 role_name_taken).',
+        },
+        CreateRoleBody,
+        RoleSchema,
+        ['role_exceeds_caller', 'role_name_taken'],
+      ),
     },
     async (request, reply) => {
       const role = await createTenantRole(ctx, request.actor, request.params.tenantId, request.body)

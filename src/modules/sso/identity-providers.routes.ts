@@ -1,7 +1,11 @@
 import { Type } from 'typebox'
 import { created } from '../../http/created.js'
 import { Result, TenantParams } from '../../http/schemas.js'
-import { tenantRecordSchema, tenantRecordUpdateSchema } from '../../http/tenant-record-schemas.js'
+import {
+  tenantCreateSchema,
+  tenantRecordSchema,
+  tenantRecordUpdateSchema,
+} from '../../http/tenant-record-schemas.js'
 import type { RouteModule } from '../../http/typed-app.js'
 import {
   CreateIdentityProviderBody,
@@ -47,18 +51,18 @@ export const identityProviderRoutes: RouteModule = async (app, ctx) => {
   app.post(
     '/tenants/:tenantId/identity-providers',
     {
-      schema: {
-        tags,
-        operationId: 'createIdentityProvider',
-        errors: ['tenant_not_found', 'permission_denied', 'reauthentication_required'],
-        summary: 'Add a SAML 2.0 or OpenID Connect identity provider to a tenant',
-        description:
-          'Needs IDENTITY_PROVIDERS_UPDATE in the tenant. SAML: metadataUrl (fetched under the outbound rule) or ' +
-          'metadataFile, validated now (400 on attribute["metadata-url"] or attribute.metadataFile). OIDC: issuer ' +
-          '(discovery is read now; 400 on attribute.issuer), clientId, clientSecret (encrypted, write-only).' +
-          ' A step-up operation for a person with a second factor: without one from the last 10 minutes, 401 reauthentication_required carrying the challenge (docs/security.md, "Step-up").',
-        params: TenantParams,
-        body: {
+      schema: tenantCreateSchema(
+        {
+          tags,
+          operationId: 'createIdentityProvider',
+          summary: 'Add a SAML 2.0 or OpenID Connect identity provider to a tenant',
+          description:
+            'Needs IDENTITY_PROVIDERS_UPDATE in the tenant. SAML: metadataUrl (fetched under the outbound rule) or ' +
+            'metadataFile, validated now (400 on attribute["metadata-url"] or attribute.metadataFile). OIDC: issuer ' +
+            '(discovery is read now; 400 on attribute.issuer), clientId, clientSecret (encrypted, write-only).' +
+            ' A step-up operation for a person with a second factor: without one from the last 10 minutes, 401 reauthentication_required carrying the challenge (docs/security.md, "Step-up").',
+        },
+        {
           ...CreateIdentityProviderBody,
           examples: [
             {
@@ -70,8 +74,9 @@ export const identityProviderRoutes: RouteModule = async (app, ctx) => {
             },
           ],
         },
-        response: { 201: Result(IdentityProviderSchema) },
-      },
+        IdentityProviderSchema,
+        ['reauthentication_required'],
+      ),
     },
     async (request, reply) => {
       const provider = await createIdentityProvider(ctx, request.actor, request.params.tenantId, request.body)
@@ -160,15 +165,17 @@ export const identityProviderRoutes: RouteModule = async (app, ctx) => {
   app.get(
     '/tenants/:tenantId/identity-providers/:id/test/:testId',
     {
-      schema: {
-        tags,
-        operationId: 'getIdentityProviderTest',
-        errors: ['tenant_not_found', 'permission_denied', 'sso_test_not_found'],
-        summary: 'What a test sign-in reported',
-        description: 'Needs IDENTITY_PROVIDERS_UPDATE in the tenant. Kept 24 h.',
-        params: SsoTestParams,
-        response: { 200: Result(SsoTestSchema) },
-      },
+      schema: tenantRecordSchema(
+        {
+          tags,
+          operationId: 'getIdentityProviderTest',
+          summary: 'What a test sign-in reported',
+          description: 'Needs IDENTITY_PROVIDERS_UPDATE in the tenant. Kept 24 h.',
+        },
+        SsoTestParams,
+        SsoTestSchema,
+        'sso_test_not_found',
+      ),
     },
     async (request) => {
       const { tenantId, id, testId } = request.params

@@ -1,7 +1,8 @@
 import { created } from '../../http/created.js'
 import { PageBody, pageBody } from '../../http/pagination.js'
-import { Result, TenantParams } from '../../http/schemas.js'
+import { Result } from '../../http/schemas.js'
 import {
+  tenantCreateSchema,
   tenantListSchema,
   tenantRecordSchema,
   tenantRecordUpdateSchema,
@@ -35,16 +36,16 @@ export const webhookRoutes: RouteModule = async (app, ctx) => {
   app.post(
     '/tenants/:tenantId/webhooks',
     {
-      schema: {
-        tags,
-        operationId: 'createWebhook',
-        errors: ['tenant_not_found', 'permission_denied'],
-        summary: 'Create a webhook endpoint; its signing secret is shown once',
-        description: `${description} The URL obeys the outbound rule (https, no private or loopback address). Events are action patterns: "membership.removed", "membership.*" or "*".`,
-        params: TenantParams,
-        body: CreateWebhookBody,
-        response: { 201: Result(NewWebhookSchema) },
-      },
+      schema: tenantCreateSchema(
+        {
+          tags,
+          operationId: 'createWebhook',
+          summary: 'Create a webhook endpoint; its signing secret is shown once',
+          description: `${description} The URL obeys the outbound rule (https, no private or loopback address). Events are action patterns: "membership.removed", "membership.*" or "*".`,
+        },
+        CreateWebhookBody,
+        NewWebhookSchema,
+      ),
     },
     async (request, reply) => {
       const webhook = await createWebhook(ctx, request.actor, request.params.tenantId, request.body)
