@@ -140,6 +140,14 @@ export async function requestOptions(
 }
 
 /**
+ * What every answer of a passkey, at enrolment and at sign-in, is checked against: the challenge the
+ * options carried (base64url), this relying party's origin and id, and user verification.
+ */
+function expectationsOf(rp: RelyingParty, expectedChallenge: string) {
+  return { expectedChallenge, expectedOrigin: rp.origin, expectedRPID: rp.id, requireUserVerification: true }
+}
+
+/**
  * A registration response checked against the options' challenge (`expectedChallenge`, base64url as the
  * options carry it): origin, relying party, user presence and verification, attestation. undefined when
  * anything is wrong, or when the response is not one at all.
@@ -150,13 +158,7 @@ export async function verifyRegistration(
   expectedChallenge: string,
 ): Promise<NewCredential | undefined> {
   try {
-    const result = await verifyRegistrationResponse({
-      response,
-      expectedChallenge,
-      expectedOrigin: rp.origin,
-      expectedRPID: rp.id,
-      requireUserVerification: true,
-    })
+    const result = await verifyRegistrationResponse({ response, ...expectationsOf(rp, expectedChallenge) })
     if (!result.verified) return undefined
     const { credential, credentialDeviceType } = result.registrationInfo
     return {
@@ -199,11 +201,8 @@ export async function verifyAssertion(
   try {
     const result = await verifyAuthenticationResponse({
       response,
-      expectedChallenge,
-      expectedOrigin: rp.origin,
-      expectedRPID: rp.id,
+      ...expectationsOf(rp, expectedChallenge),
       credential: { id: stored.credentialId, publicKey: new Uint8Array(stored.publicKey), counter: 0 },
-      requireUserVerification: true,
     })
     if (!result.verified) return { ok: false, counterRegressed: false }
     info = result.authenticationInfo
