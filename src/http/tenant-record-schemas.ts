@@ -4,11 +4,12 @@ import { PageBody } from './pagination.js'
 import { Result, TenantParams } from './schemas.js'
 
 /**
- * The schemas of the two read routes every tenant-owned record has (API keys, webhooks, integrations,
- * identity providers, tenant roles): the tenant's list, one keyset page at a time, and one record by id.
- * What makes a route its own — its operationId, summary, description and tags — stays beside the route;
- * what follows from the route being a read of a tenant's records is stated here once: the tenant in the
- * path, the reasons its access check answers, the page body or the record in the envelope.
+ * The schemas of the routes of a tenant's records (API keys, webhooks, integrations, identity providers
+ * and their test sign-ins, tenant roles, SCIM groups): the list, one keyset page at a time; one record by
+ * id; a change to one; a new one. What makes a route its own — its operationId, summary, description,
+ * tags and its own error reasons — stays beside the route; what follows from the route being one of a
+ * tenant's records is stated here once: the tenant in the path, the reasons its access check answers,
+ * the page body or the record in the envelope (201 for a new one).
  */
 
 /** A route's own entry in the OpenAPI document. */
