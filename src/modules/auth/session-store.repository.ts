@@ -22,7 +22,8 @@ export interface NewSession {
  * sign-in, still holding the password that was checked. The user row is read FOR SHARE, so a concurrent
  * password change or disabling either waits for this insert — and then its trigger ends the new session —
  * or went first, and this finds no row. Without it, a sign-in checked against the old password could
- * commit a live session just after the change ended every other (docs/security.md). Whether it was written.
+ * commit a live session just after the change ended every other (docs/security.md). A sign-in finished by
+ * a second factor names instead the moment its password was checked: no change since. Whether it was written.
  * The methods travel as text[]: the embedded database's driver serializes a parameter by the types it
  * knew when it opened, and a database migrated by this process learnt of auth_method[] only later.
  */
@@ -30,15 +31,20 @@ export async function insertSession(
   db: Kysely<Database>,
   session: NewSession,
   passwordHash: string | undefined,
+  passwordUnchangedSince?: Date,
 ): Promise<boolean> {
   const samePassword = passwordHash === undefined ? sql`` : sql`and u.password_hash = ${passwordHash}`
+  const unchanged =
+    passwordUnchangedSince === undefined
+      ? sql``
+      : sql`and (u.password_changed_at is null or u.password_changed_at <= ${passwordUnchangedSince}::timestamptz)`
   const inserted = await sql<{ id: string }>`
     insert into user_sessions (id, user_id, created, last_seen, ip, user_agent, auth_methods, expires_at)
     select ${session.id}::uuid, u.id, ${session.created}::timestamptz, ${session.created}::timestamptz,
            ${session.ip}::text, ${session.userAgent}::text, ${[...session.authMethods]}::text[]::auth_method[],
            ${session.expiresAt}::timestamptz
     from users u
-    where u.id = ${session.userId}::uuid and u.status not in ('disabled', 'erased') ${samePassword}
+    where u.id = ${session.userId}::uuid and u.status not in ('disabled', 'erased') ${samePassword} ${unchanged}
     for share of u
     returning id`.execute(db)
   return inserted.rows.length > 0

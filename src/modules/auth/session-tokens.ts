@@ -21,6 +21,11 @@ export interface SignIn {
   sso?: SsoOrigin
   /** A password sign-in's checked hash: the session is written only while it is still the user's. */
   passwordHash?: string
+  /**
+   * A sign-in finished later (a second factor answered after the password): the session is written only
+   * while the password has not changed since this moment (the challenge's issue).
+   */
+  passwordUnchangedSince?: Date
   client: SignInClient
 }
 
@@ -62,7 +67,8 @@ export class SessionTokens {
       userAgent: signIn.client.userAgent?.slice(0, USER_AGENT_MAX) ?? null,
       authMethods: signIn.authMethods,
     }
-    if (!(await insertSession(this.db, session, signIn.passwordHash))) return undefined
+    if (!(await insertSession(this.db, session, signIn.passwordHash, signIn.passwordUnchangedSince)))
+      return undefined
     this.activity.started(session.id, now)
     const grant: SessionGrant = { sessionId: session.id, authMethods: signIn.authMethods, authTime: now }
     if (signIn.sso) grant.sso = signIn.sso

@@ -4,7 +4,7 @@ import { recordAudit } from '../audit/audit.repository.js'
 import { failChallenge } from './challenges.js'
 import type { ChallengeRow } from './challenges.repository.js'
 import { type FactorAnswer, noPasskey, oneAnswer, type SecondFactorMethod } from './factor-answers.js'
-import { listActiveFactors, takeTotpStep, totpSecretOf } from './factors.repository.js'
+import { listActiveTotpSecrets, takeTotpStep } from './factors.repository.js'
 import { normalizeRecoveryCode, recoveryCodeHash, recoveryCodeKey } from './recovery-codes.js'
 import { recoveryCodeSummary, spendRecoveryCode } from './recovery-codes.repository.js'
 import { matchingStep } from './totp.js'
@@ -55,12 +55,10 @@ async function checkTotp(
   code: string,
 ): Promise<RightAnswer | undefined> {
   const now = ctx.clock.now()
-  for (const factor of await listActiveFactors(ctx.db, userId)) {
-    if (factor.type !== 'totp') continue
-    const sealed = await totpSecretOf(ctx.db, factor.id)
-    if (!sealed || !isSecretEnvelope(sealed.secret)) continue
+  for (const factor of await listActiveTotpSecrets(ctx.db, userId)) {
+    if (!isSecretEnvelope(factor.secret)) continue
     const step = matchingStep(
-      decryptSecret(ctx.keys, sealed.secret, totpSealing(factor.id)),
+      decryptSecret(ctx.keys, factor.secret, totpSealing(factor.id)),
       code,
       now.getTime(),
     )

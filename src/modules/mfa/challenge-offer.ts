@@ -3,8 +3,7 @@ import { AppError, type MfaChallengeBody } from '../../errors.js'
 import { WWW_AUTHENTICATE } from '../auth/authenticator.js'
 import { createChallenge } from './challenges.js'
 import type { ChallengePurpose } from './challenges.repository.js'
-import { listActiveFactors } from './factors.repository.js'
-import { recoveryCodeSummary } from './recovery-codes.repository.js'
+import { answerKinds } from './mfa.repository.js'
 
 /**
  * The second factor asked for (docs/security.md, "Signing in with a second factor", "Step-up"): a new
@@ -14,14 +13,17 @@ import { recoveryCodeSummary } from './recovery-codes.repository.js'
 
 export type FactorKind = MfaChallengeBody['factors'][number]
 
+const KIND_ORDER: readonly FactorKind[] = ['totp', 'webauthn', 'recovery']
+
 /** The kinds of answer the account has, in a stable order. */
 export async function factorKinds(ctx: ServiceContext, userId: string): Promise<FactorKind[]> {
-  const active = await listActiveFactors(ctx.db, userId)
-  const kinds: FactorKind[] = []
-  if (active.some((f) => f.type === 'totp')) kinds.push('totp')
-  if (active.some((f) => f.type === 'webauthn')) kinds.push('webauthn')
-  if (((await recoveryCodeSummary(ctx.db, userId))?.remaining ?? 0) > 0) kinds.push('recovery')
-  return kinds
+  const kinds = new Set(await answerKinds(ctx.db, userId))
+  return KIND_ORDER.filter((kind) => kinds.has(kind))
+}
+
+/** Whether the kinds hold a factor (recovery codes are a fallback, not one). */
+export function holdsFactor(kinds: readonly FactorKind[]): boolean {
+  return kinds.includes('totp') || kinds.includes('webauthn')
 }
 
 export interface OfferOptions {
@@ -35,8 +37,10 @@ export async function offerChallenge(
   ctx: ServiceContext,
   userId: string,
   options: OfferOptions,
+  /** The account's kinds when already read. */
+  known?: FactorKind[],
 ): Promise<MfaChallengeBody> {
-  const factors = await factorKinds(ctx, userId)
+  const factors = known ?? (await factorKinds(ctx, userId))
   const passkeys = factors.includes('webauthn') ? ctx.secondFactors.webauthn : undefined
   const request = await passkeys?.requestOptions(userId)
   const issued = await createChallenge(ctx.db, ctx.clock, {

@@ -143,6 +143,22 @@ export async function findFactorByCredentialId(
     .executeTakeFirst()
 }
 
+/** The person's active authenticator apps with their sealed keys, in one read (a code's check). */
+export async function listActiveTotpSecrets(
+  db: Kysely<Database>,
+  userId: string,
+): Promise<Array<{ id: string; secret: Record<string, unknown> }>> {
+  const rows = await db
+    .selectFrom('user_factors')
+    .select(['id', 'totp_secret'])
+    .where('user_id', '=', userId)
+    .where('status', '=', 'active')
+    .where('type', '=', 'totp')
+    .orderBy('created')
+    .execute()
+  return rows.flatMap((row) => (row.totp_secret ? [{ id: row.id, secret: row.totp_secret }] : []))
+}
+
 /** The sealed TOTP key of a factor, with its last accepted step. */
 export async function totpSecretOf(
   db: Kysely<Database>,

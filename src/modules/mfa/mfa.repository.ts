@@ -1,21 +1,7 @@
-import type { Kysely } from 'kysely'
+import { type Kysely, sql } from 'kysely'
 import type { Database } from '../../db/schema.js'
 
-/** What second factors read of other tables: the person's password change, a session's expiry. */
-
-/**
- * Whether the person's password changed after `since` (a sign-in challenge issued before a change must
- * not earn a session: docs/security.md, "Recovery"); a person gone or unable to sign in counts as changed.
- */
-export async function signInLapsedSince(db: Kysely<Database>, userId: string, since: Date): Promise<boolean> {
-  const row = await db
-    .selectFrom('users')
-    .select(['password_changed_at', 'status'])
-    .where('id', '=', userId)
-    .executeTakeFirst()
-  if (!row || row.status === 'disabled' || row.status === 'erased') return true
-  return row.password_changed_at !== null && row.password_changed_at > since
-}
+/** What second factors read across their tables and others: what an account can answer with, a session's expiry. */
 
 /** A live session's expiry (its tokens' last moment); undefined when revoked, expired or unknown. */
 export async function liveSessionExpiry(
@@ -33,4 +19,17 @@ export async function liveSessionExpiry(
     .where('expires_at', '>', now)
     .executeTakeFirst()
   return row?.expires_at
+}
+
+/**
+ * What the account can answer a challenge with, in one read: the types of its active factors (`totp`,
+ * `webauthn`), and `recovery` while an unused code remains.
+ */
+export async function answerKinds(db: Kysely<Database>, userId: string): Promise<string[]> {
+  const { rows } = await sql<{ kind: string }>`
+    select distinct type as kind from user_factors where user_id = ${userId}::uuid and status = 'active'
+    union all
+    select 'recovery' where exists (
+      select 1 from recovery_codes where user_id = ${userId}::uuid and used_at is null)`.execute(db)
+  return rows.map((row) => row.kind)
 }

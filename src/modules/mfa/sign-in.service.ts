@@ -3,13 +3,12 @@ import { AppError } from '../../errors.js'
 import { TOKEN_TTL } from '../auth/auth.schemas.js'
 import { unauthorized } from '../auth/authenticator.js'
 import type { PasswordSignIn, SecondFactorGate } from '../auth/second-factor-gate.js'
-import type { SessionTokens, SignInClient } from '../auth/session-tokens.js'
+import type { SessionTokens, SignIn, SignInClient } from '../auth/session-tokens.js'
 import { checkAccountNotLocked, checkAnswer, countWrongAnswer, type RightAnswer } from './answers.service.js'
-import { factorKinds, mfaRequired, offerChallenge } from './challenge-offer.js'
+import { factorKinds, holdsFactor, mfaRequired, offerChallenge } from './challenge-offer.js'
 import { openChallenge, spendChallenge } from './challenges.js'
 import type { FactorAnswer } from './factor-answers.js'
 import { hasActiveFactor } from './factors.repository.js'
-import { signInLapsedSince } from './mfa.repository.js'
 import { personNeedsFactor } from './policy.js'
 
 /**
@@ -56,9 +55,10 @@ async function passwordSignIn(
   signIn: PasswordSignIn,
 ): Promise<string | undefined> {
   const { userId, ttlSeconds, code } = signIn
-  if (!(await hasActiveFactor(ctx.db, userId))) return undefined
-  if (code === undefined)
-    throw mfaRequired(await offerChallenge(ctx, userId, { purpose: 'sign_in', tokenTtl: ttlSeconds }))
+  const kinds = await factorKinds(ctx, userId)
+  if (!holdsFactor(kinds)) return undefined
+  const offer = { purpose: 'sign_in', tokenTtl: ttlSeconds } as const
+  if (code === undefined) throw mfaRequired(await offerChallenge(ctx, userId, offer, kinds))
   await checkAccountNotLocked(ctx, userId)
   const right = await checkAnswer(ctx, userId, { code }, null)
   if (!right) {
@@ -66,7 +66,8 @@ async function passwordSignIn(
     const challenge = await offerChallenge(ctx, userId, { purpose: 'sign_in', tokenTtl: ttlSeconds })
     throw mfaRequired(challenge, `The code is ${WRONG}`, { code: WRONG })
   }
-  return startSession(sessions, userId, right, signIn.client, ttlSeconds, signIn.passwordHash)
+  const password = signIn.passwordHash ? { passwordHash: signIn.passwordHash } : {}
+  return startSession(sessions, userId, right, signIn.client, ttlSeconds, password)
 }
 
 /** The end of a sign-in challenge's life: unknown, expired, spent or dead. */
@@ -98,10 +99,10 @@ export async function completeSignIn(
   }
   // Of two right answers racing, one session: the challenge is spent once.
   if (!(await spendChallenge(ctx.db, ctx.clock, challenge.id))) throw challengeGone()
-  // A password changed (a reset, say) since the challenge was issued ends that sign-in too.
-  if (await signInLapsedSince(ctx.db, userId, challenge.created)) throw unauthorized('Sign in again')
   const ttl = challenge.token_ttl ?? TOKEN_TTL.default
-  return { token: await startSession(sessions, userId, right, client, ttl, undefined), ttl }
+  // A password changed (a reset, say) since the challenge was issued ends that sign-in too.
+  const password = { passwordUnchangedSince: challenge.created }
+  return { token: await startSession(sessions, userId, right, client, ttl, password), ttl }
 }
 
 async function startSession(
@@ -110,14 +111,9 @@ async function startSession(
   right: RightAnswer,
   client: SignInClient,
   ttlSeconds: number,
-  passwordHash: string | undefined,
+  password: Pick<SignIn, 'passwordHash' | 'passwordUnchangedSince'>,
 ): Promise<string> {
-  const signIn = {
-    userId,
-    authMethods: ['pwd', right.method] as const,
-    client,
-    ...(passwordHash ? { passwordHash } : {}),
-  }
+  const signIn: SignIn = { userId, authMethods: ['pwd', right.method], client, ...password }
   const started = await sessions.start(signIn, ttlSeconds)
   if (!started) throw unauthorized('Invalid username or password')
   return started.token
