@@ -1309,7 +1309,7 @@ export interface paths {
         put?: never;
         /**
          * Request options to sign in with a passkey
-         * @description No credentials. WebAuthn request options (JSON form) for navigator.credentials.get() (@simplewebauthn/browser startAuthentication): user verification required and an empty `allowCredentials`, so any discoverable passkey of this service may answer. `username` may be sent and changes nothing — the answer is the same for every address, with or without an account. The `challenge` is single use, valid 5 minutes.
+         * @description No credentials. WebAuthn request options (JSON form) for navigator.credentials.get() (@simplewebauthn/browser startAuthentication): user verification required and an empty `allowCredentials`, so any discoverable passkey of this service may answer. `username` may be sent and changes nothing — the answer is the same for every address, with or without an account. The `challenge` is single use, valid 5 minutes. Counted per client address (TENANTRY_PASSKEY_OPTIONS_LIMIT_PER_ADDRESS, 1,000 per 15 minutes), then 429 with Retry-After.
          */
         post: operations["createPasskeySignInOptions"];
         delete?: never;
@@ -31956,6 +31956,45 @@ export interface operations {
                              * @enum {string}
                              */
                             reason: "unsupported_media_type";
+                            /** @description For people; do not match on it */
+                            message: string;
+                            /** @description Request field → what is wrong with it */
+                            attribute?: {
+                                [key: string]: string;
+                            };
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests (see Retry-After): `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 429,
+                     *         "reason": "rate_limited",
+                     *         "message": "Too many failed attempts; try again later",
+                     *         "requestId": "0193a6f1-2c4e-7d10-9a55-6b1f3c2d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description The HTTP status
+                             * @example 429
+                             */
+                            code: number;
+                            /**
+                             * @description Stable identifier of the failure
+                             * @enum {string}
+                             */
+                            reason: "rate_limited";
                             /** @description For people; do not match on it */
                             message: string;
                             /** @description Request field → what is wrong with it */
