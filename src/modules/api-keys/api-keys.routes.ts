@@ -1,5 +1,5 @@
 import { created } from '../../http/created.js'
-import { pageBody } from '../../http/pagination.js'
+import { answerTenantList, answerTenantRecord } from '../../http/tenant-record-answers.js'
 import {
   tenantCreateSchema,
   tenantListSchema,
@@ -58,10 +58,7 @@ export const apiKeyRoutes: RouteModule = async (app, ctx) => {
         ApiKeySchema,
       ),
     },
-    async (request) => {
-      const page = await listTenantApiKeys(ctx, request.actor, request.params.tenantId, request.query)
-      return pageBody(page)
-    },
+    answerTenantList(ctx, listTenantApiKeys),
   )
 
   app.get(
@@ -74,9 +71,7 @@ export const apiKeyRoutes: RouteModule = async (app, ctx) => {
         'api_key_not_found',
       ),
     },
-    async (request) => ({
-      result: await getApiKey(ctx, request.actor, request.params.tenantId, request.params.keyId),
-    }),
+    answerTenantRecord(ctx, 'keyId', getApiKey),
   )
 
   app.put(

@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
 import { created } from '../../http/created.js'
-import { pageBody } from '../../http/pagination.js'
+import { answerTenantList, answerTenantRecord } from '../../http/tenant-record-answers.js'
 import {
   tenantCreateSchema,
   tenantListSchema,
@@ -111,10 +111,7 @@ export const integrationRoutes: RouteModule = async (app, ctx) => {
         IntegrationSchema,
       ),
     },
-    async (request) => {
-      const page = await listTenantIntegrations(ctx, request.actor, request.params.tenantId, request.query)
-      return pageBody(page)
-    },
+    answerTenantList(ctx, listTenantIntegrations),
   )
 
   app.get(
@@ -132,9 +129,7 @@ export const integrationRoutes: RouteModule = async (app, ctx) => {
         'integration_not_found',
       ),
     },
-    async (request) => ({
-      result: await getIntegration(ctx, request.actor, request.params.tenantId, request.params.integrationId),
-    }),
+    answerTenantRecord(ctx, 'integrationId', getIntegration),
   )
 
   app.put(

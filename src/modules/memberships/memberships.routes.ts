@@ -1,7 +1,8 @@
 import { Type } from 'typebox'
 import { created } from '../../http/created.js'
-import { PageBody, pageBody } from '../../http/pagination.js'
-import { Result, TenantParams } from '../../http/schemas.js'
+import { Result } from '../../http/schemas.js'
+import { answerTenantList, answerTenantRecord } from '../../http/tenant-record-answers.js'
+import { tenantCreateSchema, tenantListSchema, tenantRecordSchema } from '../../http/tenant-record-schemas.js'
 import type { RouteModule } from '../../http/typed-app.js'
 import { unauthorized } from '../auth/authenticator.js'
 import { lookUpResetToken } from '../users/password-reset.service.js'
@@ -27,25 +28,20 @@ export const membershipRoutes: RouteModule = async (app, ctx) => {
   app.post(
     '/tenants/:tenantId/users',
     {
-      schema: {
-        tags,
-        operationId: 'createTenantUser',
-        summary: 'Invite a user to a tenant (pending, invited with an e-mail, or accepted at once)',
-        description:
-          'Needs MANAGE_TENANT_ENROLLMENT effective in the tenant; the role must be within the caller’s own ' +
-          'permissions there (403 role_exceeds_caller). An unknown e-mail needs platformRoleId and ' +
-          'MANAGE_ALL_USERS to create the platform user too. Invitation e-mails are rate limited per invitee.',
-        errors: [
-          'tenant_not_found',
-          'permission_denied',
-          'role_exceeds_caller',
-          'user_not_found',
-          'already_member',
-        ],
-        params: TenantParams,
-        body: CreateMembershipBody,
-        response: { 201: Result(MembershipSchema) },
-      },
+      schema: tenantCreateSchema(
+        {
+          tags,
+          operationId: 'createTenantUser',
+          summary: 'Invite a user to a tenant (pending, invited with an e-mail, or accepted at once)',
+          description:
+            'Needs MANAGE_TENANT_ENROLLMENT effective in the tenant; the role must be within the caller’s own ' +
+            'permissions there (403 role_exceeds_caller). An unknown e-mail needs platformRoleId and ' +
+            'MANAGE_ALL_USERS to create the platform user too. Invitation e-mails are rate limited per invitee.',
+        },
+        CreateMembershipBody,
+        MembershipSchema,
+        ['role_exceeds_caller', 'user_not_found', 'already_member'],
+      ),
     },
     async (request, reply) => {
       const user = await createMembership(ctx, request.actor, request.params.tenantId, request.body)
@@ -56,41 +52,31 @@ export const membershipRoutes: RouteModule = async (app, ctx) => {
   app.get(
     '/tenants/:tenantId/users',
     {
-      schema: {
-        tags,
-        operationId: 'listTenantUsers',
-        summary: 'List the users of a tenant, whatever their invitation status',
-        description: READ,
-        errors: ['tenant_not_found', 'permission_denied'],
-        params: TenantParams,
-        querystring: ListMembershipsQuery,
-        response: {
-          200: PageBody(MembershipSchema),
+      schema: tenantListSchema(
+        {
+          tags,
+          operationId: 'listTenantUsers',
+          summary: 'List the users of a tenant, whatever their invitation status',
+          description: READ,
         },
-      },
+        ListMembershipsQuery,
+        MembershipSchema,
+      ),
     },
-    async (request) => {
-      const page = await listMemberships(ctx, request.actor, request.params.tenantId, request.query)
-      return pageBody(page)
-    },
+    answerTenantList(ctx, listMemberships),
   )
 
   app.get(
     '/tenants/:tenantId/users/:userId',
     {
-      schema: {
-        tags,
-        operationId: 'getTenantUser',
-        summary: 'Get a user of a tenant',
-        description: READ,
-        errors: ['tenant_not_found', 'permission_denied', 'user_not_found'],
-        params: MembershipParams,
-        response: { 200: Result(MembershipSchema) },
-      },
+      schema: tenantRecordSchema(
+        { tags, operationId: 'getTenantUser', summary: 'Get a user of a tenant', description: READ },
+        MembershipParams,
+        MembershipSchema,
+        'user_not_found',
+      ),
     },
-    async (request) => ({
-      result: await getMembership(ctx, request.actor, request.params.tenantId, request.params.userId),
-    }),
+    answerTenantRecord(ctx, 'userId', getMembership),
   )
 
   app.put(

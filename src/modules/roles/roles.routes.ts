@@ -2,6 +2,7 @@ import { Type } from 'typebox'
 import { created } from '../../http/created.js'
 import { PageBody, pageBody } from '../../http/pagination.js'
 import { Result, TenantParams } from '../../http/schemas.js'
+import { answerTenantList, answerTenantRecord } from '../../http/tenant-record-answers.js'
 import {
   tenantCreateSchema,
   tenantRecordSchema,
@@ -119,10 +120,7 @@ export const roleRoutes: RouteModule = async (app, ctx) => {
         response: { 200: RoleList },
       },
     },
-    async (request) => {
-      const page = await listTenantRoles(ctx, request.actor, request.params.tenantId, request.query)
-      return pageBody(page)
-    },
+    answerTenantList(ctx, listTenantRoles),
   )
 
   app.post(
@@ -164,9 +162,7 @@ export const roleRoutes: RouteModule = async (app, ctx) => {
         'role_not_found',
       ),
     },
-    async (request) => ({
-      result: await getTenantRole(ctx, request.actor, request.params.tenantId, request.params.roleId),
-    }),
+    answerTenantRecord(ctx, 'roleId', getTenantRole),
   )
 
   app.put(

@@ -1,6 +1,7 @@
 import { Type } from 'typebox'
 import { created } from '../../http/created.js'
 import { Result, TenantParams } from '../../http/schemas.js'
+import { answerTenantRecord } from '../../http/tenant-record-answers.js'
 import {
   tenantCreateSchema,
   tenantRecordSchema,
@@ -99,9 +100,7 @@ export const identityProviderRoutes: RouteModule = async (app, ctx) => {
         'identity_provider_not_found',
       ),
     },
-    async (request) => ({
-      result: await getIdentityProvider(ctx, request.actor, request.params.tenantId, request.params.id),
-    }),
+    answerTenantRecord(ctx, 'id', getIdentityProvider),
   )
 
   app.put(

@@ -1,6 +1,7 @@
 import { created } from '../../http/created.js'
 import { PageBody, pageBody } from '../../http/pagination.js'
 import { Result } from '../../http/schemas.js'
+import { answerTenantList, answerTenantRecord } from '../../http/tenant-record-answers.js'
 import {
   tenantCreateSchema,
   tenantListSchema,
@@ -69,10 +70,7 @@ export const webhookRoutes: RouteModule = async (app, ctx) => {
         WebhookSchema,
       ),
     },
-    async (request) => {
-      const page = await listTenantWebhooks(ctx, request.actor, request.params.tenantId, request.query)
-      return pageBody(page)
-    },
+    answerTenantList(ctx, listTenantWebhooks),
   )
 
   app.get(
@@ -85,9 +83,7 @@ export const webhookRoutes: RouteModule = async (app, ctx) => {
         'webhook_not_found',
       ),
     },
-    async (request) => ({
-      result: await getWebhook(ctx, request.actor, request.params.tenantId, request.params.webhookId),
-    }),
+    answerTenantRecord(ctx, 'webhookId', getWebhook),
   )
 
   app.put(
