@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { readCookie } from '../kit/pages.js'
+import { sameOrigin } from '../kit/form-token.js'
+import { type ConsolePages, readCookie } from '../kit/pages.js'
 
 /**
  * What a form token is bound to before sign-in (docs/console.md, "CSRF"): a random value of this browser,
@@ -16,6 +17,21 @@ const VALUE = /^[A-Za-z0-9_-]{43}$/
 export function presentedBrowserBinding(request: FastifyRequest): string | undefined {
   const value = readCookie(request.headers.cookie, BROWSER_COOKIE)
   return value && VALUE.test(value) ? `browser:${value}` : undefined
+}
+
+/**
+ * The binding of a form posted before sign-in, when the console drew it for this browser: the post comes
+ * from the console's own origin, carries this browser's value, and its form token was issued to that
+ * value. Undefined otherwise, and the caller refuses the form (`pages.refusedForm`, 403).
+ */
+export function signedOutFormBinding(
+  request: FastifyRequest,
+  pages: ConsolePages,
+  form: Record<string, unknown>,
+): string | undefined {
+  const binding = presentedBrowserBinding(request)
+  if (!sameOrigin(request, pages.ctx.config.publicUrl) || !binding) return undefined
+  return pages.tokens.verify(binding, form) ? binding : undefined
 }
 
 /** The binding for a form drawn now: this browser's value, or a new one set on the reply. */

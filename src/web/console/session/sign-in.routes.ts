@@ -15,7 +15,7 @@ import {
   refusedFactor,
   wayOf,
 } from '../kit/second-factor.js'
-import { browserBinding, presentedBrowserBinding } from './browser-binding.js'
+import { browserBinding, signedOutFormBinding } from './browser-binding.js'
 import { DEFAULT_NEXT, safeNext } from './next-page.js'
 import { emailStep, passkeySignInPage, secondFactorStep, secondStep } from './sign-in.views.js'
 import { ssoSignInRoutes } from './sso-sign-in.routes.js'
@@ -98,10 +98,8 @@ export function signInRoutes(router: TypedApp, pages: ConsolePages): void {
     const nonce = pages.nonce(reply)
     const form = request.body
     // Before sign-in the form token is bound to this browser's own value: one fetched elsewhere is refused.
-    const binding = presentedBrowserBinding(request)
-    if (!sameOrigin(request, ctx.config.publicUrl) || !binding || !pages.tokens.verify(binding, form)) {
-      return reply.code(403).send(pages.refusedForm(nonce))
-    }
+    const binding = signedOutFormBinding(request, pages, form)
+    if (!binding) return reply.code(403).send(pages.refusedForm(nonce))
     const next = safeNext(form.next)
     const token = pages.tokens.issue(binding)
     const email = (form.email ?? '').trim().toLowerCase()
@@ -169,10 +167,8 @@ export function signInRoutes(router: TypedApp, pages: ConsolePages): void {
   router.post('/console/sign-in/second-factor', { schema: secondFactorSchema }, async (request, reply) => {
     const nonce = pages.nonce(reply)
     const form = request.body
-    const binding = presentedBrowserBinding(request)
-    if (!sameOrigin(request, ctx.config.publicUrl) || !binding || !pages.tokens.verify(binding, form)) {
-      return reply.code(403).send(pages.refusedForm(nonce))
-    }
+    const binding = signedOutFormBinding(request, pages, form)
+    if (!binding) return reply.code(403).send(pages.refusedForm(nonce))
     const signIn = unseal<PendingSignIn>(ctx.keys, PENDING, binding, form.challenge, ctx.clock.now())
     const startAgain = (warning: string, next = signIn?.next ?? DEFAULT_NEXT) =>
       reply.send(emailStep(nonce, { token: pages.tokens.issue(binding), next, warning }))
@@ -223,26 +219,14 @@ export function signInRoutes(router: TypedApp, pages: ConsolePages): void {
   const passkeySchema = { hide: true, body: PasskeyForm }
   router.post('/console/sign-in/passkey', { schema: passkeySchema }, async (request, reply) => {
     const nonce = pages.nonce(reply)
-    const binding = presentedBrowserBinding(request)
-    if (
-      !sameOrigin(request, ctx.config.publicUrl) ||
-      !binding ||
-      !pages.tokens.verify(binding, request.body)
-    ) {
-      return reply.code(403).send(pages.refusedForm(nonce))
-    }
+    const binding = signedOutFormBinding(request, pages, request.body)
+    if (!binding) return reply.code(403).send(pages.refusedForm(nonce))
     return passkeyPage(request, reply, nonce, binding, safeNext(request.body.next))
   })
   router.post('/console/sign-in/passkey/finish', { schema: passkeySchema }, async (request, reply) => {
     const nonce = pages.nonce(reply)
-    const binding = presentedBrowserBinding(request)
-    if (
-      !sameOrigin(request, ctx.config.publicUrl) ||
-      !binding ||
-      !pages.tokens.verify(binding, request.body)
-    ) {
-      return reply.code(403).send(pages.refusedForm(nonce))
-    }
+    const binding = signedOutFormBinding(request, pages, request.body)
+    if (!binding) return reply.code(403).send(pages.refusedForm(nonce))
     const next = safeNext(request.body.next)
     const response = passkeyAnswerOf(request.body.webauthn)
     if (!response)

@@ -2,10 +2,9 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import { Type } from 'typebox'
 import { Uuid } from '../../../http/schemas.js'
 import type { TypedApp } from '../../../http/typed-app.js'
-import { sameOrigin } from '../kit/form-token.js'
 import { Form, Query, Typed } from '../kit/inputs.js'
 import { type ConsolePages, readCookie } from '../kit/pages.js'
-import { browserBinding, presentedBrowserBinding } from './browser-binding.js'
+import { browserBinding, presentedBrowserBinding, signedOutFormBinding } from './browser-binding.js'
 import { DEFAULT_NEXT } from './next-page.js'
 import { ssoLandingPage, ssoRefusedPage } from './sign-in.views.js'
 import { SESSION_TTL_SECONDS, startSession } from './start-session.js'
@@ -78,10 +77,8 @@ export function ssoSignInRoutes(router: TypedApp, pages: ConsolePages): void {
   router.post('/console/sso', { schema: { hide: true, body: LandingForm } }, async (request, reply) => {
     const nonce = pages.nonce(reply)
     const form = request.body
-    const binding = presentedBrowserBinding(request)
-    if (!sameOrigin(request, ctx.config.publicUrl) || !binding || !pages.tokens.verify(binding, form)) {
-      return reply.code(403).send(pages.refusedForm(nonce))
-    }
+    const binding = signedOutFormBinding(request, pages, form)
+    if (!binding) return reply.code(403).send(pages.refusedForm(nonce))
     // Used once: whatever this post comes to, the sign-in it names cannot be finished again.
     const started = readCookie(request.headers.cookie, NONCE_COOKIE)
     reply.header('set-cookie', nonceCookie('', 0))
