@@ -2,6 +2,7 @@ import { html, type SafeHtml } from '../../../html.js'
 import { type Errors, errorSummary } from '../../kit/forms.js'
 import type { FormToken } from './form-token.js'
 import { formTokenFields } from './forms.js'
+import { OneOf, Typed } from './inputs.js'
 
 /**
  * The forms that ask a person for their second factor (docs/console.md "Second factors"): the second step
@@ -31,6 +32,19 @@ export type FactorWay = 'code' | 'recovery'
 export const FACTOR_LABELS: Record<string, string> = {
   code: 'Code',
   recoveryCode: 'Recovery code',
+}
+
+/**
+ * The fields the forms post back, on both pages: the answer — the app's code, a recovery code or a
+ * passkey's (`method`) — or which form to show instead (`show`). Each page adds what it carries along
+ * (the sealed sign-in challenge, or the interrupted action to resume).
+ */
+export const FACTOR_ANSWER_FIELDS = {
+  method: OneOf(['code', 'recovery', 'passkey']),
+  show: OneOf(['code', 'recovery']),
+  code: Typed(64),
+  recoveryCode: Typed(64),
+  webauthn: Typed(16_384),
 }
 
 /** The scripts a page asking for a passkey loads (served by the console, under the page's nonce). */

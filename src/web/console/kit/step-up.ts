@@ -3,10 +3,11 @@ import { html } from '../../../html.js'
 import type { TypedApp } from '../../../http/typed-app.js'
 import { apiClient, apiErrorOf, type MfaChallenge, type StepUpRequired } from '../api/client.js'
 import type { Errors } from './forms.js'
-import { Form, OneOf, Typed } from './inputs.js'
+import { Form, Typed } from './inputs.js'
 import type { ConsolePages, PageResult, Signed } from './pages.js'
 import { seal, unseal } from './sealed.js'
 import {
+  FACTOR_ANSWER_FIELDS,
   type FactorChallenge,
   type FactorMethod,
   factorAnswer,
@@ -45,11 +46,7 @@ interface Interrupted {
 
 export const StepUpForm = Form({
   resume: Typed(300_000),
-  method: OneOf(['code', 'recovery', 'passkey']),
-  show: OneOf(['code', 'recovery']),
-  code: Typed(64),
-  recoveryCode: Typed(64),
-  webauthn: Typed(16_384),
+  ...FACTOR_ANSWER_FIELDS,
 })
 
 /** The step-up page in place of the page whose API call asked for it (the console's error handler). */

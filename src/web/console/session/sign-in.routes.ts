@@ -8,6 +8,7 @@ import { Form, OneOf, Query, Typed } from '../kit/inputs.js'
 import { type ConsolePages, readCookie, SESSION_COOKIE } from '../kit/pages.js'
 import { seal, unseal } from '../kit/sealed.js'
 import {
+  FACTOR_ANSWER_FIELDS,
   type FactorChallenge,
   type FactorWay,
   factorAnswer,
@@ -33,11 +34,7 @@ const SignInForm = Form({ email: Typed(), password: Typed(), next: Typed(), step
  */
 const SecondFactorForm = Form({
   challenge: Typed(32_768),
-  method: OneOf(['code', 'recovery', 'passkey']),
-  show: OneOf(['code', 'recovery']),
-  code: Typed(64),
-  recoveryCode: Typed(64),
-  webauthn: Typed(16_384),
+  ...FACTOR_ANSWER_FIELDS,
 })
 
 /** A passkey's assertion as the API takes it (what @simplewebauthn/browser's startAuthentication made). */
