@@ -3,10 +3,11 @@ import type { ServiceContext } from '../context.js'
 import { type Page, pageBody } from './pagination.js'
 
 /**
- * The handlers of the read routes of a tenant's records (http/tenant-record-schemas.ts states their
- * schemas): the module's service is asked as the caller, for the tenant in the path, and its answer goes
- * out as the page body (a list) or in the envelope (one record). The service checks the access; a route
- * whose read takes more than the tenant, the record's id and the query writes its own handler.
+ * The handlers of the routes of a tenant's records that list, read and change them
+ * (http/tenant-record-schemas.ts states their schemas): the module's service is asked as the caller, for
+ * the tenant in the path, and its answer goes out as the page body (a list) or in the envelope (one
+ * record). The service checks the access; a route whose service takes more than the tenant, the record's
+ * id and the query or body writes its own handler.
  */
 
 /** The handler of a tenantListSchema route: `list`'s keyset page of the tenant's records. */
@@ -26,5 +27,23 @@ export function answerTenantRecord<IdParam extends string, Item>(
 ) {
   return async (request: { actor: Actor; params: { tenantId: string } & Record<IdParam, string> }) => ({
     result: await read(ctx, request.actor, request.params.tenantId, request.params[idParam]),
+  })
+}
+
+/**
+ * The handler of a tenantRecordUpdateSchema route: `change` applied to the tenant's record by the path's
+ * `idParam` with the body, answered with the changed record (the route's If-Match is checked in the write).
+ */
+export function answerTenantRecordChange<IdParam extends string, Body, Item>(
+  ctx: ServiceContext,
+  idParam: IdParam,
+  change: (ctx: ServiceContext, actor: Actor, tenantId: string, id: string, body: Body) => Promise<Item>,
+) {
+  return async (request: {
+    actor: Actor
+    params: { tenantId: string } & Record<IdParam, string>
+    body: Body
+  }) => ({
+    result: await change(ctx, request.actor, request.params.tenantId, request.params[idParam], request.body),
   })
 }

@@ -1,5 +1,9 @@
 import { created } from '../../http/created.js'
-import { answerTenantList, answerTenantRecord } from '../../http/tenant-record-answers.js'
+import {
+  answerTenantList,
+  answerTenantRecord,
+  answerTenantRecordChange,
+} from '../../http/tenant-record-answers.js'
 import {
   tenantCreateSchema,
   tenantListSchema,
@@ -86,14 +90,6 @@ export const apiKeyRoutes: RouteModule = async (app, ctx) => {
         ['api_key_not_found', 'scim_key_limit'],
       ),
     },
-    async (request) => ({
-      result: await updateApiKey(
-        ctx,
-        request.actor,
-        request.params.tenantId,
-        request.params.keyId,
-        request.body,
-      ),
-    }),
+    answerTenantRecordChange(ctx, 'keyId', updateApiKey),
   )
 }

@@ -1,6 +1,10 @@
 import { Type } from 'typebox'
 import { created } from '../../http/created.js'
-import { answerTenantList, answerTenantRecord } from '../../http/tenant-record-answers.js'
+import {
+  answerTenantList,
+  answerTenantRecord,
+  answerTenantRecordChange,
+} from '../../http/tenant-record-answers.js'
 import {
   tenantCreateSchema,
   tenantListSchema,
@@ -151,12 +155,7 @@ export const integrationRoutes: RouteModule = async (app, ctx) => {
         ['integration_not_found', 'integration_name_taken'],
       ),
     },
-    async (request) => {
-      const { tenantId, integrationId } = request.params
-      return {
-        result: await updateIntegrationById(ctx, request.actor, tenantId, integrationId, request.body),
-      }
-    },
+    answerTenantRecordChange(ctx, 'integrationId', updateIntegrationById),
   )
 
   app.delete(

@@ -1,7 +1,7 @@
 import { Type } from 'typebox'
 import { created } from '../../http/created.js'
 import { Result, TenantParams } from '../../http/schemas.js'
-import { answerTenantRecord } from '../../http/tenant-record-answers.js'
+import { answerTenantRecord, answerTenantRecordChange } from '../../http/tenant-record-answers.js'
 import {
   tenantCreateSchema,
   tenantRecordSchema,
@@ -122,15 +122,7 @@ export const identityProviderRoutes: RouteModule = async (app, ctx) => {
         ['identity_provider_not_found', 'reauthentication_required'],
       ),
     },
-    async (request) => ({
-      result: await updateIdentityProviderById(
-        ctx,
-        request.actor,
-        request.params.tenantId,
-        request.params.id,
-        request.body,
-      ),
-    }),
+    answerTenantRecordChange(ctx, 'id', updateIdentityProviderById),
   )
 
   app.post(

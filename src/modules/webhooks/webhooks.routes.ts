@@ -1,7 +1,11 @@
 import { created } from '../../http/created.js'
 import { PageBody, pageBody } from '../../http/pagination.js'
 import { Result } from '../../http/schemas.js'
-import { answerTenantList, answerTenantRecord } from '../../http/tenant-record-answers.js'
+import {
+  answerTenantList,
+  answerTenantRecord,
+  answerTenantRecordChange,
+} from '../../http/tenant-record-answers.js'
 import {
   tenantCreateSchema,
   tenantListSchema,
@@ -103,15 +107,7 @@ export const webhookRoutes: RouteModule = async (app, ctx) => {
         ['webhook_not_found'],
       ),
     },
-    async (request) => ({
-      result: await updateWebhookById(
-        ctx,
-        request.actor,
-        request.params.tenantId,
-        request.params.webhookId,
-        request.body,
-      ),
-    }),
+    answerTenantRecordChange(ctx, 'webhookId', updateWebhookById),
   )
 
   app.get(
