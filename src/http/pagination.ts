@@ -1,4 +1,6 @@
 import { type TSchema, Type } from 'typebox'
+import type { Actor } from '../access/actor.js'
+import type { ServiceContext } from '../context.js'
 import type { PageWindow } from '../db/keyset.js'
 import { invalidField } from '../errors.js'
 
@@ -65,4 +67,16 @@ export function pageBody<T>(page: Page<T>): { result: T[]; nextCursor?: string }
   return page.nextCursor === undefined
     ? { result: page.items }
     : { result: page.items, nextCursor: page.nextCursor }
+}
+
+/**
+ * The handler of a list of what the caller can see (GET /v1/tenants, GET /v1/users): `list`'s keyset page
+ * for the caller and the query, as the page body. A tenant's records: http/tenant-record-answers.ts.
+ */
+export function answerVisibleList<Query, Item>(
+  ctx: ServiceContext,
+  list: (ctx: ServiceContext, actor: Actor, query: Query) => Promise<Page<Item>>,
+) {
+  return async (request: { actor: Actor; query: Query }) =>
+    pageBody(await list(ctx, request.actor, request.query))
 }

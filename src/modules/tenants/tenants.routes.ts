@@ -1,5 +1,5 @@
 import { created } from '../../http/created.js'
-import { PageBody, pageBody } from '../../http/pagination.js'
+import { answerVisibleList, PageBody } from '../../http/pagination.js'
 import { Result, TenantParams } from '../../http/schemas.js'
 import type { RouteModule } from '../../http/typed-app.js'
 import type { StepUpGuard } from '../mfa-policy/step-up-guard.js'
@@ -52,10 +52,7 @@ export function tenantRoutes(requireStepUp: StepUpGuard): RouteModule {
           },
         },
       },
-      async (request) => {
-        const page = await listVisibleTenants(ctx, request.actor, request.query)
-        return pageBody(page)
-      },
+      answerVisibleList(ctx, listVisibleTenants),
     )
 
     app.get(

@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { PageBody, pageBody } from '../../http/pagination.js'
+import { answerVisibleList, PageBody } from '../../http/pagination.js'
 import { Result } from '../../http/schemas.js'
 import type { RouteModule } from '../../http/typed-app.js'
 import { getUserWithToken, type NarrowTokenResolver, updateUserWithToken } from './narrow-credential.js'
@@ -44,10 +44,7 @@ export function userRoutes(resolveNarrowToken: NarrowTokenResolver, requireStepU
           },
         },
       },
-      async (request) => {
-        const page = await listVisibleUsers(ctx, request.actor, request.query)
-        return pageBody(page)
-      },
+      answerVisibleList(ctx, listVisibleUsers),
     )
 
     app.get(
