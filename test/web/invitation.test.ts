@@ -133,6 +133,8 @@ describe('the acceptance page in Chromium', () => {
         ],
         password: true,
         ssoRequired: false,
+        mfaRequired: false,
+        mfaDeadline: null,
       },
     ])
 
