@@ -20,6 +20,9 @@ const b64 = (maxLength: number, description: string) =>
     description,
   })
 
+/** Base64url characters of the largest signature a passkey makes (ML-DSA-87: 4,627 bytes). */
+export const SIGNATURE_MAX = 6_170
+
 /** A credential id: at most 1,023 bytes (WebAuthn §5.8.3), 1,364 characters of base64url. */
 const CredentialId = b64(1364, 'The credential id (base64url)')
 const Transports = Type.Array(Type.String({ maxLength: 32 }), { maxItems: 10 })
@@ -56,7 +59,10 @@ export const AuthenticationResponseSchema = Type.Object(
     response: Type.Object({
       clientDataJSON: b64(4096, 'clientDataJSON'),
       authenticatorData: b64(4096, 'The authenticator data'),
-      signature: b64(1_024, 'The signature'),
+      // The signature of a post-quantum passkey is large: @simplewebauthn/server offers ML-DSA-44 first
+      // (2,420 bytes signed; Chromium's own passkeys use it), and ML-DSA-87 signs 4,627 bytes — 6,170
+      // characters of base64url. ES256 and RS256 sign at most 512 bytes.
+      signature: b64(SIGNATURE_MAX, 'The signature'),
       userHandle: Type.Optional(Type.String({ maxLength: 128, pattern: BASE64URL })),
     }),
     authenticatorAttachment: Attachment,

@@ -1,5 +1,6 @@
 import { decodeJwt } from 'jose'
 import { describe, expect, it } from 'vitest'
+import { SIGNATURE_MAX } from '../../../src/modules/mfa/webauthn.schemas.js'
 import { insertUser } from '../../helpers/fixtures.js'
 import {
   authenticatorFor,
@@ -159,6 +160,23 @@ describe('passkey sign-in', () => {
     const malformed = await t.request('POST', '/v1/tokens/passkey', { body: { response: { id: 'x' } } })
     expect(malformed.status).toBe(400)
     expect(Object.keys(malformed.body.error.attribute).some((f) => f.startsWith('response'))).toBe(true)
+  })
+
+  it('reads the large signature of a post-quantum passkey (ML-DSA), and names the field past its largest', async () => {
+    // Chromium's passkeys sign with ML-DSA-44 when the options offer it (2,420 bytes: 3,227 characters);
+    // a body limit made for ES256 refused them with 400 before the library could check them.
+    const person = await withPasskey()
+    const withSignature = async (signature: string) => {
+      const response = person.authenticator.assert(await options())
+      return t.request('POST', '/v1/tokens/passkey', {
+        body: { response: { ...response, response: { ...response.response, signature } } },
+      })
+    }
+    const postQuantumSized = await withSignature('A'.repeat(3_227))
+    expect(postQuantumSized.status).toBe(401)
+    const tooLarge = await withSignature('A'.repeat(SIGNATURE_MAX + 1))
+    expect(tooLarge.status).toBe(400)
+    expect(Object.keys(tooLarge.body.error.attribute)).toEqual(['response.response.signature'])
   })
 
   it('limits wrong answers per account like wrong second factors: 429 with Retry-After, audited', async () => {
