@@ -88,10 +88,14 @@ describe('members in the console', { timeout: 180_000 }, () => {
     await signIn(page, baseUrl, admin.email, admin.password)
     await page.goto(`${baseUrl}/console/tenants/${tenant.id}/members`)
     await page.getByLabel('Search').fill(marker.toUpperCase())
+    // Each click loads a page: wait for it before counting (count() does not wait, and a loaded machine
+    // still shows the page before).
     await page.getByRole('button', { name: 'Filter' }).click()
+    await page.waitForURL(/[?&]q=/)
     const matches = page.getByRole('row', { name: new RegExp(marker) })
     expect(await matches.count()).toBe(50)
     await page.getByRole('link', { name: 'Next page' }).click()
+    await page.waitForURL(/[?&]cursor=/)
     expect(await page.getByLabel('Search').inputValue()).toBe(marker.toUpperCase())
     expect(await matches.count()).toBe(5)
     expect(await page.getByRole('row').count()).toBe(6)
