@@ -259,35 +259,6 @@ export async function insertLeasedToCaller(
 }
 
 /**
- * Deletes a user's not-yet-sent password-reset mail: a newer link (or a password set meanwhile) has made
- * its link dead, so it must not go out.
- */
-export async function deleteQueuedPasswordResetMail(db: Executor, userId: string): Promise<void> {
-  await db
-    .deleteFrom('outbox')
-    .where('kind', '=', PASSWORD_RESET_EMAIL)
-    .where('status', '=', 'queued')
-    .where(sql<boolean>`payload->>'userId' = ${userId}`)
-    .execute()
-}
-
-/** The delivery state of a user's latest password-reset mail (queued, sent, failed), if any. */
-export async function latestPasswordResetMailStatus(
-  db: Executor,
-  userId: string,
-): Promise<string | undefined> {
-  const row = await db
-    .selectFrom('outbox')
-    .select('status')
-    .where('kind', '=', PASSWORD_RESET_EMAIL)
-    .where(sql<boolean>`payload->>'userId' = ${userId}`)
-    .orderBy('created', 'desc')
-    .limit(1)
-    .executeTakeFirst()
-  return row?.status
-}
-
-/**
  * One new row as `insert into outbox … select … from <source>`, for a statement that writes it together
  * with the change causing it (a data-modifying WITH): `payloadAddition`, a jsonb expression over the
  * source, is merged into the payload (the id of the membership the same statement inserts). No row is
