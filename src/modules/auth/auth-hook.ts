@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Actor } from '../../access/actor.js'
 import { type CounterStore, RequestLimiter } from '../../http/rate-limit.js'
 import type { Authenticator, InvitationCredential } from './authenticator.js'
-import { unauthorized } from './authenticator.js'
+import { unauthorized } from './unauthorized.js'
 
 /**
  * Which credentials a route takes, declared in its route config:

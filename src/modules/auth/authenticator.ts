@@ -6,7 +6,6 @@ import type { AccessControl } from '../../access/effective.js'
 import type { Clock } from '../../clock.js'
 import { looksLikeJwt, safeEqual, sha256, type TokenClaims, type TokenSigner } from '../../crypto/tokens.js'
 import type { Database } from '../../db/schema.js'
-import { AppError } from '../../errors.js'
 import { loginFailures } from '../../http/metrics.js'
 import { type CounterStore, FailureLimiter, MemoryCounterStore } from '../../http/rate-limit.js'
 import { recordLoginLockout } from './login-lockout.js'
@@ -21,17 +20,12 @@ import {
 import { findApiKeyCredentials, findUserCredentials } from './principals.repository.js'
 import type { SecondFactorGate } from './second-factor-gate.js'
 import { SessionTokens, type SignInClient } from './session-tokens.js'
-
-export const WWW_AUTHENTICATE = 'Bearer realm="tenantry", Basic realm="tenantry", charset="UTF-8"'
+import { unauthorized } from './unauthorized.js'
 
 /** An `Authorization: Token <value>` whose value is not a JWT: an invitation token (docs/api.md#tenant-users-and-invitations). */
 export interface InvitationCredential {
   kind: 'invitation'
   token: string
-}
-
-export function unauthorized(message = 'Missing or invalid credentials'): AppError {
-  return new AppError('unauthorized', message, undefined, { 'www-authenticate': WWW_AUTHENTICATE })
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i

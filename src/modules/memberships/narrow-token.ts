@@ -1,5 +1,5 @@
 import type { ServiceContext } from '../../context.js'
-import { unauthorized } from '../auth/authenticator.js'
+import { unauthorized } from '../auth/unauthorized.js'
 import type { NarrowCredential } from '../users/narrow-credential.js'
 import { lookUpResetToken, resetTokenRefused } from '../users/password-reset.service.js'
 import { invitationUnusable, lookUpInvitation } from './acceptance.service.js'

@@ -1,6 +1,6 @@
 import type { ServiceContext } from '../../context.js'
 import { AppError, type MfaChallengeBody } from '../../errors.js'
-import { WWW_AUTHENTICATE } from '../auth/authenticator.js'
+import { WWW_AUTHENTICATE } from '../auth/unauthorized.js'
 import { createChallenge } from './challenges.js'
 import type { ChallengePurpose } from './challenges.repository.js'
 import { answerKinds } from './mfa.repository.js'

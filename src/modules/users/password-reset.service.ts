@@ -13,7 +13,7 @@ import { passwordResetMailRow } from '../../outbox/mail/password-reset-mail.js'
 import type { NewOutboxRow } from '../../outbox/outbox.repository.js'
 import { deleteQueuedPasswordResetMail } from '../../outbox/password-reset-mail.repository.js'
 import { type UnitTransaction, writeUnit } from '../../outbox/write-unit.js'
-import { WWW_AUTHENTICATE } from '../auth/authenticator.js'
+import { WWW_AUTHENTICATE } from '../auth/unauthorized.js'
 import {
   findUserByResetTokenHash,
   setPasswordWithResetToken,
